@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+/**
+ * The logical request/response model between the gateway and every engine service (Vault's
+ * "logical" layer). The gateway normalises the HTTP request, finds the mount (longest prefix),
+ * matches the route in the engine's route table (routes.ts), checks the ACL, then sends an
+ * EngineRequest to the matched operation's contract subject. The engine answers an
+ * EngineResponse which the gateway wraps in the envelope.
+ */
+export const OPERATIONS = ['read', 'create', 'update', 'patch', 'delete', 'list'] as const;
+export const operationSchema = z.enum(OPERATIONS);
+export type Operation = z.infer<typeof operationSchema>;
+
+export const mountInfoSchema = z.object({
+  /** mount path with trailing slash, relative to its namespace: "secret/" */
+  path: z.string(),
+  /** stable id of the mount: storage and streams are keyed by it, so a remount keeps data */
+  uuid: z.string(),
+  accessor: z.string(),
+  type: z.string(),
+  /** namespace path, "" for root */
+  namespace: z.string().default(''),
+  options: z.record(z.string(), z.string()).default({}),
+  config: z
+    .object({
+      default_lease_ttl: z.number().int().nonnegative().default(0),
+      max_lease_ttl: z.number().int().nonnegative().default(0),
+    })
+    .default({ default_lease_ttl: 0, max_lease_ttl: 0 }),
+});
+export type MountInfo = z.infer<typeof mountInfoSchema>;
+
+export const engineRequestSchema = z.object({
+  operation: operationSchema,
+  mount: mountInfoSchema,
+  /** path relative to the mount, normalised (no "." / ".." / "//"), no leading slash */
+  path: z.string(),
+  /** named captures of the matched route pattern, e.g. { path: "foo/bar" } for "data/:path*" */
+  params: z.record(z.string(), z.string()).default({}),
+  /** parsed JSON body (POST/PUT/PATCH) or {} */
+  body: z.record(z.string(), z.unknown()).default({}),
+  /** query string values (GET/LIST/DELETE) */
+  query: z.record(z.string(), z.string()).default({}),
+  /** selected request headers a route declared it needs (lower-case names) */
+  headers: z.record(z.string(), z.string()).default({}),
+});
+export type EngineRequest = z.infer<typeof engineRequestSchema>;
+
+export const leaseSchema = z.object({
+  lease_id: z.string().default(''),
+  lease_duration: z.number().int().nonnegative().default(0),
+  renewable: z.boolean().default(false),
+});
+
+export const authSchema = z.object({
+  client_token: z.string(),
+  accessor: z.string(),
+  policies: z.array(z.string()),
+  token_policies: z.array(z.string()),
+  identity_policies: z.array(z.string()).optional(),
+  metadata: z.record(z.string(), z.string()).nullable(),
+  lease_duration: z.number().int(),
+  renewable: z.boolean(),
+  entity_id: z.string(),
+  token_type: z.string(),
+  orphan: z.boolean(),
+  mfa_requirement: z.null().default(null),
+  num_uses: z.number().int(),
+});
+export type AuthBlock = z.infer<typeof authSchema>;
+
+/**
+ * kind:
+ *  - "envelope": wrapped in {request_id, lease_id, renewable, lease_duration, data, wrap_info, warnings, auth};
+ *    204 when data, auth and warnings are all empty (unless status says otherwise).
+ *  - "raw": `body` is sent as-is (sys/init, seal-status, health...), JSON unless contentType says otherwise.
+ *  - "injected": envelope AND the data fields at top level (Vault's sys "injector": sys/mounts, capabilities...).
+ */
+export const engineResponseSchema = z.object({
+  kind: z.enum(['envelope', 'raw', 'injected']).default('envelope'),
+  status: z.number().int().optional(),
+  data: z.record(z.string(), z.unknown()).nullable().default(null),
+  warnings: z.array(z.string()).default([]),
+  lease: leaseSchema.optional(),
+  auth: authSchema.nullable().default(null),
+  /** kind "raw" only */
+  body: z.unknown().optional(),
+  contentType: z.string().optional(),
+});
+export type EngineResponse = z.input<typeof engineResponseSchema>;
+
+/** Existence check: engines answer whether the target of a write exists (create vs update ACL). */
+export const existenceResponseSchema = z.object({ exists: z.boolean() });

@@ -1,0 +1,57 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { z } from 'zod';
+
+/**
+ * Event-sourced storage shared by every service. Each service owns one Postgres schema (e.g.
+ * "core_sys", "kv") holding its event log table and its read-model tables, with its own kysely
+ * migration history in that schema. int8 columns read back as JS number in both dialects
+ * (pg and PGlite); values beyond 2^53 throw.
+ */
+export type AnyDb = Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type AnyTrx = Transaction<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A versioned event type: name is past tense ("SecretVersionWritten"), schema validates data. */
+export interface EventType<N extends string = string, S extends z.ZodType = z.ZodType> {
+  readonly name: N;
+  readonly version: number;
+  readonly schema: S;
+}
+
+export interface NewEvent {
+  type: string;
+  version: number; // schema version of the event type
+  data: unknown;
+}
+
+export interface StoredEvent {
+  /** gap-free, commit-ordered position in the service's log, starting at 1 */
+  wal: number;
+  stream: string;
+  /** position in the stream, starting at 1 */
+  streamVersion: number;
+  type: string;
+  schemaVersion: number;
+  data: unknown; // decrypted, validated against its EventType
+  recordedAt: Date;
+  /** hex SHA-256 over (prevHash, wal, stream, streamVersion, type, schemaVersion, ciphertext) */
+  hash: string;
+}
+
+export interface AppendOptions<T> {
+  /**
+   * Optimistic concurrency: the stream's current version must equal this (0 = stream must not
+   * exist, "any" = no check). A mismatch throws ConcurrencyError (retryable by the service).
+   */
+  expectedVersion: number | 'any';
+  /** Read-model update, run in the same transaction after the events are written. */
+  project?: (trx: AnyTrx, events: StoredEvent[]) => Promise<T>;
+  /** Extra authenticated data for the payload encryption beyond stream + version (optional). */
+}
+
+export interface AppendResult<T> {
+  events: StoredEvent[];
+  /** stream version after the append */
+  version: number;
+  lastWal: number;
+  projected: T;
+}
