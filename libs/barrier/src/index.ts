@@ -1,1 +1,6 @@
 export * from './types';
+export * from './shamir';
+export * from './keyring';
+export * from './barrier';
+export * from './keyring-transport';
+export * from './keyring-client';

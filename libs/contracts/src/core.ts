@@ -122,3 +122,9 @@ export const coreTokenAlive = defineContract(
   z.object({ tokenRefs: z.array(z.string()) }),
   z.object({ alive: z.array(z.string()) }),
 );
+
+/** A secrets-engine mount was disabled: its service purges (crypto-shreds) the mount's data. */
+export const mountDisabled = defineBroadcast(
+  'events.mount.disabled',
+  z.object({ uuid: z.string(), type: z.string(), path: z.string() }),
+);

@@ -4,3 +4,6 @@ export * from './context';
 export * from './engine';
 export * from './routes';
 export * from './core';
+export * from './kv';
+export * from './core-sys';
+export * from './registry';

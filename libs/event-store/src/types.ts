@@ -23,9 +23,12 @@ export interface NewEvent {
   data: unknown;
 }
 
-export interface StoredEvent {
-  /** gap-free, commit-ordered position in the service's log, starting at 1 */
-  wal: number;
+/**
+ * An event as an append writes it, before its log position exists: what a projection sees. The
+ * WAL index is assigned at the very end of the transaction (see EventStore.append), after the
+ * projection ran, so projections must not depend on `wal` / `hash`.
+ */
+export interface AppendedEvent {
   stream: string;
   /** position in the stream, starting at 1 */
   streamVersion: number;
@@ -33,9 +36,36 @@ export interface StoredEvent {
   schemaVersion: number;
   data: unknown; // decrypted, validated against its EventType
   recordedAt: Date;
+}
+
+export interface StoredEvent extends AppendedEvent {
+  /** gap-free, commit-ordered position in the service's log, starting at 1 */
+  wal: number;
   /** hex SHA-256 over (prevHash, wal, stream, streamVersion, type, schemaVersion, ciphertext) */
   hash: string;
 }
+
+/** A log row as stored (payload still encrypted): for replication and chain verification. */
+export interface RawEvent {
+  wal: number;
+  stream: string;
+  streamVersion: number;
+  type: string;
+  schemaVersion: number;
+  payload: Buffer;
+  recordedAt: Date;
+  hash: string;
+}
+
+/** The log's head: last WAL index (0 when empty) and the hash chain's head (all zeros when empty). */
+export interface LogHead {
+  lastWal: number;
+  hash: string;
+}
+
+export type ChainVerification =
+  | { ok: true; checked: number; lastWal: number; hash: string }
+  | { ok: false; checked: number; wal: number; reason: 'gap' | 'hash_mismatch' };
 
 export interface AppendOptions<T> {
   /**
@@ -43,9 +73,11 @@ export interface AppendOptions<T> {
    * exist, "any" = no check). A mismatch throws ConcurrencyError (retryable by the service).
    */
   expectedVersion: number | 'any';
-  /** Read-model update, run in the same transaction after the events are written. */
-  project?: (trx: AnyTrx, events: StoredEvent[]) => Promise<T>;
-  /** Extra authenticated data for the payload encryption beyond stream + version (optional). */
+  /**
+   * Read-model update, run in the same transaction: it commits with the events or not at all
+   * (a projection that throws leaves no event). Runs before the WAL index is assigned.
+   */
+  project?: (trx: AnyTrx, events: AppendedEvent[]) => Promise<T>;
 }
 
 export interface AppendResult<T> {

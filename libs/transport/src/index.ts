@@ -1,1 +1,7 @@
 export * from './types';
+export { DEFAULT_TIMEOUT_MS, formatIssues, fromWireError, noReplicaError, timeoutError } from './errors';
+export { connectNatsTransport, NatsTransport, type NatsTransportOptions } from './nats-transport';
+export { InProcessTransport, type InProcessTransportOptions } from './in-process-transport';
+export { SERVICE_CONTEXT_KEY } from './tracing';
+export { ATTR_PEER_SERVICE, ATTR_SERVICE, ATTR_SUBJECT, serviceOf } from './subjects';
+export * from './nest';

@@ -9,6 +9,13 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
+export type RequestHandler<C extends Contract> = (
+  payload: z.output<C['request']>,
+  headers: Headers,
+) => Promise<z.input<C['response']>>;
+
+export type BroadcastHandler<B extends Broadcast> = (payload: z.output<B['payload']>) => void | Promise<void>;
+
 /**
  * The only way services talk to each other. Two implementations with identical behaviour:
  * NATS (cluster mode, queue groups) and in-process (dev mode). Subjects given here are relative;
@@ -18,27 +25,36 @@ export interface RequestOptions {
  * message, data, warnings); any other error becomes DomainError('internal', 'internal error')
  * and is logged by the server side without payloads. No subscriber -> DomainError
  * ('service_unavailable', 'no running replica of the "<service>" service') at once, never a hang.
- * Requests and responses are validated with the contract's zod schemas on both sides.
+ * The serving side validates requests (invalid -> DomainError('invalid_request')) and its own
+ * responses with the contract's zod schemas; the calling side trusts the response (hot path), and
+ * what it receives is the response schema's output (defaults applied).
  */
 export interface Transport {
-  request<C extends Contract>(contract: C, payload: ContractRequest<C>, opts?: RequestOptions): Promise<ContractResponse<C>>;
-  /** Serve a contract in a queue group (one replica of the group answers each request). */
-  serve<C extends Contract>(
+  request<C extends Contract>(
     contract: C,
-    queue: string,
-    handler: (payload: z.output<C['request']>, headers: Headers) => Promise<z.input<C['response']>>,
-  ): Subscription;
-  /** Fire-and-forget to every subscriber (no queue group). */
+    payload: ContractRequest<C>,
+    opts?: RequestOptions,
+  ): Promise<ContractResponse<C>>;
+  /** Serve a contract in a queue group (one replica of the group answers each request). */
+  serve<C extends Contract>(contract: C, queue: string, handler: RequestHandler<C>): Subscription;
+  /**
+   * Fire-and-forget to every subscriber (no queue group). The payload is validated here and again
+   * by each subscriber; subscribers log and drop payloads that fail their schema.
+   */
   publish<B extends Broadcast>(broadcast: B, payload: z.input<B['payload']>): Promise<void>;
-  subscribe<B extends Broadcast>(
-    broadcast: B,
-    handler: (payload: z.output<B['payload']>) => void | Promise<void>,
-  ): Subscription;
+  subscribe<B extends Broadcast>(broadcast: B, handler: BroadcastHandler<B>): Subscription;
   /** Resolves once every pending publish reached the server (NATS flush); no-op in-process. */
   flush(): Promise<void>;
+  /** Stops serving, lets in-flight handlers answer, then disconnects (NATS drain). */
   close(): Promise<void>;
 }
 
 export interface Subscription {
   unsubscribe(): void;
+}
+
+/** Where the transport reports handler failures (never with payloads). Nest's Logger fits. */
+export interface TransportLogger {
+  error(message: string, stack?: string): void;
+  warn(message: string): void;
 }

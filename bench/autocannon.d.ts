@@ -1,0 +1,47 @@
+// autocannon ships no type declarations: the subset of its programmatic API the bench uses.
+declare module 'autocannon' {
+  interface Histogram {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    total: number;
+    p50: number;
+    p90: number;
+    p99: number;
+  }
+  interface RawRequest {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+  }
+  interface RequestSpec extends RawRequest {
+    setupRequest?: (req: RawRequest, context: Record<string, unknown>) => RawRequest;
+  }
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    timeout?: number;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    requests?: RequestSpec[];
+    title?: string;
+  }
+  interface Result {
+    title?: string;
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    '2xx': number;
+    latency: Histogram;
+    requests: Histogram;
+    statusCodeStats: Record<string, { count: number }>;
+  }
+  function autocannon(opts: Options): Promise<Result>;
+  export = autocannon;
+}

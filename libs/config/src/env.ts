@@ -1,0 +1,97 @@
+/** The environment as given to config loaders (process.env is read only by readProcessEnv). */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export const ENV = {
+  config: 'COFFER_CONFIG',
+  natsUrl: 'COFFER_NATS_URL',
+  databaseUrl: 'COFFER_DATABASE_URL',
+  clusterSecret: 'COFFER_CLUSTER_SECRET',
+  apiAddr: 'COFFER_API_ADDR',
+  otlpEndpoint: 'COFFER_OTLP_ENDPOINT',
+  subjectPrefix: 'COFFER_SUBJECT_PREFIX',
+  logLevel: 'COFFER_LOG_LEVEL',
+  devListenAddress: 'COFFER_DEV_LISTEN_ADDRESS',
+  opsListenAddress: 'COFFER_OPS_LISTEN_ADDRESS',
+  devRootTokenId: 'COFFER_DEV_ROOT_TOKEN_ID',
+  devDataDir: 'COFFER_DEV_DATA_DIR',
+} as const;
+
+export const DEV_LISTEN_ADDRESS = '127.0.0.1:8200';
+export const OPS_LISTEN_ADDRESS = '127.0.0.1:9203';
+
+/** This library is the one place allowed to read process.env. */
+export function readProcessEnv(): Env {
+  return { ...process.env };
+}
+
+/** Empty values count as unset (docker-compose and shells often export empty variables). */
+export function envValue(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+type Raw = Record<string, unknown>;
+
+const asRecord = (v: unknown): Raw | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Raw) : undefined;
+
+/**
+ * Applies COFFER_* overrides to the raw (file-shaped, snake_case) configuration before it is
+ * validated, so values coming from the environment are checked like file values.
+ */
+export function applyEnvOverrides(raw: Raw, env: Env): Raw {
+  const out: Raw = { ...raw };
+  const db = envValue(env, ENV.databaseUrl);
+  if (db !== undefined) {
+    const storage = asRecord(out.storage);
+    out.storage =
+      storage?.type === 'postgresql'
+        ? { ...storage, connection_url: db }
+        : { type: 'postgresql', connection_url: db };
+  }
+  const natsUrl = envValue(env, ENV.natsUrl);
+  if (natsUrl !== undefined) out.nats = { ...asRecord(out.nats), url: natsUrl };
+  const prefix = envValue(env, ENV.subjectPrefix);
+  const nats = asRecord(out.nats);
+  // Without NATS there is no subject to prefix: the in-process bus ignores it.
+  if (prefix !== undefined && nats) out.nats = { ...nats, subject_prefix: prefix };
+  const simple: [string, string][] = [
+    [ENV.clusterSecret, 'cluster_secret'],
+    [ENV.apiAddr, 'api_addr'],
+    [ENV.logLevel, 'log_level'],
+  ];
+  for (const [name, key] of simple) {
+    const v = envValue(env, name);
+    if (v !== undefined) out[key] = v;
+  }
+  const otlp = envValue(env, ENV.otlpEndpoint);
+  if (otlp !== undefined) out.telemetry = { ...asRecord(out.telemetry), otlp_endpoint: otlp };
+  return out;
+}
+
+/** Dev mode (no config file): API and ops listeners on loopback, embedded PGlite storage. */
+export function devDefaults(env: Env): Raw {
+  const dataDir = envValue(env, ENV.devDataDir);
+  const rootTokenId = envValue(env, ENV.devRootTokenId);
+  return {
+    listener: [
+      {
+        type: 'tcp',
+        address: envValue(env, ENV.devListenAddress) ?? DEV_LISTEN_ADDRESS,
+        purpose: 'api',
+        tls_disable: true,
+      },
+      {
+        type: 'tcp',
+        address: envValue(env, ENV.opsListenAddress) ?? OPS_LISTEN_ADDRESS,
+        purpose: 'ops',
+        tls_disable: true,
+      },
+    ],
+    storage: dataDir === undefined ? { type: 'pglite' } : { type: 'pglite', path: dataDir },
+    dev: {
+      ...(rootTokenId === undefined ? {} : { root_token_id: rootTokenId }),
+      ...(dataDir === undefined ? {} : { data_dir: dataDir }),
+    },
+  };
+}

@@ -1,0 +1,43 @@
+export {
+  parseDuration,
+  parseDurationMs,
+  parseDurationNanos,
+  parseGoDuration,
+  formatDuration,
+  formatNanos,
+} from './duration';
+export { CONFIG_EXIT_CODE, ConfigError } from './errors';
+export {
+  ENV,
+  DEV_LISTEN_ADDRESS,
+  OPS_LISTEN_ADDRESS,
+  applyEnvOverrides,
+  devDefaults,
+  envValue,
+  readProcessEnv,
+  type Env,
+} from './env';
+export {
+  DEFAULT_LEASE_TTL,
+  DEFAULT_MAX_REQUEST_SIZE,
+  LISTENER_PURPOSES,
+  LOG_LEVELS,
+  rawServerConfigSchema,
+  type DevConfig,
+  type ListenerConfig,
+  type ListenerPurpose,
+  type LogLevel,
+  type NatsConfig,
+  type ServerConfig,
+  type StorageConfig,
+} from './server-config.schema';
+export {
+  hclToRawConfig,
+  listenerFor,
+  loadServerConfigFile,
+  parseServerConfig,
+  validateRawConfig,
+  type ParseServerConfigOptions,
+} from './server-config';
+export { configPathFromArgs, loadConfig, type LoadConfigOptions } from './load-config';
+export { defineAppConfig, type AppConfigDefinition } from './app-config';

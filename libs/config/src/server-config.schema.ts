@@ -1,0 +1,194 @@
+import { z } from 'zod';
+import { parseDuration, parseDurationMs } from './duration';
+
+/**
+ * The server configuration file (HCL, Vault/Boundary style), as a zod schema over the file's own
+ * snake_case keys; the parsed output is the camelCase ServerConfig every app reads.
+ */
+
+export const DEFAULT_MAX_REQUEST_SIZE = 32 * 1024 * 1024;
+export const DEFAULT_LEASE_TTL = 32 * 24 * 3600; // Vault's 768h
+export const LISTENER_PURPOSES = ['api', 'ops'] as const;
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
+export type ListenerPurpose = (typeof LISTENER_PURPOSES)[number];
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Vault reads booleans leniently (parseutil.ParseBool): true/false, "true"/"false", "1"/"0". */
+const boolish = z.preprocess((v) => {
+  if (typeof v !== 'string') return v;
+  const s = v.trim().toLowerCase();
+  if (['true', '1', 't'].includes(s)) return true;
+  if (['false', '0', 'f'].includes(s)) return false;
+  return v;
+}, z.boolean());
+
+/** A duration ("30s", "1h", 90) converted with Vault's rules; errors become issues. */
+const duration = (convert: (v: string | number) => number) =>
+  z.union([z.string(), z.number()]).transform((v, ctx) => {
+    try {
+      return convert(v);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: `invalid duration: ${(e as Error).message}` });
+      return z.NEVER;
+    }
+  });
+
+const hostPort = z
+  .string()
+  .regex(/^(\[[0-9a-fA-F:.]+\]|[^:/\s[\]]+):([0-9]{1,5})$/, 'must be host:port, e.g. "127.0.0.1:8200"')
+  .refine((a) => Number(a.slice(a.lastIndexOf(':') + 1)) <= 65535, 'port must be at most 65535');
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+
+const listenerSchema = z
+  .strictObject({
+    type: z.literal('tcp', { error: 'only "tcp" listeners are supported' }),
+    address: hostPort,
+    purpose: z
+      .union([z.enum(LISTENER_PURPOSES), z.array(z.enum(LISTENER_PURPOSES)).min(1)])
+      .default('api')
+      .transform((p) => (Array.isArray(p) ? [...new Set(p)] : [p])),
+    tls_disable: boolish.default(false),
+    tls_cert_file: z.string().min(1).optional(),
+    tls_key_file: z.string().min(1).optional(),
+    /** Vault: 0 or unset = 32 MiB, negative = no limit */
+    max_request_size: z.number().int().default(0),
+  })
+  .superRefine((l, ctx) => {
+    if (!l.tls_disable && (!l.tls_cert_file || !l.tls_key_file)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'tls_cert_file and tls_key_file are required unless tls_disable = true',
+        path: ['tls_disable'],
+      });
+    }
+  })
+  .transform((l) => ({
+    type: l.type,
+    address: l.address,
+    purpose: l.purpose,
+    tlsDisable: l.tls_disable,
+    tlsCertFile: l.tls_cert_file,
+    tlsKeyFile: l.tls_key_file,
+    maxRequestSize:
+      l.max_request_size === 0
+        ? DEFAULT_MAX_REQUEST_SIZE
+        : l.max_request_size < 0
+          ? Number.MAX_SAFE_INTEGER
+          : l.max_request_size,
+  }));
+
+const storageSchema = z.discriminatedUnion(
+  'type',
+  [
+    z
+      .strictObject({
+        type: z.literal('postgresql'),
+        connection_url: z
+          .string({ error: 'connection_url is required (or set COFFER_DATABASE_URL)' })
+          .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL'),
+        max_connections: z.number().int().min(1).default(10),
+      })
+      .transform((s) => ({
+        type: s.type,
+        connectionUrl: s.connection_url,
+        maxConnections: s.max_connections,
+      })),
+    z
+      .strictObject({
+        type: z.literal('pglite'),
+        /** absent = in memory */
+        path: z.string().min(1).optional(),
+      })
+      .transform((s): { type: 'pglite'; path?: string } => (s.path === undefined ? { type: s.type } : s)),
+  ],
+  { error: 'storage must be "postgresql" or "pglite"' },
+);
+
+const natsSchema = z
+  .strictObject({
+    url: z
+      .string({ error: 'url is required (or set COFFER_NATS_URL)' })
+      .regex(
+        /^(nats|tls|wss?):\/\/[^,\s]+(,\s*(nats|tls|wss?):\/\/[^,\s]+)*$/,
+        'must be a nats:// URL (comma-separate several servers)',
+      ),
+    subject_prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be NATS subject tokens separated by dots')
+      .default('coffer'),
+  })
+  .transform((n) => ({ url: n.url, subjectPrefix: n.subject_prefix }));
+
+const controllerSchema = z
+  .strictObject({ graceful_shutdown_wait_duration: duration(parseDurationMs).default(0) })
+  .transform((c) => ({ gracefulShutdownWaitMs: c.graceful_shutdown_wait_duration }));
+
+const telemetrySchema = z
+  .strictObject({ otlp_endpoint: httpUrl.optional() })
+  .transform((t): { otlpEndpoint?: string } => (t.otlp_endpoint === undefined ? {} : { otlpEndpoint: t.otlp_endpoint }));
+
+const serviceSchema = z.strictObject({ replicas: z.number().int().min(0).default(1) });
+
+const devSchema = z
+  .strictObject({ root_token_id: z.string().min(1).optional(), data_dir: z.string().min(1).optional() })
+  .transform((d): { rootTokenId?: string; dataDir?: string } => ({
+    ...(d.root_token_id === undefined ? {} : { rootTokenId: d.root_token_id }),
+    ...(d.data_dir === undefined ? {} : { dataDir: d.data_dir }),
+  }));
+
+export const rawServerConfigSchema = z
+  .strictObject({
+    listener: z.array(listenerSchema).default([]),
+    storage: storageSchema.prefault({ type: 'pglite' }),
+    nats: natsSchema.optional(),
+    cluster_secret: z.string().min(16, 'cluster_secret must be at least 16 characters').optional(),
+    cluster_name: z.string().min(1).optional(),
+    api_addr: httpUrl.optional(),
+    controller: controllerSchema.prefault({}),
+    telemetry: telemetrySchema.prefault({}),
+    service: z
+      .record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'service names are lower-case'), serviceSchema)
+      .default({}),
+    log_level: z
+      .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(LOG_LEVELS))
+      .default('info'),
+    default_lease_ttl: duration(parseDuration).default(DEFAULT_LEASE_TTL),
+    max_lease_ttl: duration(parseDuration).default(DEFAULT_LEASE_TTL),
+    ui: boolish.default(false),
+    /** accepted for compatibility with Vault config files; irrelevant here */
+    disable_mlock: boolish.optional(),
+    /** set by dev mode only (no config file) */
+    dev: devSchema.optional(),
+  })
+  .transform((c) => {
+    const api = c.listener.find((l) => l.purpose.includes('api'));
+    const apiAddr = c.api_addr ?? (api ? `${api.tlsDisable ? 'http' : 'https'}://${api.address}` : undefined);
+    return {
+      dev: c.dev ?? null,
+      listeners: c.listener,
+      storage: c.storage,
+      ...(c.nats ? { nats: c.nats } : {}),
+      ...(c.cluster_secret === undefined ? {} : { clusterSecret: c.cluster_secret }),
+      ...(c.cluster_name === undefined ? {} : { clusterName: c.cluster_name }),
+      ...(apiAddr === undefined ? {} : { apiAddr }),
+      controller: c.controller,
+      telemetry: c.telemetry,
+      services: c.service,
+      logLevel: c.log_level,
+      defaultLeaseTtl: c.default_lease_ttl,
+      maxLeaseTtl: c.max_lease_ttl,
+      ui: c.ui,
+    };
+  });
+
+export type ListenerConfig = z.output<typeof listenerSchema>;
+export type StorageConfig = z.output<typeof storageSchema>;
+export type NatsConfig = z.output<typeof natsSchema>;
+export type DevConfig = z.output<typeof devSchema>;
+
+/** The validated server configuration (file + environment overrides, or dev defaults). */
+export type ServerConfig = z.output<typeof rawServerConfigSchema> & {
+  /** the config file it came from; absent in dev mode */
+  source?: string;
+};

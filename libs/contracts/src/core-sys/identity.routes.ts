@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { engineContract, type RouteTable } from '../routes';
+
+/**
+ * The identity store (mount type "identity", at identity/): entities and entity aliases.
+ * An entity's policies apply to every token tied to it (identity_policies); a disabled entity
+ * makes its tokens unusable without revoking them.
+ */
+
+const boolish = z.union([z.boolean(), z.string()]);
+const stringList = z.union([z.array(z.string()), z.string()]).describe('list, or a comma-separated string');
+const stringMap = z.record(z.string(), z.string());
+
+export const identityContracts = {
+  entityWrite: engineContract('core.identity.entity_write'),
+  entityByIdRead: engineContract('core.identity.entity_id_read'),
+  entityByIdWrite: engineContract('core.identity.entity_id_write'),
+  entityByIdDelete: engineContract('core.identity.entity_id_delete'),
+  entityByIdList: engineContract('core.identity.entity_id_list'),
+  entityByNameRead: engineContract('core.identity.entity_name_read'),
+  entityByNameWrite: engineContract('core.identity.entity_name_write'),
+  entityByNameDelete: engineContract('core.identity.entity_name_delete'),
+  entityByNameList: engineContract('core.identity.entity_name_list'),
+  aliasWrite: engineContract('core.identity.alias_write'),
+  aliasByIdRead: engineContract('core.identity.alias_id_read'),
+  aliasByIdWrite: engineContract('core.identity.alias_id_write'),
+  aliasByIdDelete: engineContract('core.identity.alias_id_delete'),
+  aliasByIdList: engineContract('core.identity.alias_id_list'),
+};
+
+export const identityEntityBodySchema = z.object({
+  id: z.string().optional().describe('ID of the entity; if set, updates that entity'),
+  name: z.string().optional().describe('Name of the entity (generated when absent)'),
+  metadata: stringMap.optional().describe('Metadata to associate with the entity'),
+  policies: stringList.optional().describe('Policies tied to the entity'),
+  disabled: boolish.optional().describe('If true, tokens tied to this entity cannot be used (they are not revoked)'),
+});
+
+export const identityAliasBodySchema = z.object({
+  id: z.string().optional().describe('ID of the alias; if set, updates that alias'),
+  name: z.string().optional().describe('Name of the alias: the user name in the auth method'),
+  canonical_id: z.string().optional().describe('Entity the alias belongs to (a new entity is created when absent)'),
+  entity_id: z.string().optional().describe('Deprecated alias of canonical_id'),
+  mount_accessor: z.string().optional().describe('Accessor of the auth mount the alias belongs to'),
+  custom_metadata: stringMap.optional().describe('Custom metadata of the alias'),
+});
+
+const keysData = z.object({ keys: z.array(z.string()), key_info: z.record(z.string(), z.unknown()) });
+const entityCreated = z.object({ id: z.string(), name: z.string(), aliases: z.array(z.string()).nullable() });
+const aliasCreated = z.object({ id: z.string(), canonical_id: z.string() });
+
+export const identityRoutes: RouteTable = {
+  engine: 'identity',
+  service: 'core-sys',
+  help: [
+    'The identity store keeps entities (one per person or service) and their aliases',
+    '(one per auth method account). Entity policies are added to every token of the entity.',
+  ].join('\n'),
+  routes: [
+    {
+      pattern: 'entity',
+      synopsis: 'Create an entity, or update the one with the given id or name.',
+      description: 'Answers {id, name, aliases} when a new entity was created, 204 on update.',
+      operations: {
+        update: {
+          contract: identityContracts.entityWrite,
+          summary: 'Create or update an entity',
+          body: identityEntityBodySchema,
+          responseData: entityCreated,
+        },
+      },
+    },
+    {
+      pattern: 'entity/id',
+      synopsis: 'List entities by id.',
+      operations: { list: { contract: identityContracts.entityByIdList, summary: 'List entity ids', responseData: keysData } },
+    },
+    {
+      pattern: 'entity/id/:id',
+      synopsis: 'Read, update or delete an entity by id.',
+      operations: {
+        read: { contract: identityContracts.entityByIdRead, summary: 'Read an entity' },
+        update: { contract: identityContracts.entityByIdWrite, summary: 'Update an entity', body: identityEntityBodySchema },
+        delete: { contract: identityContracts.entityByIdDelete, summary: 'Delete an entity and its aliases' },
+      },
+    },
+    {
+      pattern: 'entity/name',
+      synopsis: 'List entities by name.',
+      operations: {
+        list: { contract: identityContracts.entityByNameList, summary: 'List entity names', responseData: keysData },
+      },
+    },
+    {
+      pattern: 'entity/name/:name*',
+      synopsis: 'Read, create/update or delete an entity by name.',
+      operations: {
+        read: { contract: identityContracts.entityByNameRead, summary: 'Read an entity' },
+        update: {
+          contract: identityContracts.entityByNameWrite,
+          summary: 'Create or update an entity',
+          body: identityEntityBodySchema,
+          responseData: entityCreated,
+        },
+        delete: { contract: identityContracts.entityByNameDelete, summary: 'Delete an entity and its aliases' },
+      },
+    },
+    {
+      pattern: 'entity-alias',
+      synopsis: 'Create an entity alias, or update the one with the given id or mount accessor and name.',
+      operations: {
+        update: {
+          contract: identityContracts.aliasWrite,
+          summary: 'Create or update an alias',
+          body: identityAliasBodySchema,
+          responseData: aliasCreated,
+        },
+      },
+    },
+    {
+      pattern: 'entity-alias/id',
+      synopsis: 'List entity aliases by id.',
+      operations: { list: { contract: identityContracts.aliasByIdList, summary: 'List alias ids', responseData: keysData } },
+    },
+    {
+      pattern: 'entity-alias/id/:id',
+      synopsis: 'Read, update or delete an entity alias by id.',
+      operations: {
+        read: { contract: identityContracts.aliasByIdRead, summary: 'Read an alias' },
+        update: {
+          contract: identityContracts.aliasByIdWrite,
+          summary: 'Update an alias',
+          body: identityAliasBodySchema,
+          responseData: aliasCreated,
+        },
+        delete: { contract: identityContracts.aliasByIdDelete, summary: 'Delete an alias' },
+      },
+    },
+  ],
+};

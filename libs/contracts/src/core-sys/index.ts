@@ -1,0 +1,4 @@
+export * from './system.routes';
+export * from './token.routes';
+export * from './userpass.routes';
+export * from './identity.routes';

@@ -1,0 +1,229 @@
+import { z } from 'zod';
+import { engineContract, type RouteTable } from '../routes';
+
+/**
+ * The token store (mount type "token", always mounted at auth/token/). Served by core-sys.
+ *
+ * Request bodies are typed the way Vault decodes them (weakly: "3" and 3 are the same number,
+ * "true" and true the same bool); the service does the strict parsing and answers Vault's texts.
+ *
+ * Self routes need the caller's own token only where Vault echoes it back (lookup-self `id`,
+ * renew-self `client_token`): those routes forward the token headers, every other route works
+ * from the caller context (accessor), which never carries the token.
+ */
+
+const duration = z.union([z.string(), z.number()]).describe('duration: seconds or a Go duration string ("1h")');
+const boolish = z.union([z.boolean(), z.string()]);
+const intish = z.union([z.number().int(), z.string()]);
+const stringList = z.union([z.array(z.string()), z.string()]).describe('list, or a comma-separated string');
+const stringMap = z.record(z.string(), z.string());
+
+/** Header names (lower case) the gateway forwards for the self routes. */
+export const TOKEN_SELF_HEADERS = ['x-service-token', 'x-vault-token', 'authorization'] as const;
+
+export const tokenContracts = {
+  create: engineContract('core.token.create'),
+  createOrphan: engineContract('core.token.create_orphan'),
+  lookup: engineContract('core.token.lookup'),
+  lookupSelf: engineContract('core.token.lookup_self'),
+  lookupAccessor: engineContract('core.token.lookup_accessor'),
+  renew: engineContract('core.token.renew'),
+  renewSelf: engineContract('core.token.renew_self'),
+  renewAccessor: engineContract('core.token.renew_accessor'),
+  revoke: engineContract('core.token.revoke'),
+  revokeSelf: engineContract('core.token.revoke_self'),
+  revokeAccessor: engineContract('core.token.revoke_accessor'),
+  revokeOrphan: engineContract('core.token.revoke_orphan'),
+  listAccessors: engineContract('core.token.accessors'),
+};
+
+export const tokenCreateBodySchema = z.object({
+  id: z.string().optional().describe('Value for the token (root only)'),
+  policies: stringList.optional().describe('List of policies for the token'),
+  meta: stringMap.optional().describe('Arbitrary key=value metadata to associate with the token'),
+  metadata: stringMap.optional().describe('Alias of meta'),
+  no_parent: boolish.optional().describe('Create the token with no parent (root/sudo)'),
+  no_default_policy: boolish.optional().describe('Do not include the default policy for this token'),
+  renewable: boolish.optional().describe('Allow the token to be renewed past its initial TTL (default true)'),
+  ttl: duration.optional().describe('Time to live for this token'),
+  lease: duration.optional().describe('Deprecated alias of ttl'),
+  type: z.string().optional().describe('Token type: "service" (batch tokens are not supported)'),
+  explicit_max_ttl: duration.optional().describe('Explicit max TTL of this token'),
+  display_name: z.string().optional().describe('Name to associate with this token'),
+  num_uses: intish.optional().describe('Max number of uses for this token (0 = unlimited)'),
+  period: duration.optional().describe('Renew period (root/sudo)'),
+  entity_alias: z.string().optional().describe('Not supported without token roles'),
+});
+const tokenBody = z.object({ token: z.string().optional().describe('The token') });
+const accessorBody = z.object({ accessor: z.string().optional().describe('Accessor of the token') });
+const incrementField = duration.optional().describe('The desired increment in seconds to the token expiration');
+
+const authResponse = z
+  .object({})
+  .describe('data is null; the token is in the auth block (client_token, accessor, policies, ...)');
+const lookupData = z.object({
+  accessor: z.string(),
+  creation_time: z.number().int(),
+  creation_ttl: z.number().int(),
+  display_name: z.string(),
+  entity_id: z.string(),
+  expire_time: z.string().nullable(),
+  explicit_max_ttl: z.number().int(),
+  id: z.string(),
+  identity_policies: z.array(z.string()).optional(),
+  issue_time: z.string().optional(),
+  meta: stringMap.nullable(),
+  num_uses: z.number().int(),
+  orphan: z.boolean(),
+  path: z.string(),
+  period: z.number().int().optional(),
+  policies: z.array(z.string()),
+  renewable: z.boolean().optional(),
+  ttl: z.number().int(),
+  type: z.string(),
+});
+
+export const tokenRoutes: RouteTable = {
+  engine: 'token',
+  service: 'core-sys',
+  help: [
+    'The token credential store is used to create, look up, renew and revoke tokens.',
+    '',
+    'Tokens form a tree: revoking a token revokes its children unless they are orphans.',
+    'Only a salted hash of each token is stored; tokens are identified elsewhere by accessor.',
+  ].join('\n'),
+  routes: [
+    {
+      pattern: 'create',
+      synopsis: 'Create a new token, a child of the calling token.',
+      description:
+        'Policies must be a subset of the caller\'s unless the caller is root. "default" is added unless no_default_policy is set. no_parent, period and id need root.',
+      operations: {
+        update: { contract: tokenContracts.create, summary: 'Create a token', body: tokenCreateBodySchema, responseData: authResponse },
+      },
+    },
+    {
+      pattern: 'create-orphan',
+      synopsis: 'Create a new orphan token (no parent).',
+      description: 'Same parameters as create; the new token survives the revocation of its creator.',
+      operations: {
+        update: {
+          contract: tokenContracts.createOrphan,
+          summary: 'Create an orphan token',
+          body: tokenCreateBodySchema,
+          responseData: authResponse,
+        },
+      },
+    },
+    {
+      pattern: 'lookup',
+      synopsis: 'Look up the properties of a token (the calling token when none is given).',
+      headers: [...TOKEN_SELF_HEADERS],
+      operations: {
+        update: { contract: tokenContracts.lookup, summary: 'Look up a token', body: tokenBody, responseData: lookupData },
+      },
+    },
+    {
+      pattern: 'lookup-self',
+      synopsis: 'Look up the properties of the calling token.',
+      headers: [...TOKEN_SELF_HEADERS],
+      operations: {
+        read: { contract: tokenContracts.lookupSelf, summary: 'Look up the calling token', responseData: lookupData },
+        update: {
+          contract: tokenContracts.lookupSelf,
+          summary: 'Look up the calling token',
+          body: tokenBody,
+          responseData: lookupData,
+        },
+      },
+    },
+    {
+      pattern: 'lookup-accessor',
+      synopsis: 'Look up the properties of a token by its accessor (the token id is not returned).',
+      operations: {
+        update: {
+          contract: tokenContracts.lookupAccessor,
+          summary: 'Look up a token by accessor',
+          body: accessorBody,
+          responseData: lookupData,
+        },
+      },
+    },
+    {
+      pattern: 'renew',
+      synopsis: 'Renew a token, extending its TTL.',
+      operations: {
+        update: {
+          contract: tokenContracts.renew,
+          summary: 'Renew a token',
+          body: tokenBody.extend({ increment: incrementField }),
+          responseData: authResponse,
+        },
+      },
+    },
+    {
+      pattern: 'renew-self',
+      synopsis: 'Renew the calling token.',
+      headers: [...TOKEN_SELF_HEADERS],
+      operations: {
+        update: {
+          contract: tokenContracts.renewSelf,
+          summary: 'Renew the calling token',
+          body: tokenBody.extend({ increment: incrementField }),
+          responseData: authResponse,
+        },
+      },
+    },
+    {
+      pattern: 'renew-accessor',
+      synopsis: 'Renew a token by its accessor.',
+      operations: {
+        update: {
+          contract: tokenContracts.renewAccessor,
+          summary: 'Renew a token by accessor',
+          body: accessorBody.extend({ increment: incrementField }),
+          responseData: authResponse,
+        },
+      },
+    },
+    {
+      pattern: 'revoke',
+      synopsis: 'Revoke a token and all its children.',
+      operations: { update: { contract: tokenContracts.revoke, summary: 'Revoke a token', body: tokenBody } },
+    },
+    {
+      pattern: 'revoke-self',
+      synopsis: 'Revoke the calling token and all its children.',
+      operations: { update: { contract: tokenContracts.revokeSelf, summary: 'Revoke the calling token' } },
+    },
+    {
+      pattern: 'revoke-accessor',
+      synopsis: 'Revoke a token and all its children by accessor.',
+      operations: {
+        update: { contract: tokenContracts.revokeAccessor, summary: 'Revoke a token by accessor', body: accessorBody },
+      },
+    },
+    {
+      pattern: 'revoke-orphan',
+      synopsis: 'Revoke a token, leaving its children as orphans.',
+      description: 'Needs sudo.',
+      sudo: true,
+      operations: {
+        update: { contract: tokenContracts.revokeOrphan, summary: 'Revoke a token, orphaning its children', body: tokenBody },
+      },
+    },
+    {
+      pattern: 'accessors',
+      synopsis: 'List the accessors of all tokens.',
+      description: 'Needs sudo.',
+      sudo: true,
+      operations: {
+        list: {
+          contract: tokenContracts.listAccessors,
+          summary: 'List token accessors',
+          responseData: z.object({ keys: z.array(z.string()) }),
+        },
+      },
+    },
+  ],
+};

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { engineContract, existenceContract, type RouteTable } from '../routes';
+
+/**
+ * The userpass auth method (mount type "userpass", enabled with sys/auth at any path under
+ * auth/). Users are stored per mount uuid; usernames are case-insensitive (lower-cased).
+ */
+
+const duration = z.union([z.string(), z.number()]).describe('duration: seconds or a Go duration string ("1h")');
+const boolish = z.union([z.boolean(), z.string()]);
+const intish = z.union([z.number().int(), z.string()]);
+const stringList = z.union([z.array(z.string()), z.string()]).describe('list, or a comma-separated string');
+
+export const userpassContracts = {
+  userWrite: engineContract('core.userpass.user_write'),
+  userExists: existenceContract('core.userpass.user_exists'),
+  userRead: engineContract('core.userpass.user_read'),
+  userDelete: engineContract('core.userpass.user_delete'),
+  userList: engineContract('core.userpass.user_list'),
+  userPassword: engineContract('core.userpass.user_password'),
+  userPolicies: engineContract('core.userpass.user_policies'),
+  login: engineContract('core.userpass.login'),
+};
+
+const tokenFields = {
+  token_policies: stringList.optional().describe('Policies of the tokens issued at login'),
+  policies: stringList.optional().describe('Deprecated alias of token_policies'),
+  token_ttl: duration.optional().describe('Initial TTL of issued tokens'),
+  ttl: duration.optional().describe('Deprecated alias of token_ttl'),
+  token_max_ttl: duration.optional().describe('Maximum lifetime of issued tokens'),
+  max_ttl: duration.optional().describe('Deprecated alias of token_max_ttl'),
+  token_explicit_max_ttl: duration.optional().describe('Hard cap on the lifetime of issued tokens'),
+  token_period: duration.optional().describe('Makes issued tokens periodic with this period'),
+  token_num_uses: intish.optional().describe('Maximum number of uses of issued tokens (0 = unlimited)'),
+  token_no_default_policy: boolish.optional().describe('Do not add the default policy to issued tokens'),
+  token_type: z.string().optional().describe('"default" or "service"'),
+  token_bound_cidrs: stringList.optional().describe('CIDR blocks allowed to log in (and use issued tokens)'),
+  bound_cidrs: stringList.optional().describe('Deprecated alias of token_bound_cidrs'),
+};
+
+export const userpassUserBodySchema = z.object({
+  password: z.string().optional().describe('Password for the user (required on create)'),
+  ...tokenFields,
+});
+
+const userData = z.object({
+  token_bound_cidrs: z.array(z.string()),
+  token_explicit_max_ttl: z.number().int(),
+  token_max_ttl: z.number().int(),
+  token_no_default_policy: z.boolean(),
+  token_num_uses: z.number().int(),
+  token_period: z.number().int(),
+  token_policies: z.array(z.string()),
+  token_ttl: z.number().int(),
+  token_type: z.string(),
+});
+
+export const userpassRoutes: RouteTable = {
+  engine: 'userpass',
+  service: 'core-sys',
+  help: [
+    'The userpass auth method lets users authenticate with a username and password.',
+    '',
+    'Users are managed under users/; logging in at login/<username> returns a token',
+    'whose policies come from the user (token_policies) and from its identity entity.',
+  ].join('\n'),
+  routes: [
+    {
+      pattern: 'users',
+      synopsis: 'List the users of this auth method.',
+      operations: {
+        list: {
+          contract: userpassContracts.userList,
+          summary: 'List users',
+          responseData: z.object({ keys: z.array(z.string()) }),
+        },
+      },
+    },
+    {
+      pattern: 'users/:username',
+      synopsis: 'Manage a user: its password and the properties of the tokens it gets at login.',
+      description: 'Writing a new user needs a password; updating an existing one changes only the given fields.',
+      existenceCheck: userpassContracts.userExists,
+      operations: {
+        create: { contract: userpassContracts.userWrite, summary: 'Create a user', body: userpassUserBodySchema },
+        update: { contract: userpassContracts.userWrite, summary: 'Update a user', body: userpassUserBodySchema },
+        read: { contract: userpassContracts.userRead, summary: 'Read a user', responseData: userData },
+        delete: { contract: userpassContracts.userDelete, summary: 'Delete a user' },
+      },
+    },
+    {
+      pattern: 'users/:username/password',
+      synopsis: "Reset a user's password.",
+      operations: {
+        update: {
+          contract: userpassContracts.userPassword,
+          summary: 'Set the password',
+          body: z.object({ password: z.string().optional().describe('The new password') }),
+        },
+      },
+    },
+    {
+      pattern: 'users/:username/policies',
+      synopsis: "Update a user's token policies.",
+      operations: {
+        update: {
+          contract: userpassContracts.userPolicies,
+          summary: 'Set the token policies',
+          body: z.object({
+            token_policies: stringList.optional().describe('Policies of the tokens issued at login'),
+            policies: stringList.optional().describe('Deprecated alias of token_policies'),
+          }),
+        },
+      },
+    },
+    {
+      pattern: 'login/:username',
+      synopsis: 'Log in with a username and password.',
+      description: 'Answers a token in the auth block. Bad credentials answer 400 "invalid username or password".',
+      unauthenticated: true,
+      operations: {
+        update: {
+          contract: userpassContracts.login,
+          summary: 'Log in',
+          body: z.object({ password: z.string().optional().describe('Password of the user') }),
+        },
+      },
+    },
+  ],
+};

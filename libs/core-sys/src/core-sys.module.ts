@@ -1,0 +1,47 @@
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import type { ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME, CORE_SYS_OPTIONS, type CoreSysOptions } from './tokens-di';
+import { sealControllers, sealProviders } from './seal';
+import { mountsControllers, mountsProviders } from './mounts';
+import { policiesControllers, policiesProviders } from './policies';
+import { capabilitiesControllers, capabilitiesProviders } from './capabilities';
+import { tokensControllers, tokensProviders } from './tokens';
+import { userpassControllers, userpassProviders } from './userpass';
+import { identityControllers, identityProviders } from './identity';
+
+/**
+ * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
+ * the token store, userpass and identity. One Nest module so aggregates can depend on each
+ * other's services (always through narrow Pick<> types).
+ */
+@Module({})
+export class CoreSysModule {
+  static register(runtime: ServiceRuntime, options: CoreSysOptions): DynamicModule {
+    const shared: Provider[] = [
+      { provide: SERVICE_RUNTIME, useValue: runtime },
+      { provide: CORE_SYS_OPTIONS, useValue: options },
+    ];
+    return {
+      module: CoreSysModule,
+      providers: [
+        ...shared,
+        ...sealProviders,
+        ...mountsProviders,
+        ...policiesProviders,
+        ...capabilitiesProviders,
+        ...tokensProviders,
+        ...userpassProviders,
+        ...identityProviders,
+      ],
+      controllers: [
+        ...sealControllers,
+        ...mountsControllers,
+        ...policiesControllers,
+        ...capabilitiesControllers,
+        ...tokensControllers,
+        ...userpassControllers,
+        ...identityControllers,
+      ],
+    };
+  }
+}

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { invalidRequest, notFound, type EngineRequest, type EngineResponse } from '@coffer/contracts';
+import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../tokens-di';
+import { MountsService } from '../mounts/mounts.service';
+import { weakString, weakStringMap } from '../tokens/weak-decode';
+import { decideAliasCreate, decideAliasUpdate, type AliasAppend, type AliasState } from './identity.decider';
+import { IdentityEventLog } from './identity-event-log';
+import { IdentityRepository } from './identity.repository';
+import { IdentityService, isUniqueViolation } from './identity.service';
+import { aliasList, aliasView, type MountLookup } from './identity.views';
+
+interface AliasInput {
+  id: string;
+  name: string;
+  mountAccessor: string;
+  canonicalId: string;
+  customMetadata: Record<string, string> | undefined;
+}
+
+const MAX_ATTEMPTS = 5;
+
+/** identity/entity-alias* routes (Vault's pathAliasIDUpdate / handleAliasCreateUpdateCommon). */
+@Injectable()
+export class AliasAdminService {
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly repo: IdentityRepository,
+    private readonly log: IdentityEventLog,
+    private readonly identity: IdentityService,
+    @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
+  ) {}
+
+  /** Create or update; answers {id, canonical_id}, or 204 when nothing changes. */
+  async write(req: EngineRequest, pathId?: string): Promise<EngineResponse> {
+    const input = parseAliasInput(req.body, pathId);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await retryOnConflict(() => this.writeOnce(input));
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async read(id: string): Promise<EngineResponse> {
+    if (!id) throw invalidRequest('missing alias id');
+    const alias = await this.repo.aliasById(id);
+    if (!alias) throw notFound();
+    return { data: aliasView(alias, await this.mountLookup([alias])) };
+  }
+
+  async delete(id: string): Promise<EngineResponse> {
+    if (!id) throw invalidRequest('missing alias ID');
+    await retryOnConflict(async () => {
+      const alias = await this.repo.aliasById(id);
+      if (!alias) return;
+      const owner = await this.repo.entityById(alias.canonicalId);
+      if (!owner) return;
+      const result = await this.log.append(owner.state.id, owner.version, [
+        { type: 'EntityAliasRemoved', data: { aliasId: id, movedTo: null, removedAt: this.now() } },
+      ]);
+      await this.identity.announceChange(result.before, result.after);
+    });
+    return {};
+  }
+
+  async list(): Promise<EngineResponse> {
+    const aliases = await this.repo.allAliases();
+    if (aliases.length === 0) throw notFound();
+    return { data: aliasList(aliases, await this.mountLookup(aliases)) };
+  }
+
+  private async writeOnce(input: AliasInput): Promise<EngineResponse> {
+    if (input.id) {
+      const alias = await this.repo.aliasById(input.id);
+      if (!alias) throw invalidRequest('invalid alias ID provided');
+      if (!input.mountAccessor && !input.name && !input.canonicalId && input.customMetadata === undefined) return {};
+      return this.update(alias, {
+        ...input,
+        name: input.name || alias.name,
+        mountAccessor: input.mountAccessor || alias.mountAccessor,
+      });
+    }
+    if (!input.mountAccessor || !input.name) throw invalidRequest("'id' or 'mount_accessor' and 'name' must be provided");
+    if (!(await this.mounts.authMountByAccessor(input.mountAccessor))) {
+      throw invalidRequest(`invalid mount accessor ${JSON.stringify(input.mountAccessor)}`);
+    }
+    const existing = await this.repo.aliasByFactors(input.mountAccessor, input.name);
+    if (existing) return this.update(existing, input);
+
+    const entity = input.canonicalId ? await this.repo.entityById(input.canonicalId) : undefined;
+    const decision = decideAliasCreate({
+      entity: entity?.state ?? null,
+      canonicalGiven: input.canonicalId !== '',
+      mountAccessor: input.mountAccessor,
+      name: input.name,
+      customMetadata: input.customMetadata ?? {},
+      aliasId: randomUUID(),
+      newEntity: { id: randomUUID(), name: entity ? '' : await this.identity.freshName() },
+      nowMs: this.now(),
+    });
+    const added = decision.events.find((e) => e.type === 'EntityAliasAdded');
+    const aliasId = added?.type === 'EntityAliasAdded' ? added.data.aliasId : '';
+    await this.apply(decision, entity?.version ?? 0);
+    return { data: { id: aliasId, canonical_id: decision.entityId } };
+  }
+
+  private async update(alias: AliasState, input: AliasInput): Promise<EngineResponse> {
+    const customMetadata = input.customMetadata ?? alias.customMetadata;
+    const current = await this.repo.entityById(alias.canonicalId);
+    if (!current) throw invalidRequest('given alias is not associated with an entity');
+    const fieldsChange = input.name !== alias.name || input.mountAccessor !== alias.mountAccessor;
+    if (fieldsChange && !(await this.mounts.authMountByAccessor(input.mountAccessor))) {
+      throw invalidRequest(`invalid mount accessor ${JSON.stringify(input.mountAccessor)}`);
+    }
+    const holder = fieldsChange ? await this.repo.aliasByFactors(input.mountAccessor, input.name) : undefined;
+    const moving = input.canonicalId !== '' && input.canonicalId !== alias.canonicalId;
+    const target = moving ? await this.repo.entityById(input.canonicalId) : undefined;
+    const decision = decideAliasUpdate({
+      alias,
+      current: current.state,
+      canonicalId: input.canonicalId,
+      target: target?.state ?? null,
+      name: input.name,
+      mountAccessor: input.mountAccessor,
+      customMetadata,
+      factorsTaken: holder !== undefined && holder.id !== alias.id,
+      nowMs: this.now(),
+    });
+    if (decision.kind === 'noop') return {};
+    const versions = new Map<string, number>([[current.state.id, current.version]]);
+    if (target) versions.set(target.state.id, target.version);
+    for (const append of decision.appends) await this.apply(append, versions.get(append.entityId) ?? 0);
+    return { data: { id: alias.id, canonical_id: decision.entityId } };
+  }
+
+  private async apply(append: AliasAppend, version: number): Promise<void> {
+    const result = await this.log.append(append.entityId, append.expected === 'new' ? 0 : version, append.events);
+    await this.identity.announceChange(result.before, result.after);
+  }
+
+  private async mountLookup(aliases: AliasState[]): Promise<MountLookup> {
+    const found = new Map<string, { path: string; type: string }>();
+    for (const accessor of new Set(aliases.map((a) => a.mountAccessor))) {
+      const mount = await this.mounts.authMountByAccessor(accessor);
+      if (mount) found.set(accessor, { path: mount.path, type: mount.type });
+    }
+    return (accessor) => found.get(accessor);
+  }
+
+  private now(): number {
+    return this.runtime.clock().getTime();
+  }
+}
+
+function parseAliasInput(body: Record<string, unknown>, pathId?: string): AliasInput {
+  let customMetadata: Record<string, string> | undefined;
+  try {
+    customMetadata = weakStringMap(body['custom_metadata'], 'custom_metadata');
+  } catch (error) {
+    throw invalidRequest(`failed to parse custom_metadata: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return {
+    id: pathId ?? weakString(body['id'], 'id') ?? '',
+    name: weakString(body['name'], 'name') ?? '',
+    mountAccessor: weakString(body['mount_accessor'], 'mount_accessor') ?? '',
+    canonicalId: weakString(body['canonical_id'], 'canonical_id') || weakString(body['entity_id'], 'entity_id') || '',
+    customMetadata,
+  };
+}

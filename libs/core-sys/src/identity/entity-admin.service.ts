@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { invalidRequest, notFound, type EngineRequest, type EngineResponse } from '@coffer/contracts';
+import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../tokens-di';
+import { MountsService } from '../mounts/mounts.service';
+import { parseStringList } from '../tokens/token-policies';
+import { weakBool, weakString, weakStringMap } from '../tokens/weak-decode';
+import { decideEntityWrite, type EntityInput, type EntityState } from './identity.decider';
+import { IdentityEventLog } from './identity-event-log';
+import { IdentityRepository } from './identity.repository';
+import { IdentityService, isUniqueViolation } from './identity.service';
+import { entityList, entityView, type MountLookup } from './identity.views';
+
+/** Where the entity of a write or read is named: the body, the id path or the name path. */
+export type EntityRef = { by: 'body' } | { by: 'id'; id: string } | { by: 'name'; name: string };
+
+const MAX_ATTEMPTS = 5;
+
+/** identity/entity* routes. */
+@Injectable()
+export class EntityAdminService {
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly repo: IdentityRepository,
+    private readonly log: IdentityEventLog,
+    private readonly identity: IdentityService,
+    @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
+  ) {}
+
+  /** Create (200 {id, name, aliases}) or update (204), Vault's handleEntityUpdateCommon. */
+  async write(req: EngineRequest, ref: EntityRef): Promise<EngineResponse> {
+    const input = parseEntityInput(req.body);
+    let id = weakString(req.body['id'], 'id') || undefined;
+    if (ref.by === 'id') id = ref.id;
+    if (ref.by === 'name') input.name = ref.name;
+
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const outcome = await retryOnConflict(async () => {
+          const byId = id !== undefined ? await this.repo.entityById(id) : undefined;
+          const byName = input.name ? await this.repo.entityByName(input.name) : undefined;
+          const decision = decideEntityWrite({
+            byId: byId?.state ?? null,
+            idGiven: id !== undefined,
+            byName: byName?.state ?? null,
+            input,
+            newId: randomUUID(),
+            generatedName: input.name ? '' : await this.identity.freshName(),
+            nowMs: this.runtime.clock().getTime(),
+          });
+          if (decision.events.length === 0) return { decision, before: null, after: null };
+          const target = byId?.state.id === decision.entityId ? byId : byName;
+          const expected = decision.expected === 'new' ? 0 : (target?.version ?? 0);
+          const { before, after } = await this.log.append(decision.entityId, expected, decision.events);
+          return { decision, before, after };
+        });
+        if (outcome.after) await this.identity.announceChange(outcome.before, outcome.after);
+        const { decision } = outcome;
+        if (!decision.created) return {};
+        return { data: { id: decision.after.id, name: decision.after.name, aliases: null } };
+      } catch (error) {
+        // A concurrent create took the name: run again, it is an update of that entity now.
+        if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async read(ref: EntityRef): Promise<EngineResponse> {
+    const found = await this.find(ref);
+    if (!found) throw notFound();
+    return { data: entityView(found, await this.mountLookup([found])) };
+  }
+
+  async delete(ref: EntityRef): Promise<EngineResponse> {
+    await retryOnConflict(async () => {
+      const found = ref.by === 'id' ? await this.repo.entityById(ref.id) : ref.by === 'name' ? await this.repo.entityByName(ref.name) : undefined;
+      if (!found) return;
+      const { before, after } = await this.log.append(found.state.id, found.version, [
+        { type: 'EntityDeleted', data: { deletedAt: this.runtime.clock().getTime() } },
+      ]);
+      await this.identity.announceChange(before, after);
+    });
+    return {};
+  }
+
+  async list(byId: boolean): Promise<EngineResponse> {
+    const entities = await this.repo.allEntities();
+    if (entities.length === 0) throw notFound();
+    const sorted = byId ? [...entities].sort((a, b) => a.id.localeCompare(b.id)) : entities;
+    return { data: entityList(sorted, byId, await this.mountLookup(sorted)) };
+  }
+
+  private async find(ref: EntityRef): Promise<EntityState | undefined> {
+    if (ref.by === 'id') {
+      if (!ref.id) throw invalidRequest('missing entity id');
+      return (await this.repo.entityById(ref.id))?.state;
+    }
+    if (ref.by === 'name') {
+      if (!ref.name) throw invalidRequest('missing entity name');
+      return (await this.repo.entityByName(ref.name))?.state;
+    }
+    return undefined;
+  }
+
+  private async mountLookup(entities: EntityState[]): Promise<MountLookup> {
+    const accessors = new Set(entities.flatMap((e) => e.aliases.map((a) => a.mountAccessor)));
+    const found = new Map<string, { path: string; type: string }>();
+    for (const accessor of accessors) {
+      const mount = await this.mounts.authMountByAccessor(accessor);
+      if (mount) found.set(accessor, { path: mount.path, type: mount.type });
+    }
+    return (accessor) => found.get(accessor);
+  }
+}
+
+export function parseEntityInput(body: Record<string, unknown>): EntityInput {
+  const input: EntityInput = {};
+  const name = weakString(body['name'], 'name');
+  if (name) input.name = name;
+  let metadata: Record<string, string> | undefined;
+  try {
+    metadata = weakStringMap(body['metadata'], 'metadata');
+  } catch (error) {
+    throw invalidRequest(`failed to parse metadata: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (metadata !== undefined) input.metadata = metadata;
+  const policies = parseStringList(body['policies']);
+  if (policies !== undefined) input.policies = policies;
+  const disabled = weakBool(body['disabled'], 'disabled');
+  if (disabled !== undefined) input.disabled = disabled;
+  return input;
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/**
+ * Identity events, one stream per entity: `entity/<id>`. An entity's aliases live in its stream,
+ * so an entity created together with its first alias (first login) is one atomic append.
+ */
+
+const stringMap = z.record(z.string(), z.string());
+
+export const entityCreatedV1 = z.object({
+  id: z.string(),
+  name: z.string(),
+  metadata: stringMap,
+  policies: z.array(z.string()),
+  disabled: z.boolean(),
+  /** unix ms */
+  createdAt: z.number().int(),
+});
+export type EntityCreatedData = z.infer<typeof entityCreatedV1>;
+
+/** The entity's fields after the update (all of them: an update is a full replacement). */
+export const entityUpdatedV1 = z.object({
+  name: z.string(),
+  metadata: stringMap,
+  policies: z.array(z.string()),
+  disabled: z.boolean(),
+  updatedAt: z.number().int(),
+});
+export type EntityUpdatedData = z.infer<typeof entityUpdatedV1>;
+
+export const entityDeletedV1 = z.object({ deletedAt: z.number().int() });
+export type EntityDeletedData = z.infer<typeof entityDeletedV1>;
+
+export const aliasFieldsV1 = z.object({
+  aliasId: z.string(),
+  mountAccessor: z.string(),
+  name: z.string(),
+  customMetadata: stringMap,
+});
+
+export const entityAliasAddedV1 = aliasFieldsV1.extend({
+  /** creation time of the alias (kept when an alias moves between entities) */
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+});
+export type EntityAliasAddedData = z.infer<typeof entityAliasAddedV1>;
+
+export const entityAliasUpdatedV1 = aliasFieldsV1.extend({ updatedAt: z.number().int() });
+export type EntityAliasUpdatedData = z.infer<typeof entityAliasUpdatedV1>;
+
+export const entityAliasRemovedV1 = z.object({
+  aliasId: z.string(),
+  /** set when the alias moved to another entity (it was added there first) */
+  movedTo: z.string().nullable(),
+  removedAt: z.number().int(),
+});
+export type EntityAliasRemovedData = z.infer<typeof entityAliasRemovedV1>;
+
+export const IDENTITY_EVENT_TYPES = {
+  entityCreated: { name: 'EntityCreated', version: 1, schema: entityCreatedV1 },
+  entityUpdated: { name: 'EntityUpdated', version: 1, schema: entityUpdatedV1 },
+  entityDeleted: { name: 'EntityDeleted', version: 1, schema: entityDeletedV1 },
+  aliasAdded: { name: 'EntityAliasAdded', version: 1, schema: entityAliasAddedV1 },
+  aliasUpdated: { name: 'EntityAliasUpdated', version: 1, schema: entityAliasUpdatedV1 },
+  aliasRemoved: { name: 'EntityAliasRemoved', version: 1, schema: entityAliasRemovedV1 },
+} as const;
+
+export type IdentityEvent =
+  | { type: 'EntityCreated'; data: EntityCreatedData }
+  | { type: 'EntityUpdated'; data: EntityUpdatedData }
+  | { type: 'EntityDeleted'; data: EntityDeletedData }
+  | { type: 'EntityAliasAdded'; data: EntityAliasAddedData }
+  | { type: 'EntityAliasUpdated'; data: EntityAliasUpdatedData }
+  | { type: 'EntityAliasRemoved'; data: EntityAliasRemovedData };
+
+export const entityStream = (id: string): string => `entity/${id}`;

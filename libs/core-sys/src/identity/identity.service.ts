@@ -1,0 +1,109 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { invalidation, type EntityFacts } from '@coffer/contracts';
+import type { ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../tokens-di';
+import { affectsTokens, decideAliasCreate, type EntityState } from './identity.decider';
+import { IdentityEventLog } from './identity-event-log';
+import { IdentityRepository } from './identity.repository';
+
+export interface EntityStanding {
+  disabled: boolean;
+  policies: string[];
+}
+
+/** Vault's generated entity names: "entity_" + 8 random hex digits. */
+export const generateEntityName = (): string => `entity_${randomBytes(4).toString('hex')}`;
+
+/** Races on a unique name or alias are settled by the read model's unique indexes. */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * What the rest of core-sys needs from the identity store: the standing of a token's entity,
+ * entity facts for ACL templating, and the entity behind an auth method's alias (created on
+ * first login). Also the one place that tells caches about identity changes.
+ */
+@Injectable()
+export class IdentityService {
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly repo: IdentityRepository,
+    private readonly log: IdentityEventLog,
+  ) {}
+
+  async standing(entityId: string): Promise<EntityStanding | null> {
+    return (await this.repo.standing(entityId)) ?? null;
+  }
+
+  async facts(entityId: string): Promise<EntityFacts | null> {
+    const found = await this.repo.entityById(entityId);
+    if (!found) return null;
+    const { state } = found;
+    return {
+      id: state.id,
+      name: state.name,
+      metadata: state.metadata,
+      aliases: state.aliases.map((a) => ({ mount_accessor: a.mountAccessor, name: a.name })),
+      groups: [],
+    };
+  }
+
+  /**
+   * The entity of the alias (mount accessor, name), created together with the alias if there is
+   * none yet: one append to a new stream, so a failed login never leaves an entity behind.
+   */
+  async entityForAlias(mountAccessor: string, name: string): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.repo.aliasByFactors(mountAccessor, name);
+      if (existing) return existing.canonicalId;
+      const decision = decideAliasCreate({
+        entity: null,
+        canonicalGiven: false,
+        mountAccessor,
+        name,
+        customMetadata: {},
+        aliasId: randomUUID(),
+        newEntity: { id: randomUUID(), name: await this.freshName() },
+        nowMs: this.runtime.clock().getTime(),
+      });
+      try {
+        await this.log.append(decision.entityId, 0, decision.events);
+        await this.announce([decision.entityId], false);
+        return decision.entityId;
+      } catch (error) {
+        // Another login of the same user created the alias first (or the name was taken).
+        if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** A generated entity name nobody uses yet. */
+  async freshName(): Promise<string> {
+    for (;;) {
+      const name = generateEntityName();
+      if (!(await this.repo.nameTaken(name))) return name;
+    }
+  }
+
+  /**
+   * After commit, before answering: gateways drop cached entity facts, and cached tokens when
+   * the change alters what tokens of these entities may do (policies, disabled, deletion).
+   */
+  async announceChange(before: EntityState | null, after: EntityState | null): Promise<void> {
+    const id = (after ?? before)?.id;
+    if (id === undefined) return;
+    await this.announce([id], affectsTokens(before, after));
+  }
+
+  async announce(entityIds: string[], tokens: boolean): Promise<void> {
+    const { transport } = this.runtime;
+    await transport.publish(invalidation, { kind: 'entity', keys: entityIds });
+    // Resolved tokens carry identity policies and are cached by accessor, unknown here: drop all.
+    if (tokens) await transport.publish(invalidation, { kind: 'token', keys: [] });
+    await transport.flush();
+  }
+}

@@ -1,0 +1,116 @@
+import type { ColumnType } from 'kysely';
+import type { AliasState, EntityState } from './identity.decider';
+
+type Json<T> = ColumnType<T, string, string>;
+
+export interface IdentityEntitiesTable {
+  id: string;
+  name: string;
+  /** lower(name): entity names are case-insensitive and unique */
+  name_key: string;
+  metadata: Json<Record<string, string>>;
+  policies: Json<string[]>;
+  disabled: boolean;
+  created_at: number;
+  updated_at: number;
+  /** version of the entity's stream this row reflects */
+  version: number;
+}
+
+export interface IdentityAliasesTable {
+  id: string;
+  canonical_id: string;
+  mount_accessor: string;
+  name: string;
+  custom_metadata: Json<Record<string, string>>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface IdentityDatabase {
+  identity_entities: IdentityEntitiesTable;
+  identity_aliases: IdentityAliasesTable;
+}
+
+export const ENTITY_COLUMNS = ['id', 'name', 'metadata', 'policies', 'disabled', 'created_at', 'updated_at', 'version'] as const;
+export const ALIAS_COLUMNS = ['id', 'canonical_id', 'mount_accessor', 'name', 'custom_metadata', 'created_at', 'updated_at'] as const;
+
+export interface EntityRow {
+  id: string;
+  name: string;
+  metadata: Record<string, string>;
+  policies: string[];
+  disabled: boolean;
+  created_at: number;
+  updated_at: number;
+  version: number;
+}
+
+export interface AliasRow {
+  id: string;
+  canonical_id: string;
+  mount_accessor: string;
+  name: string;
+  custom_metadata: Record<string, string>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface VersionedEntity {
+  state: EntityState;
+  version: number;
+}
+
+export function rowToAlias(row: AliasRow): AliasState {
+  return {
+    id: row.id,
+    canonicalId: row.canonical_id,
+    mountAccessor: row.mount_accessor,
+    name: row.name,
+    customMetadata: row.custom_metadata,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function rowToEntity(row: EntityRow, aliases: AliasRow[]): VersionedEntity {
+  return {
+    version: row.version,
+    state: {
+      id: row.id,
+      name: row.name,
+      metadata: row.metadata,
+      policies: row.policies,
+      disabled: row.disabled,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      aliases: aliases.map(rowToAlias).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id)),
+    },
+  };
+}
+
+export function entityToRow(state: EntityState, version: number) {
+  return {
+    id: state.id,
+    name: state.name,
+    name_key: state.name.toLowerCase(),
+    metadata: JSON.stringify(state.metadata),
+    policies: JSON.stringify(state.policies),
+    disabled: state.disabled,
+    created_at: state.createdAt,
+    updated_at: state.updatedAt,
+    version,
+  };
+}
+
+export function aliasToRow(alias: AliasState) {
+  return {
+    id: alias.id,
+    canonical_id: alias.canonicalId,
+    mount_accessor: alias.mountAccessor,
+    name: alias.name,
+    custom_metadata: JSON.stringify(alias.customMetadata),
+    created_at: alias.createdAt,
+    updated_at: alias.updatedAt,
+  };
+}

@@ -1,0 +1,101 @@
+import type { AliasState, EntityState } from './identity.decider';
+
+/** Path and type of an auth mount, by accessor (absent when the mount is gone). */
+export type MountLookup = (accessor: string) => { path: string; type: string } | undefined;
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const mapOrNull = (m: Record<string, string>): Record<string, string> | null => (Object.keys(m).length > 0 ? m : null);
+
+function withMount(out: Record<string, unknown>, accessor: string, mounts: MountLookup): Record<string, unknown> {
+  const mount = mounts(accessor);
+  if (mount) {
+    out['mount_type'] = mount.type;
+    out['mount_path'] = mount.path;
+  }
+  return out;
+}
+
+/** An alias as it appears inside an entity read (Vault's handleEntityReadCommon). */
+export function entityAliasView(alias: AliasState, mounts: MountLookup): Record<string, unknown> {
+  return withMount(
+    {
+      id: alias.id,
+      canonical_id: alias.canonicalId,
+      mount_accessor: alias.mountAccessor,
+      metadata: null,
+      name: alias.name,
+      merged_from_canonical_ids: null,
+      creation_time: iso(alias.createdAt),
+      last_update_time: iso(alias.updatedAt),
+      local: false,
+      custom_metadata: alias.customMetadata,
+    },
+    alias.mountAccessor,
+    mounts,
+  );
+}
+
+export function entityView(entity: EntityState, mounts: MountLookup): Record<string, unknown> {
+  return {
+    id: entity.id,
+    name: entity.name,
+    metadata: mapOrNull(entity.metadata),
+    merged_entity_ids: null,
+    policies: entity.policies,
+    disabled: entity.disabled,
+    namespace_id: 'root',
+    creation_time: iso(entity.createdAt),
+    last_update_time: iso(entity.updatedAt),
+    aliases: entity.aliases.map((a) => entityAliasView(a, mounts)),
+    direct_group_ids: [],
+    inherited_group_ids: [],
+    group_ids: [],
+  };
+}
+
+/** LIST identity/entity/id|name. Vault keys key_info by entity id in both lists. */
+export function entityList(entities: EntityState[], byId: boolean, mounts: MountLookup): Record<string, unknown> {
+  const keyInfo: Record<string, unknown> = {};
+  for (const e of entities) {
+    const entry: Record<string, unknown> = { name: e.name };
+    if (e.aliases.length > 0) {
+      entry['aliases'] = e.aliases.map((a) =>
+        withMount({ id: a.id, name: a.name, mount_accessor: a.mountAccessor }, a.mountAccessor, mounts),
+      );
+    }
+    keyInfo[e.id] = entry;
+  }
+  return { keys: entities.map((e) => (byId ? e.id : e.name)), key_info: keyInfo };
+}
+
+export function aliasView(alias: AliasState, mounts: MountLookup): Record<string, unknown> {
+  return withMount(
+    {
+      id: alias.id,
+      canonical_id: alias.canonicalId,
+      mount_accessor: alias.mountAccessor,
+      metadata: null,
+      custom_metadata: alias.customMetadata,
+      name: alias.name,
+      merged_from_canonical_ids: null,
+      namespace_id: 'root',
+      local: false,
+      creation_time: iso(alias.createdAt),
+      last_update_time: iso(alias.updatedAt),
+    },
+    alias.mountAccessor,
+    mounts,
+  );
+}
+
+export function aliasList(aliases: AliasState[], mounts: MountLookup): Record<string, unknown> {
+  const keyInfo: Record<string, unknown> = {};
+  for (const a of aliases) {
+    keyInfo[a.id] = withMount(
+      { canonical_id: a.canonicalId, custom_metadata: a.customMetadata, local: false, mount_accessor: a.mountAccessor, name: a.name },
+      a.mountAccessor,
+      mounts,
+    );
+  }
+  return { keys: aliases.map((a) => a.id), key_info: keyInfo };
+}

@@ -1,0 +1,3 @@
+export * from './core-sys.module';
+export * from './tokens-di';
+export * from './migrations';

@@ -1,0 +1,18 @@
+import type { Migration } from 'kysely';
+import { sealMigrations } from './seal';
+import { mountsMigrations } from './mounts';
+import { policiesMigrations } from './policies';
+import { tokensMigrations } from './tokens';
+import { userpassMigrations } from './userpass';
+import { identityMigrations } from './identity';
+
+/** One migration history for the core_sys schema; names are globally ordered by prefix. */
+export const coreSysMigrations: Record<string, Migration> = {
+  ...sealMigrations,
+  ...mountsMigrations,
+  ...policiesMigrations,
+  ...tokensMigrations,
+  ...userpassMigrations,
+  ...identityMigrations,
+};
+export const CORE_SYS_SCHEMA = 'core_sys';

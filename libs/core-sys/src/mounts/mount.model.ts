@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/**
+ * One entry of the mount table, as stored in events and the read model. `path` is the routing
+ * path with its trailing slash: "secret/" for secrets engines, "auth/userpass/" for auth methods.
+ */
+export const mountConfigSchema = z.object({
+  /** seconds; 0 = the system default */
+  defaultLeaseTtl: z.number().int().nonnegative(),
+  /** seconds; 0 = the system default */
+  maxLeaseTtl: z.number().int().nonnegative(),
+  forceNoCache: z.boolean(),
+  /** "", "unauth" or "hidden" */
+  listingVisibility: z.string(),
+  /** auth methods only: "default-service", "default-batch", "service", "batch"; "" otherwise */
+  tokenType: z.string(),
+});
+export type MountConfig = z.infer<typeof mountConfigSchema>;
+
+export const MOUNT_TABLES = ['secret', 'auth', 'system'] as const;
+export type MountTable = (typeof MOUNT_TABLES)[number];
+
+export const mountRecordSchema = z.object({
+  uuid: z.string(),
+  path: z.string(),
+  table: z.enum(MOUNT_TABLES),
+  type: z.string(),
+  description: z.string(),
+  accessor: z.string(),
+  options: z.record(z.string(), z.string()),
+  config: mountConfigSchema,
+  local: z.boolean(),
+  sealWrap: z.boolean(),
+  externalEntropyAccess: z.boolean(),
+});
+export type MountRecord = z.infer<typeof mountRecordSchema>;
+
+export const AUTH_PREFIX = 'auth/';
+
+/** Vault's system-wide lease TTLs (32 days), used where a mount leaves its own unset. */
+export const SYSTEM_DEFAULT_LEASE_TTL = 2_764_800;
+export const SYSTEM_MAX_LEASE_TTL = 2_764_800;
+
+export const isAuthPath = (path: string): boolean => path.startsWith(AUTH_PREFIX);
+
+/** Sources of fresh identifiers, injected so the decider stays pure. */
+export interface MountIds {
+  uuid(): string;
+  /** 8 random hex characters */
+  suffix(): string;
+}

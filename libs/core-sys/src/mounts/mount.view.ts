@@ -1,0 +1,82 @@
+import type { MountEntry } from '@coffer/contracts';
+import { SERVICE_VERSION } from '../seal/version';
+import {
+  AUTH_PREFIX,
+  isAuthPath,
+  SYSTEM_DEFAULT_LEASE_TTL,
+  SYSTEM_MAX_LEASE_TTL,
+  type MountRecord,
+} from './mount.model';
+
+/** Vault's response shapes for mount entries (logical_system.go mountInfo and friends). */
+
+const RUNNING_VERSION = `v${SERVICE_VERSION}+builtin.coffer`;
+
+/** Key under which a mount is listed: "secret/", or "userpass/" in the auth listing. */
+export const listingKey = (m: MountRecord): string => (isAuthPath(m.path) ? m.path.slice(AUTH_PREFIX.length) : m.path);
+
+export function mountInfo(m: MountRecord): Record<string, unknown> {
+  const config: Record<string, unknown> = {
+    default_lease_ttl: m.config.defaultLeaseTtl,
+    max_lease_ttl: m.config.maxLeaseTtl,
+    force_no_cache: m.config.forceNoCache,
+  };
+  if (m.config.listingVisibility !== '') config['listing_visibility'] = m.config.listingVisibility;
+  if (isAuthPath(m.path)) config['token_type'] = m.config.tokenType || 'default-service';
+  const info: Record<string, unknown> = {
+    type: m.type,
+    description: m.description,
+    accessor: m.accessor,
+    config,
+    options: Object.keys(m.options).length > 0 ? { ...m.options } : null,
+    local: m.local,
+    seal_wrap: m.sealWrap,
+    external_entropy_access: m.externalEntropyAccess,
+    uuid: m.uuid,
+    plugin_version: '',
+    running_plugin_version: RUNNING_VERSION,
+    running_sha256: '',
+  };
+  if (m.table !== 'system') info['deprecation_status'] = 'supported';
+  return info;
+}
+
+/** GET sys/mounts or sys/auth: "<path>/" -> entry. */
+export function mountListing(mounts: readonly MountRecord[], auth: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const m of [...mounts].sort((a, b) => a.path.localeCompare(b.path))) {
+    if (isAuthPath(m.path) === auth) out[listingKey(m)] = mountInfo(m);
+  }
+  return out;
+}
+
+/** GET .../tune: the resolved TTLs in seconds. */
+export function tuneInfo(m: MountRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    default_lease_ttl: m.config.defaultLeaseTtl || SYSTEM_DEFAULT_LEASE_TTL,
+    max_lease_ttl: m.config.maxLeaseTtl || SYSTEM_MAX_LEASE_TTL,
+    force_no_cache: m.config.forceNoCache,
+    description: m.description,
+  };
+  if (m.config.listingVisibility !== '') out['listing_visibility'] = m.config.listingVisibility;
+  if (isAuthPath(m.path)) out['token_type'] = m.config.tokenType || 'default-service';
+  if (Object.keys(m.options).length > 0) out['options'] = { ...m.options };
+  return out;
+}
+
+/** The routing entry sent to the gateway and the engine services (coreMountTable). */
+export function toMountEntry(m: MountRecord): MountEntry {
+  return {
+    path: m.path,
+    uuid: m.uuid,
+    accessor: m.accessor,
+    type: m.type,
+    namespace: '',
+    options: { ...m.options },
+    config: { default_lease_ttl: m.config.defaultLeaseTtl, max_lease_ttl: m.config.maxLeaseTtl },
+    description: m.description,
+    table: m.table,
+    local: m.local,
+    seal_wrap: m.sealWrap,
+  };
+}

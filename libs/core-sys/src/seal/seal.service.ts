@@ -1,0 +1,165 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { Barrier, sealKeyringForRecipient, verifyKeyringRequestMac, type KeyringData, type SealedKeyring } from '@coffer/barrier';
+import { coreBarrierKeyring, DomainError, type ContractRequest, type EngineResponse } from '@coffer/contracts';
+import type { ServiceRuntime } from '@coffer/event-store';
+import type { Subscription } from '@coffer/transport';
+import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../tokens-di';
+import { decideHealthStatus, healthBody } from './health';
+import { SealRepository } from './seal.repository';
+import { SERVICE_VERSION } from './version';
+
+export interface DevBootstrapOptions {
+  /** id of the root token to create (dev mode's well-known token) */
+  rootTokenId?: string;
+  /** persistent dev data directory: the unseal key is kept in `<dataDir>/dev-unseal-key` */
+  dataDir?: string;
+}
+
+export interface DevBootstrapResult {
+  /** base64 unseal key */
+  unsealKey: string;
+  rootToken: string;
+}
+
+/** Implemented by SealLifecycleService; resolved lazily to keep SealService a leaf dependency. */
+export interface DevBootstrapper {
+  devBootstrap(opts: DevBootstrapOptions): Promise<DevBootstrapResult>;
+}
+export const DEV_BOOTSTRAPPER = Symbol('DEV_BOOTSTRAPPER');
+
+const sealedError = () => new DomainError('sealed', 'Vault is sealed');
+/** Queue group of the replicas that hold the keyring and can hand it out. */
+export const KEYRING_QUEUE = 'core-sys';
+
+/**
+ * This replica's seal state: the barrier (runtime.cipher), whether it is open, and the keyring
+ * hand-out to engine services while it is. Every other core-sys aggregate depends on it, so it
+ * depends on none of them; the seal use cases live in SealLifecycleService.
+ */
+@Injectable()
+export class SealService implements OnApplicationShutdown {
+  readonly barrier: Barrier;
+  #unsealed = false;
+  #initialized = false;
+  #keyringSubscription: Subscription | undefined;
+  #storageType: Promise<string> | undefined;
+  #cluster: { name: string; id: string } | undefined;
+
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    @Inject(CORE_SYS_OPTIONS) private readonly options: CoreSysOptions,
+    private readonly repo: SealRepository,
+    private readonly moduleRef: ModuleRef,
+  ) {
+    if (!(runtime.cipher instanceof Barrier)) throw new Error('core-sys needs a Barrier as its runtime cipher');
+    this.barrier = runtime.cipher;
+  }
+
+  /** True once unsealed: the keyring is loaded and requests are served. */
+  isUnsealed(): boolean {
+    return this.#unsealed;
+  }
+
+  assertUnsealed(): void {
+    if (!this.#unsealed) throw sealedError();
+  }
+
+  async isInitialized(): Promise<boolean> {
+    // Initialisation is never undone, so once seen it needs no further reads.
+    if (!this.#initialized) this.#initialized = await this.repo.isInitialized();
+    return this.#initialized;
+  }
+
+  markInitialized(): void {
+    this.#initialized = true;
+  }
+
+  /** Installs the keyring and opens this replica; it then hands the keyring to engine services. */
+  unlock(keyring: KeyringData): void {
+    this.barrier.load(keyring);
+    this.#unsealed = true;
+    this.#initialized = true;
+    this.#keyringSubscription ??= this.runtime.transport.serve(coreBarrierKeyring, KEYRING_QUEUE, async (req) =>
+      this.sealKeyringFor(req),
+    );
+  }
+
+  /** Wipes the keyring from memory and stops serving. */
+  lock(): void {
+    this.#unsealed = false;
+    this.#keyringSubscription?.unsubscribe();
+    this.#keyringSubscription = undefined;
+    this.barrier.wipe();
+  }
+
+  /** Active keyring term, 0 when sealed. */
+  activeTerm(): number {
+    return this.barrier.sealed ? 0 : this.barrier.keyStatus().term;
+  }
+
+  /** Answers a keyring request from a cluster member (MAC over its one-time key with the cluster secret). */
+  sealKeyringFor(req: ContractRequest<typeof coreBarrierKeyring>): SealedKeyring {
+    if (!verifyKeyringRequestMac(this.options.clusterSecret, req.service, req.publicKey, req.nonce, req.mac)) {
+      throw new DomainError('permission_denied', 'permission denied');
+    }
+    if (!this.#unsealed) throw sealedError();
+    const keyring = this.barrier.exportKeyring();
+    try {
+      return sealKeyringForRecipient(keyring, req.publicKey);
+    } finally {
+      for (const t of keyring.terms) t.key.fill(0);
+    }
+  }
+
+  async state(): Promise<{ initialized: boolean; sealed: boolean }> {
+    return { initialized: await this.isInitialized(), sealed: !this.#unsealed };
+  }
+
+  storageType(): Promise<string> {
+    this.#storageType ??= this.repo.storageType();
+    return this.#storageType;
+  }
+
+  /** Name and id given to the cluster at init; they never change. */
+  async cluster(): Promise<{ name: string; id: string } | undefined> {
+    if (!this.#cluster) {
+      const row = await this.repo.load();
+      if (row) this.#cluster = { name: row.clusterName, id: row.clusterId };
+    }
+    return this.#cluster;
+  }
+
+  async initStatus(): Promise<EngineResponse> {
+    return { kind: 'raw', body: { initialized: await this.isInitialized() } };
+  }
+
+  keyStatus(): EngineResponse {
+    this.assertUnsealed();
+    const status = this.barrier.keyStatus();
+    return { kind: 'injected', data: { term: status.term, install_time: status.install_time } };
+  }
+
+  /** GET/HEAD sys/health from this replica's point of view (every replica is active). */
+  async health(query: Record<string, string>): Promise<EngineResponse> {
+    const initialized = await this.isInitialized();
+    const state = { initialized, sealed: !this.#unsealed, standby: false, performanceStandby: false, drSecondary: false };
+    const decision = decideHealthStatus(state, query);
+    if (!decision.ok) return { kind: 'raw', status: decision.status, body: { errors: [] } };
+    const cluster = initialized && this.#unsealed ? await this.cluster() : undefined;
+    const body = healthBody({ ...state, now: this.runtime.clock(), version: SERVICE_VERSION, cluster });
+    return { kind: 'raw', status: decision.status, body };
+  }
+
+  /**
+   * Dev mode only (insecure by design): initialise with one share and unseal at boot, or, with
+   * a persistent data directory, unseal with the key saved there by an earlier run.
+   */
+  devBootstrap(opts: DevBootstrapOptions = {}): Promise<DevBootstrapResult> {
+    return this.moduleRef.get<DevBootstrapper>(DEV_BOOTSTRAPPER, { strict: false }).devBootstrap(opts);
+  }
+
+  onApplicationShutdown(): void {
+    this.lock();
+  }
+}

@@ -1,0 +1,14 @@
+/** Nest injection tokens shared by every core-sys aggregate. */
+export const SERVICE_RUNTIME = Symbol('SERVICE_RUNTIME');
+export const CORE_SYS_OPTIONS = Symbol('CORE_SYS_OPTIONS');
+
+export interface CoreSysOptions {
+  /** shared secret of the cluster: authenticates keyring requests from engine services */
+  clusterSecret: string;
+  /** dev mode: initialise with one share and unseal at boot, with this root token id if given */
+  dev?: { rootTokenId?: string };
+  /** advertised API address (OIDC issuer, replication later) */
+  apiAddr: string;
+  /** unique id of this process, for leader election diagnostics */
+  instanceId: string;
+}

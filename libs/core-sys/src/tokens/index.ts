@@ -1,0 +1,31 @@
+import type { Provider, Type } from '@nestjs/common';
+import type { Migration } from 'kysely';
+import * as m0050 from './migrations/0050_tokens';
+import { TokenAdminService } from './token-admin.service';
+import { TokenEventLog } from './token-event-log';
+import { TokenInternalHandlers, TokenRouteHandlers } from './token.handlers';
+import { TokenRepository } from './token.repository';
+import { TokenRevocationService } from './token-revocation.service';
+import { TokenSalt } from './token-salt';
+import { TokenService } from './token.service';
+import { DEFAULT_TOKEN_SWEEP_SETTINGS, TOKEN_SWEEP_SETTINGS, TokenSweeper } from './token-sweeper';
+
+export const tokensProviders: Provider[] = [
+  TokenRepository,
+  TokenEventLog,
+  TokenSalt,
+  TokenService,
+  TokenRevocationService,
+  TokenAdminService,
+  TokenSweeper,
+  { provide: TOKEN_SWEEP_SETTINGS, useValue: DEFAULT_TOKEN_SWEEP_SETTINGS },
+];
+export const tokensControllers: Type[] = [TokenRouteHandlers, TokenInternalHandlers];
+export const tokensMigrations: Record<string, Migration> = {
+  '0050_tokens': m0050,
+};
+
+export { TokenService, invalidToken, type IssuedToken, type LoginTokenRequest } from './token.service';
+export { TokenRevocationService, type RevokedTokens } from './token-revocation.service';
+export { TOKEN_SWEEP_SETTINGS, DEFAULT_TOKEN_SWEEP_SETTINGS, TokenSweeper, type TokenSweepSettings } from './token-sweeper';
+export { tokenEventTypes } from './token-event-log';

@@ -1,0 +1,233 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  invalidation,
+  invalidRequest,
+  notFound,
+  type CallerContext,
+  type EngineRequest,
+  type EngineResponse,
+} from '@coffer/contracts';
+import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../tokens-di';
+import { IdentityService } from '../identity/identity.service';
+import { MountsService } from '../mounts/mounts.service';
+import { PolicyService } from '../policies/policy.service';
+import { decideChildSpec, decideRenew, isUsable } from './token.decider';
+import { tokenFromHeaders } from './token-crypto';
+import { TokenEventLog } from './token-event-log';
+import { parseCreateParams, parseIncrement } from './token-params';
+import { TokenRepository } from './token.repository';
+import { TokenRevocationService } from './token-revocation.service';
+import { TokenSalt } from './token-salt';
+import { TokenService } from './token.service';
+import type { VersionedToken } from './token.table';
+import { mountTtls, type MountTtls } from './token-ttl';
+import { authBlock, lookupData } from './token.views';
+import { weakString } from './weak-decode';
+
+const badToken = (): DomainError => new DomainError('permission_denied', 'bad token');
+const missingToken = (): DomainError => invalidRequest('missing token ID');
+const missingAccessor = (): DomainError => invalidRequest('missing accessor');
+const invalidAccessor = (): DomainError => invalidRequest('invalid accessor');
+
+/**
+ * The auth/token/* routes. The caller is known by the context's accessor; the raw token reaches
+ * this service only in the body (lookup/renew/revoke of a given token) or in the forwarded
+ * headers of the self routes that echo it back (lookup-self id, renew-self client_token).
+ * Parameter-dependent sudo (no_parent, period, id, policies outside the caller's) is granted to
+ * root callers: the caller context carries the root flag, not per-path sudo.
+ */
+@Injectable()
+export class TokenAdminService {
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly tokens: TokenService,
+    private readonly revocation: TokenRevocationService,
+    private readonly repo: TokenRepository,
+    private readonly log: TokenEventLog,
+    private readonly salt: TokenSalt,
+    private readonly identity: IdentityService,
+    @Inject(PolicyService) private readonly policies: Pick<PolicyService, 'existing'>,
+    @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
+  ) {}
+
+  async create(req: EngineRequest, caller: CallerContext, orphanRoute: boolean): Promise<EngineResponse> {
+    const params = parseCreateParams(req.body);
+    const parent = await this.callerToken(caller);
+    if (!parent) throw invalidRequest('parent token lookup failed: no parent found');
+    const spec = decideChildSpec({
+      parent: parent.state,
+      sudo: caller.root,
+      orphanRoute,
+      params,
+      path: `auth/token/${req.path}`,
+    });
+    const issued = await this.tokens.issue(spec, mountTtls(req.mount.config), req.mount.accessor);
+    const identityPolicies = await this.displayedIdentityPolicies(issued.state.entityId);
+    return {
+      data: null,
+      auth: authBlock(issued.state, issued.token, identityPolicies, issued.state.creationTtl),
+      warnings: [...issued.warnings, ...(await this.policyWarnings(issued.state.policies))],
+    };
+  }
+
+  async lookup(req: EngineRequest, caller: CallerContext): Promise<EngineResponse> {
+    const token = weakString(req.body['token'], 'token');
+    // Vault looks up the calling token when none is given.
+    if (!token) return this.lookupSelf(req, caller);
+    const found = await this.byToken(token);
+    if (!found) throw badToken();
+    return { data: await this.lookupView(found, token) };
+  }
+
+  async lookupSelf(req: EngineRequest, caller: CallerContext): Promise<EngineResponse> {
+    const found = await this.callerToken(caller);
+    if (!found) throw badToken();
+    return { data: await this.lookupView(found, await this.echoedToken(req, found)) };
+  }
+
+  async lookupAccessor(req: EngineRequest): Promise<EngineResponse> {
+    const found = await this.byAccessorField(req);
+    return { data: await this.lookupView(found, '') };
+  }
+
+  async renew(req: EngineRequest): Promise<EngineResponse> {
+    const token = weakString(req.body['token'], 'token');
+    if (!token) throw missingToken();
+    const found = await this.byToken(token);
+    if (!found) throw invalidRequest('token not found');
+    return this.renewToken(found, parseIncrement(req.body), token);
+  }
+
+  async renewSelf(req: EngineRequest, caller: CallerContext): Promise<EngineResponse> {
+    const found = await this.callerToken(caller);
+    if (!found) throw invalidRequest('token not found');
+    return this.renewToken(found, parseIncrement(req.body), await this.echoedToken(req, found));
+  }
+
+  async renewAccessor(req: EngineRequest): Promise<EngineResponse> {
+    const found = await this.byAccessorField(req);
+    return this.renewToken(found, parseIncrement(req.body), '');
+  }
+
+  async revoke(req: EngineRequest): Promise<EngineResponse> {
+    const token = weakString(req.body['token'], 'token');
+    if (!token) throw missingToken();
+    const found = await this.byToken(token, { includeUnusable: true });
+    if (found) await this.revocation.revokeTree(found.state.accessor, 'revoked');
+    return {};
+  }
+
+  async revokeSelf(caller: CallerContext): Promise<EngineResponse> {
+    if (caller.accessor) await this.revocation.revokeTree(caller.accessor, 'revoked');
+    return {};
+  }
+
+  async revokeAccessor(req: EngineRequest): Promise<EngineResponse> {
+    const found = await this.byAccessorField(req, { includeUnusable: true });
+    await this.revocation.revokeTree(found.state.accessor, 'revoked');
+    return {};
+  }
+
+  /** revoke-orphan: the route needs sudo, the gateway checks it. */
+  async revokeOrphan(req: EngineRequest): Promise<EngineResponse> {
+    const token = weakString(req.body['token'], 'token');
+    if (!token) throw missingToken();
+    const found = await this.byToken(token, { includeUnusable: true });
+    if (!found) throw invalidRequest('token to revoke not found');
+    await this.revocation.revokeOrphan(found.state.accessor);
+    return {};
+  }
+
+  async listAccessors(): Promise<EngineResponse> {
+    const keys = await this.repo.allAccessors();
+    if (keys.length === 0) throw notFound();
+    return { data: { keys } };
+  }
+
+  private async renewToken(found: VersionedToken, increment: number, clientToken: string): Promise<EngineResponse> {
+    let attempt: VersionedToken | undefined = found;
+    const { state, ttl, warnings } = await retryOnConflict(async () => {
+      const current = attempt ?? (await this.repo.byAccessor(found.state.accessor));
+      attempt = undefined;
+      if (!current || !isUsable(current.state, this.now())) throw invalidRequest('token not found');
+      const mount = await this.mountTtlsOf(current.state.mountAccessor);
+      const decision = decideRenew(current.state, increment, this.now(), mount);
+      const after = await this.log.append(current.state.accessor, current.version, [
+        { type: 'TokenRenewed', data: decision.renewed },
+      ]);
+      if (!after) throw invalidRequest('token not found');
+      return { state: after, ttl: decision.renewed.ttl, warnings: decision.warnings };
+    });
+    // Cached resolutions carry the old expiry.
+    await this.runtime.transport.publish(invalidation, { kind: 'token', keys: [state.accessor] });
+    await this.runtime.transport.flush();
+    const identityPolicies = await this.displayedIdentityPolicies(state.entityId);
+    return { data: null, auth: authBlock(state, clientToken, identityPolicies, ttl), warnings };
+  }
+
+  private async lookupView(found: VersionedToken, id: string): Promise<Record<string, unknown>> {
+    const identityPolicies = await this.displayedIdentityPolicies(found.state.entityId);
+    return lookupData(found.state, id, identityPolicies, this.now());
+  }
+
+  /** Entity policies as displayed (lookups show them even for a disabled entity). */
+  private async displayedIdentityPolicies(entityId: string): Promise<string[]> {
+    if (entityId === '') return [];
+    return (await this.identity.standing(entityId))?.policies ?? [];
+  }
+
+  /**
+   * The caller's own token. Unlike other lookups it may be used up: the request that spent its
+   * last use is this one.
+   */
+  private async callerToken(caller: CallerContext): Promise<VersionedToken | undefined> {
+    if (!caller.accessor) return undefined;
+    const found = await this.repo.byAccessor(caller.accessor);
+    if (!found) return undefined;
+    const { expiresAt } = found.state;
+    return expiresAt === 0 || expiresAt > this.now() ? found : undefined;
+  }
+
+  /** The raw token from the forwarded headers, if it is the caller's (else ""). */
+  private async echoedToken(req: EngineRequest, found: VersionedToken): Promise<string> {
+    const raw = tokenFromHeaders(req.headers);
+    if (!raw) return '';
+    const hasher = await this.salt.get();
+    return hasher.matches(raw, found.state.tokenHash) ? raw : '';
+  }
+
+  private async byToken(token: string, opts: { includeUnusable?: boolean } = {}): Promise<VersionedToken | undefined> {
+    const hasher = await this.salt.get();
+    const found = await this.repo.byHash(hasher.hash(token));
+    if (!found || !hasher.matches(token, found.state.tokenHash)) return undefined;
+    if (!opts.includeUnusable && !isUsable(found.state, this.now())) return undefined;
+    return found;
+  }
+
+  private async byAccessorField(req: EngineRequest, opts: { includeUnusable?: boolean } = {}): Promise<VersionedToken> {
+    const accessor = weakString(req.body['accessor'], 'accessor');
+    if (!accessor) throw missingAccessor();
+    const found = await this.repo.byAccessor(accessor);
+    if (!found || (!opts.includeUnusable && !isUsable(found.state, this.now()))) throw invalidAccessor();
+    return found;
+  }
+
+  private async policyWarnings(policies: readonly string[]): Promise<string[]> {
+    const names = policies.filter((p) => p !== 'root');
+    if (names.length === 0) return [];
+    const existing = new Set(await this.policies.existing(names));
+    return names.filter((p) => !existing.has(p)).map((p) => `Policy ${JSON.stringify(p)} does not exist`);
+  }
+
+  private async mountTtlsOf(mountAccessor: string): Promise<MountTtls> {
+    if (mountAccessor === '') return mountTtls();
+    const mount = await this.mounts.authMountByAccessor(mountAccessor);
+    return mountTtls(mount?.config);
+  }
+
+  private now(): number {
+    return this.runtime.clock().getTime();
+  }
+}

@@ -1,0 +1,67 @@
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Vault's service token prefix. */
+export const SERVICE_TOKEN_PREFIX = 'hvs.';
+/** Random characters after the prefix (Vault uses 24; more entropy costs nothing here). */
+export const TOKEN_RANDOM_LENGTH = 32;
+export const ACCESSOR_LENGTH = 24;
+
+/** Uniform base62 string from the CSPRNG (rejection sampling: no modulo bias). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte >= 248) continue; // 248 = 62 * 4
+      out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export const generateToken = (): string => SERVICE_TOKEN_PREFIX + randomBase62(TOKEN_RANDOM_LENGTH);
+export const generateAccessor = (): string => randomBase62(ACCESSOR_LENGTH);
+/** The per-cluster salt, created once and stored under the barrier. */
+export const generateSalt = (): Buffer => randomBytes(32);
+
+/**
+ * Turns tokens into storage keys without storing tokens: `hash` (the lookup key of the read
+ * model) and `ref` (the opaque per-token id other services key state by, e.g. cubbyhole) are
+ * HMAC-SHA256 under two different keys derived from the cluster salt, so neither can be turned
+ * into the other nor back into the token.
+ */
+export class TokenHasher {
+  private readonly hashKey: Buffer;
+  private readonly refKey: Buffer;
+
+  constructor(salt: Buffer) {
+    this.hashKey = Buffer.from(hkdfSync('sha256', salt, Buffer.alloc(0), 'coffer token hash v1', 32));
+    this.refKey = Buffer.from(hkdfSync('sha256', salt, Buffer.alloc(0), 'coffer token ref v1', 32));
+  }
+
+  hash(token: string): string {
+    return createHmac('sha256', this.hashKey).update(token, 'utf8').digest('hex');
+  }
+
+  ref(token: string): string {
+    return createHmac('sha256', this.refKey).update(token, 'utf8').digest('base64url');
+  }
+
+  /** Constant-time check that `token` hashes to `storedHash`. */
+  matches(token: string, storedHash: string): boolean {
+    const a = Buffer.from(this.hash(token), 'hex');
+    const b = Buffer.from(storedHash, 'hex');
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+}
+
+/** The client token of a request, from the headers a route forwards (Vault's precedence). */
+export function tokenFromHeaders(headers: Record<string, string>): string | undefined {
+  const direct = headers['x-service-token'] ?? headers['x-vault-token'];
+  if (direct) return direct;
+  const auth = headers['authorization'];
+  const m = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim()) : null;
+  return m?.[1];
+}

@@ -1,0 +1,92 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../tokens-di';
+import { TokenRepository } from './token.repository';
+import { TokenRevocationService } from './token-revocation.service';
+
+export interface TokenSweepSettings {
+  /** how often each replica looks for tokens to revoke */
+  intervalMs: number;
+  /**
+   * How long a used-up token survives its last use before it is revoked (children, cubbyhole):
+   * the request that spent the last use must be able to finish, e.g. a one-use token reading its
+   * cubbyhole. Longer than any request may take.
+   */
+  exhaustedGraceMs: number;
+  /** tokens revoked per category per sweep */
+  batchSize: number;
+}
+
+export const TOKEN_SWEEP_SETTINGS = Symbol('TOKEN_SWEEP_SETTINGS');
+export const DEFAULT_TOKEN_SWEEP_SETTINGS: TokenSweepSettings = {
+  intervalMs: 1000,
+  exhaustedGraceMs: 60_000,
+  batchSize: 100,
+};
+
+/**
+ * Revokes what must die without anybody asking: expired tokens, used-up tokens after their
+ * grace, and tokens whose parent is gone. Runs on every replica; revocations are idempotent
+ * appends at a known stream version, so replicas sweeping the same token do not conflict.
+ */
+@Injectable()
+export class TokenSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('TokenSweeper');
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly repo: TokenRepository,
+    private readonly revocation: TokenRevocationService,
+    @Inject(TOKEN_SWEEP_SETTINGS) private readonly settings: TokenSweepSettings,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.tick(), this.settings.intervalMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** One pass; answers how many tokens it revoked. */
+  async sweep(): Promise<number> {
+    if (this.runtime.cipher.sealed) return 0;
+    const nowMs = this.runtime.clock().getTime();
+    const { batchSize } = this.settings;
+    let count = 0;
+    for (const accessor of await this.repo.expired(nowMs, batchSize)) {
+      count += (await this.revocation.revokeTree(accessor, 'expired')).accessors.length;
+    }
+    for (const accessor of await this.repo.exhaustedBefore(nowMs - this.settings.exhaustedGraceMs, batchSize)) {
+      count += (await this.revocation.revokeTree(accessor, 'uses_exhausted')).accessors.length;
+    }
+    for (const accessor of await this.repo.dangling(batchSize)) {
+      count += (await this.revocation.revokeTree(accessor, 'parent_revoked')).accessors.length;
+    }
+    return count;
+  }
+
+  private tick(): void {
+    if (this.running) return;
+    this.running = this.sweep()
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        // Never the token data: only what went wrong.
+        this.logger.warn(`token sweep failed: ${error instanceof Error ? error.message : String(error)}`);
+      })
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+}

@@ -1,0 +1,197 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, invalidRequest, type AuthBlock, type ResolvedToken } from '@coffer/contracts';
+import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../tokens-di';
+import { IdentityService } from '../identity/identity.service';
+import { decideUse, isUsable, issueToken, type TokenSpec, type TokenState } from './token.decider';
+import { generateAccessor, generateToken } from './token-crypto';
+import { TokenEventLog } from './token-event-log';
+import { TokenRepository } from './token.repository';
+import { TokenSalt } from './token-salt';
+import { mountTtls, type MountTtls } from './token-ttl';
+import { authBlock, resolvedToken } from './token.views';
+import type { VersionedToken } from './token.table';
+
+export const invalidToken = (): DomainError => new DomainError('invalid_token', 'permission denied');
+
+export interface IssuedToken {
+  token: string;
+  state: TokenState;
+  warnings: string[];
+}
+
+/** What an auth method hands over to get a login token (durations in seconds). */
+export interface LoginTokenRequest {
+  /** sanitised token policies (default included unless no_default_policy) */
+  policies: string[];
+  meta: Record<string, string>;
+  displayName: string;
+  /** "auth/<mount>/login/<name>" */
+  path: string;
+  entityId: string;
+  numUses: number;
+  ttl: number;
+  maxTtl: number;
+  explicitMaxTtl: number;
+  period: number;
+  mount: { accessor: string; config: { default_lease_ttl: number; max_lease_ttl: number } };
+}
+
+/**
+ * The token store's core: issuing tokens (root at init, children via auth/token/create, logins)
+ * and resolving tokens for the gateway. Tokens are looked up by their salted hash only.
+ */
+@Injectable()
+export class TokenService {
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly repo: TokenRepository,
+    private readonly log: TokenEventLog,
+    private readonly salt: TokenSalt,
+    private readonly identity: IdentityService,
+  ) {}
+
+  /**
+   * A root token (policy "root", never expires, orphan). Called by sys/init and dev bootstrap
+   * while the barrier is unlocked; `id` sets the token itself (dev mode's root token id).
+   */
+  async createRootToken(opts: { id?: string }): Promise<{ token: string; accessor: string }> {
+    const spec: TokenSpec = {
+      customId: opts.id,
+      parentAccessor: null,
+      policies: ['root'],
+      meta: {},
+      displayName: 'root',
+      numUses: 0,
+      renewable: false,
+      ttl: 0,
+      backendMaxTtl: 0,
+      explicitMaxTtl: 0,
+      period: 0,
+      path: 'auth/token/root',
+      entityId: '',
+      allowNonExpiring: true,
+      creatorExpires: false,
+    };
+    const issued = await this.issue(spec, mountTtls(), '');
+    return { token: issued.token, accessor: issued.state.accessor };
+  }
+
+  /** Stores a new token for `spec`; the token itself is returned once and never stored. */
+  async issue(spec: TokenSpec, mount: MountTtls, mountAccessor: string): Promise<IssuedToken> {
+    const hasher = await this.salt.get();
+    const token = spec.customId ?? generateToken();
+    const tokenHash = hasher.hash(token);
+    if (spec.customId !== undefined && (await this.repo.existsByHash(tokenHash))) throw duplicateId();
+    const accessor = generateAccessor();
+    const { created, warnings } = issueToken(spec, {
+      nowMs: this.now(),
+      mount,
+      mountAccessor,
+      accessor,
+      tokenHash,
+      tokenRef: hasher.ref(token),
+    });
+    try {
+      const state = await this.log.append(accessor, 0, [{ type: 'TokenCreated', data: created }]);
+      if (!state) throw new DomainError('internal', 'internal error');
+      return { token, state, warnings };
+    } catch (error) {
+      // Two creates of the same custom id racing: the read model's unique hash decides.
+      if (isUniqueViolation(error)) throw duplicateId();
+      throw error;
+    }
+  }
+
+  /** A login token of an auth method: an orphan, entity-bound, with the method's TTL settings. */
+  async issueLoginToken(req: LoginTokenRequest): Promise<{ auth: AuthBlock; warnings: string[] }> {
+    const spec: TokenSpec = {
+      parentAccessor: null,
+      policies: req.policies,
+      meta: req.meta,
+      displayName: req.displayName,
+      numUses: req.numUses,
+      renewable: true,
+      ttl: req.ttl,
+      backendMaxTtl: req.maxTtl,
+      explicitMaxTtl: req.explicitMaxTtl,
+      period: req.period,
+      path: req.path,
+      entityId: req.entityId,
+      allowNonExpiring: false,
+      creatorExpires: false,
+    };
+    const issued = await this.issue(spec, mountTtls(req.mount.config), req.mount.accessor);
+    const identityPolicies = await this.identityPolicies(issued.state);
+    return {
+      auth: authBlock(issued.state, issued.token, identityPolicies, issued.state.creationTtl),
+      warnings: issued.warnings,
+    };
+  }
+
+  /**
+   * The gateway's token check. Unknown, expired, used-up tokens and tokens of a disabled entity
+   * fail with invalid_token. Each call is one use of a use-limited token (counted atomically in
+   * the token's stream), so those come back uncacheable.
+   */
+  async resolve(token: string): Promise<ResolvedToken> {
+    const hasher = await this.salt.get();
+    const found = await this.repo.byHash(hasher.hash(token));
+    if (!found || !hasher.matches(token, found.state.tokenHash)) throw invalidToken();
+    if (!isUsable(found.state, this.now())) throw invalidToken();
+    const identityPolicies = await this.identityPolicies(found.state);
+    const state = found.state.numUses > 0 ? await this.use(found) : found.state;
+    return resolvedToken(state, identityPolicies);
+  }
+
+  /** The same view of a token by accessor, without counting a use. */
+  async resolveAccessor(accessor: string): Promise<ResolvedToken> {
+    if (this.runtime.cipher.sealed) throw new DomainError('sealed', 'Vault is sealed');
+    const found = await this.repo.byAccessor(accessor);
+    if (!found || !isUsable(found.state, this.now())) throw invalidToken();
+    return resolvedToken(found.state, await this.identityPolicies(found.state));
+  }
+
+  /** Which of these token refs belong to tokens that still exist. */
+  async alive(tokenRefs: readonly string[]): Promise<string[]> {
+    return this.repo.existingRefs(tokenRefs);
+  }
+
+  /**
+   * Policies from the token's entity. A disabled entity makes its tokens unusable (not revoked);
+   * a deleted entity simply contributes nothing, as in Vault.
+   */
+  async identityPolicies(state: TokenState): Promise<string[]> {
+    if (state.entityId === '') return [];
+    const standing = await this.identity.standing(state.entityId);
+    if (!standing) return [];
+    if (standing.disabled) throw invalidToken();
+    return standing.policies;
+  }
+
+  private async use(found: VersionedToken): Promise<TokenState> {
+    let current: VersionedToken | undefined = found;
+    return retryOnConflict(async () => {
+      current ??= await this.repo.byAccessor(found.state.accessor);
+      const attempt = current;
+      current = undefined; // a retry re-reads the row
+      const nowMs = this.now();
+      if (!attempt || !isUsable(attempt.state, nowMs)) throw invalidToken();
+      const used = decideUse(attempt.state, nowMs);
+      if (!used) return attempt.state;
+      const after = await this.log.append(attempt.state.accessor, attempt.version, [{ type: 'TokenUsed', data: used }]);
+      if (!after) throw invalidToken();
+      return after;
+    });
+  }
+
+  private now(): number {
+    return this.runtime.clock().getTime();
+  }
+}
+
+const duplicateId = (): DomainError => invalidRequest('cannot create a token with a duplicate ID');
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}

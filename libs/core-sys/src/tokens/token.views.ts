@@ -1,0 +1,87 @@
+import type { AuthBlock, ResolvedToken } from '@coffer/contracts';
+import type { TokenState } from './token.decider';
+import { combinedPolicies } from './token-policies';
+
+/** Vault's `auth` block (create, renew, login). `leaseDuration` is the TTL just granted. */
+export function authBlock(
+  state: TokenState,
+  clientToken: string,
+  identityPolicies: readonly string[],
+  leaseDuration: number,
+): AuthBlock {
+  const auth: AuthBlock = {
+    client_token: clientToken,
+    accessor: state.accessor,
+    policies: combinedPolicies(state.policies, identityPolicies),
+    token_policies: state.policies,
+    metadata: Object.keys(state.meta).length > 0 ? state.meta : null,
+    lease_duration: leaseDuration,
+    renewable: state.renewable,
+    entity_id: state.entityId,
+    token_type: 'service',
+    orphan: state.parentAccessor === null,
+    mfa_requirement: null,
+    num_uses: state.numUses,
+  };
+  if (identityPolicies.length > 0) auth.identity_policies = [...identityPolicies];
+  return auth;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** Vault's token lookup data. `id` is the token for lookup/lookup-self, "" for lookup-accessor. */
+export function lookupData(
+  state: TokenState,
+  id: string,
+  identityPolicies: readonly string[],
+  nowMs: number,
+): Record<string, unknown> {
+  const data: Record<string, unknown> = {
+    accessor: state.accessor,
+    creation_time: Math.floor(state.createdAt / 1000),
+    creation_ttl: state.creationTtl,
+    display_name: state.displayName,
+    entity_id: state.entityId,
+    expire_time: null,
+    explicit_max_ttl: state.explicitMaxTtl,
+    id,
+    meta: Object.keys(state.meta).length > 0 ? state.meta : null,
+    num_uses: state.numUses,
+    orphan: state.parentAccessor === null,
+    path: state.path,
+    policies: state.policies,
+    ttl: 0,
+    type: 'service',
+  };
+  if (state.period > 0) data['period'] = state.period;
+  if (state.expiresAt > 0) {
+    // Only expiring tokens have a lease in Vault: expiry, renewability and issue time come with it.
+    data['expire_time'] = iso(state.expiresAt);
+    data['ttl'] = Math.max(0, Math.floor((state.expiresAt - nowMs) / 1000));
+    data['renewable'] = state.renewable;
+    data['issue_time'] = iso(state.createdAt);
+    if (state.lastRenewedAt !== null) {
+      data['last_renewal_time'] = Math.floor(state.lastRenewedAt / 1000);
+      data['last_renewal'] = iso(state.lastRenewedAt);
+    }
+  }
+  if (identityPolicies.length > 0) {
+    data['identity_policies'] = [...identityPolicies];
+    data['external_namespace_policies'] = {};
+  }
+  return data;
+}
+
+export function resolvedToken(state: TokenState, identityPolicies: readonly string[]): ResolvedToken {
+  return {
+    accessor: state.accessor,
+    tokenRef: state.tokenRef,
+    policies: state.policies,
+    identityPolicies: [...identityPolicies],
+    entityId: state.entityId,
+    displayName: state.displayName,
+    expiresAt: state.expiresAt,
+    // Use-limited tokens must come back here on every request to be counted.
+    cacheable: state.numUses === 0,
+  };
+}

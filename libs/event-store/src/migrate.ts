@@ -1,0 +1,75 @@
+import { Migrator, sql, type Migration, type MigrationResult } from 'kysely';
+import { EVENT_LOG_MIGRATION, eventLogMigration } from './event-log.migration';
+import type { AnyDb } from './types';
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function assertSchemaName(schema: string): void {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name ${JSON.stringify(schema)}`);
+}
+
+/**
+ * Each migration runs with `search_path` set to the service's schema (SET LOCAL, inside the
+ * migrator's transaction), so unqualified names in kysely-built or raw SQL land in that schema.
+ */
+function inSchema(schema: string, migration: Migration): Migration {
+  const scoped = async (db: Parameters<Migration['up']>[0], fn: Migration['up']) => {
+    await sql`set local search_path to ${sql.id(schema)}, public`.execute(db);
+    await fn(db);
+  };
+  const down = migration.down;
+  return {
+    up: (db) => scoped(db, migration.up),
+    ...(down ? { down: (db: Parameters<Migration['up']>[0]) => scoped(db, down) } : {}),
+  };
+}
+
+async function createSchema(db: AnyDb, schema: string): Promise<void> {
+  try {
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  } catch (error) {
+    // Two replicas racing on CREATE SCHEMA IF NOT EXISTS: the loser can still fail on the catalog's
+    // unique index. The schema existing afterwards is all that matters.
+    const found = await sql<{ n: number }>`select 1 as n from pg_namespace where nspname = ${schema}`.execute(db);
+    if (found.rows.length === 0) throw error;
+  }
+}
+
+/**
+ * Creates the service's schema and brings it to the latest migration: the event log's own
+ * migration first, then the service's. The history lives in `<schema>.kysely_migration`.
+ *
+ * Two replicas starting at once are safe: kysely's Migrator (0.28) takes a session-level
+ * pg_advisory_lock on a dedicated connection and re-reads the executed migrations inside its
+ * transaction after acquiring it, so the second replica finds everything applied and does
+ * nothing; its "create table if not exists" for the history tables tolerates the same race.
+ */
+export async function migrateSchema(
+  db: AnyDb,
+  schema: string,
+  migrations: Record<string, Migration>,
+): Promise<MigrationResult[]> {
+  assertSchemaName(schema);
+  for (const name of Object.keys(migrations)) {
+    if (name <= EVENT_LOG_MIGRATION) {
+      throw new Error(`migration ${JSON.stringify(name)} must sort after ${JSON.stringify(EVENT_LOG_MIGRATION)}`);
+    }
+  }
+  await createSchema(db, schema);
+  const all: Record<string, Migration> = { [EVENT_LOG_MIGRATION]: eventLogMigration(schema) };
+  for (const [name, migration] of Object.entries(migrations)) all[name] = inSchema(schema, migration);
+  const migrator = new Migrator({
+    db,
+    migrationTableSchema: schema,
+    provider: { getMigrations: async () => all },
+  });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results.find((r) => r.status === 'Error');
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`migrating schema ${schema} failed${failed ? ` at ${failed.migrationName}` : ''}: ${reason}`, {
+      cause: error,
+    });
+  }
+  return results;
+}

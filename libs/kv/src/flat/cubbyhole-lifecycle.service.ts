@@ -1,0 +1,101 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { coreTokenAlive } from '@coffer/contracts';
+import type { ServiceRuntime } from '@coffer/event-store';
+import { KV_OPTIONS, KV_RUNTIME, type KvModuleOptions } from '../kv.tokens';
+import { KvEventLog } from '../shared/event-log';
+import { cubbyholeStream } from '../shared/streams';
+import { Vacuum } from '../shared/vacuum';
+import { FlatRepository } from './flat.repository';
+
+const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
+const DEFAULT_SWEEP_BATCH = 500;
+
+type Reason = 'token_revoked' | 'token_gone';
+
+/**
+ * A token's cubbyhole dies with the token: at once on the token-revoked broadcast, and by a
+ * periodic sweep that asks core-sys which owners are still alive, so an expired token or a
+ * missed broadcast never leaves data behind.
+ */
+@Injectable()
+export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('kv.cubbyhole');
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+
+  constructor(
+    @Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime,
+    @Inject(KV_OPTIONS) private readonly options: KvModuleOptions,
+    private readonly repo: FlatRepository,
+    private readonly log: KvEventLog,
+    private readonly vacuum: Vacuum,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const interval = this.options.cubbyholeSweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
+    if (interval <= 0) return;
+    this.timer = setInterval(() => void this.sweepInBackground(), interval);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.sweeping;
+  }
+
+  async tokensRevoked(tokenRefs: readonly string[]): Promise<void> {
+    let destroyed = false;
+    for (const ref of tokenRefs) destroyed = (await this.destroy(ref, 'token_revoked')) || destroyed;
+    if (destroyed) await this.vacuum.request();
+  }
+
+  /** One pass over every cubbyhole owner; resolves when done (the timer runs it in the background). */
+  async sweep(): Promise<number> {
+    const batch = this.options.cubbyholeSweepBatchSize ?? DEFAULT_SWEEP_BATCH;
+    let after = '';
+    let destroyed = 0;
+    for (;;) {
+      const owners = await this.repo.owners(after, batch);
+      if (owners.length === 0) break;
+      const { alive } = await this.runtime.transport.request(coreTokenAlive, { tokenRefs: owners });
+      const live = new Set(alive);
+      for (const ref of owners) {
+        if (!live.has(ref) && (await this.destroy(ref, 'token_gone'))) destroyed++;
+      }
+      after = owners[owners.length - 1] ?? after;
+      if (owners.length < batch) break;
+    }
+    if (destroyed > 0) await this.vacuum.request();
+    return destroyed;
+  }
+
+  private async sweepInBackground(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = this.sweep()
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        // Sealed or core-sys briefly unavailable: the next pass catches up.
+        this.logger.warn(`cubbyhole sweep skipped: ${error instanceof Error ? error.message : 'unknown error'}`);
+      })
+      .finally(() => {
+        this.sweeping = undefined;
+      });
+    await this.sweeping;
+  }
+
+  /** Appends CubbyholeDestroyed when the token has data; true when something was destroyed. */
+  private async destroy(tokenRef: string, reason: Reason): Promise<boolean> {
+    if (tokenRef === '' || !(await this.repo.ownerHasData(tokenRef))) return false;
+    await this.log.append(cubbyholeStream(tokenRef), [{ type: 'CubbyholeDestroyed', data: { reason } }], 'any', (trx) =>
+      this.repo.ownerDestroyed(trx, tokenRef),
+    );
+    return true;
+  }
+}

@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  invalidRequest,
+  notFound,
+  type EngineRequest,
+  type EngineResponse,
+} from '@coffer/contracts';
+import { DataKeyCipher, flatLocation } from '../shared/data-keys';
+import { pathParam } from '../shared/engine-request';
+import { KvEventLog } from '../shared/event-log';
+import { isJsonObject, type JsonObject } from '../shared/json-object';
+import { assertSecretPath, isSecretPath, listFolder } from '../shared/paths';
+import { retryOnConflict } from '../shared/retry';
+import { cubbyholeSecretStream, kvKeyStream } from '../shared/streams';
+import { Vacuum } from '../shared/vacuum';
+import { decideDelete, decideWrite, leaseAdvice } from './flat.decider';
+import { FlatRepository, type FlatScope } from './flat.repository';
+
+/** kv v1 answers reads with lease advice; cubbyhole with none (lease_duration 0). */
+export type FlatKind = 'kv' | 'cubbyhole';
+
+const streamOf = (kind: FlatKind, scope: FlatScope, path: string): string =>
+  kind === 'kv' ? kvKeyStream(scope.mountUuid, path) : cubbyholeSecretStream(scope.owner, scope.mountUuid, path);
+
+/** Read, write, delete, list and existence of unversioned secrets (kv v1 and cubbyhole). */
+@Injectable()
+export class FlatSecretService {
+  constructor(
+    private readonly repo: FlatRepository,
+    private readonly log: KvEventLog,
+    private readonly dataKeys: DataKeyCipher,
+    private readonly vacuum: Vacuum,
+  ) {}
+
+  async read(kind: FlatKind, scope: FlatScope, req: EngineRequest): Promise<EngineResponse> {
+    const path = pathParam(req);
+    if (!isSecretPath(path)) throw notFound();
+    const row = await this.repo.read(scope, path);
+    if (!row) throw notFound();
+    if (!row.wrapped) throw new DomainError('internal', 'kv: the data key of a secret is missing');
+    const plaintext = this.dataKeys.open(
+      { keyId: row.key_id, wrappedKey: row.wrapped, ciphertext: row.ciphertext },
+      flatLocation(scope.mountUuid, scope.owner, path),
+    );
+    const data: unknown = JSON.parse(plaintext.toString('utf8'));
+    if (!isJsonObject(data)) throw new DomainError('internal', 'kv: stored data is not an object');
+    if (kind === 'cubbyhole') return { data };
+    return { data, lease: { lease_id: '', lease_duration: leaseAdvice(data, req.mount), renewable: false } };
+  }
+
+  /** Replaces the secret; the previous value's data key is erased in the same transaction. */
+  async write(kind: FlatKind, scope: FlatScope, req: EngineRequest): Promise<EngineResponse> {
+    const path = pathParam(req);
+    assertSecretPath(path);
+    const data: JsonObject = req.body;
+    if (Object.keys(data).length === 0) throw invalidRequest('missing data fields');
+    const plaintext = Buffer.from(JSON.stringify(data), 'utf8');
+    await retryOnConflict(async () => {
+      const head = await this.repo.head(scope, path);
+      const sealed = this.dataKeys.seal(plaintext, flatLocation(scope.mountUuid, scope.owner, path));
+      const events = decideWrite({ keyId: sealed.keyId, ciphertext: sealed.ciphertext.toString('base64') });
+      await this.log.append(streamOf(kind, scope, path), events, head?.stream_version ?? 'any', (trx, _stored, version) =>
+        this.repo.written(
+          trx,
+          scope,
+          path,
+          { keyId: sealed.keyId, wrapped: sealed.wrappedKey, ciphertext: sealed.ciphertext, streamVersion: version },
+          head?.key_id ?? null,
+        ),
+      );
+    });
+    return {};
+  }
+
+  /** Removes the secret and erases its data key, then vacuums so the key leaves the heap. */
+  async delete(kind: FlatKind, scope: FlatScope, req: EngineRequest): Promise<EngineResponse> {
+    const path = pathParam(req);
+    if (!isSecretPath(path)) return {};
+    const removed = await retryOnConflict(async () => {
+      const head = await this.repo.head(scope, path);
+      const events = decideDelete(head ? { keyId: head.key_id } : null);
+      if (!head || events.length === 0) return false;
+      await this.log.append(streamOf(kind, scope, path), events, head.stream_version, (trx) =>
+        this.repo.deleted(trx, scope, path, head.key_id),
+      );
+      return true;
+    });
+    if (removed) await this.vacuum.request();
+    return {};
+  }
+
+  async list(scope: FlatScope, req: EngineRequest): Promise<EngineResponse> {
+    const keys = await this.repo.list(scope, listFolder(pathParam(req)));
+    if (keys.length === 0) throw notFound();
+    return { data: { keys } };
+  }
+
+  async exists(scope: FlatScope, req: EngineRequest): Promise<{ exists: boolean }> {
+    const path = pathParam(req);
+    if (!isSecretPath(path)) return { exists: false };
+    return { exists: (await this.repo.head(scope, path)) !== undefined };
+  }
+}

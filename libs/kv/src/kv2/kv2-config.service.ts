@@ -1,0 +1,40 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EngineRequest, EngineResponse } from '@coffer/contracts';
+import type { ServiceRuntime } from '@coffer/event-store';
+import { KV_RUNTIME } from '../kv.tokens';
+import { KvEventLog } from '../shared/event-log';
+import { retryOnConflict } from '../shared/retry';
+import { kvConfigStream } from '../shared/streams';
+import { parseConfigInput } from './kv2.inputs';
+import { projectConfig } from './kv2.projection';
+import { Kv2Repository } from './kv2.repository';
+import { configView } from './kv2.views';
+
+/** config of a kv v2 mount: engine-wide max_versions, cas_required and delete_version_after. */
+@Injectable()
+export class Kv2ConfigService {
+  constructor(
+    @Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly repo: Kv2Repository,
+    private readonly log: KvEventLog,
+  ) {}
+
+  async read(req: EngineRequest): Promise<EngineResponse> {
+    const { config } = await this.repo.loadConfig(req.mount.uuid);
+    return { data: configView(config) };
+  }
+
+  async write(req: EngineRequest): Promise<EngineResponse> {
+    const mountUuid = req.mount.uuid;
+    await retryOnConflict(async () => {
+      const current = await this.repo.loadConfig(mountUuid);
+      const next = parseConfigInput(req.body, current.config);
+      if (!next) return;
+      const event = { type: 'KvConfigWritten', data: next };
+      await this.log.append(kvConfigStream(mountUuid), [event], current.streamVersion ?? 'any', (trx, _stored, version) =>
+        projectConfig(trx, this.runtime.schema, mountUuid, next, version, current.streamVersion === null),
+      );
+    });
+    return {};
+  }
+}

@@ -1,0 +1,138 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, notFound, type EngineRequest, type EngineResponse, type Operation } from '@coffer/contracts';
+import type { ServiceRuntime } from '@coffer/event-store';
+import { KV_RUNTIME } from '../kv.tokens';
+import { DataKeyCipher, kv2Location } from '../shared/data-keys';
+import { kv2InvalidPath, pathParam } from '../shared/engine-request';
+import { isJsonObject, type JsonObject } from '../shared/json-object';
+import { mergePatch } from '../shared/merge-patch';
+import { assertSecretPath } from '../shared/paths';
+import { retryOnConflict } from '../shared/retry';
+import { decideDeleteLatest, decidePatch, decideWrite, writeEvents, type WritePlan } from './kv2.decider';
+import { parseDataWrite, parseDepthQuery, parseVersionQuery } from './kv2.inputs';
+import { toVersionState } from './kv2.mapping';
+import { Kv2Repository, type VersionReadRow } from './kv2.repository';
+import { isDeleted } from './kv2.state';
+import { Kv2Store, type LoadedKey } from './kv2.store';
+import { subkeys } from './subkeys';
+import { versionMetadataView, type VersionMetadataView } from './kv2.views';
+
+/** data/:path and subkeys/:path of kv v2. */
+@Injectable()
+export class Kv2DataService {
+  constructor(
+    @Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly repo: Kv2Repository,
+    private readonly store: Kv2Store,
+    private readonly dataKeys: DataKeyCipher,
+  ) {}
+
+  async read(req: EngineRequest): Promise<EngineResponse> {
+    const path = this.secretPath(req, 'read');
+    const found = await this.readLive(req.mount.uuid, path, parseVersionQuery(req.query), 'data');
+    return { data: { data: this.open(found.row, req.mount.uuid, path), metadata: found.metadata } };
+  }
+
+  async subkeys(req: EngineRequest): Promise<EngineResponse> {
+    const path = this.secretPath(req, 'read');
+    const depth = parseDepthQuery(req.query);
+    const found = await this.readLive(req.mount.uuid, path, parseVersionQuery(req.query), 'subkeys');
+    return { data: { subkeys: subkeys(this.open(found.row, req.mount.uuid, path), depth), metadata: found.metadata } };
+  }
+
+  async write(req: EngineRequest): Promise<EngineResponse> {
+    const path = this.secretPath(req, 'update');
+    const input = parseDataWrite(req.body);
+    const plaintext = Buffer.from(JSON.stringify(input.data), 'utf8');
+    return retryOnConflict(async () => {
+      const loaded = await this.store.load(req.mount.uuid, path);
+      const plan = decideWrite(loaded.state, loaded.config, { cas: input.cas, now: this.runtime.clock() });
+      return this.appendVersion(req.mount.uuid, path, loaded, plan, plaintext);
+    });
+  }
+
+  /** JSON merge patch of the current version into a new version. */
+  async patch(req: EngineRequest): Promise<EngineResponse> {
+    const path = this.secretPath(req, 'patch');
+    const input = parseDataWrite(req.body);
+    return retryOnConflict(async () => {
+      const loaded = await this.store.load(req.mount.uuid, path);
+      const plan = decidePatch(loaded.state, loaded.config, { cas: input.cas, now: this.runtime.clock() });
+      const current = await this.repo.readVersion(req.mount.uuid, path, plan.version - 1);
+      if (!current) throw notFound();
+      const patched = mergePatch(this.open(current, req.mount.uuid, path), input.data);
+      const plaintext = Buffer.from(JSON.stringify(isJsonObject(patched) ? patched : {}), 'utf8');
+      return this.appendVersion(req.mount.uuid, path, loaded, plan, plaintext);
+    });
+  }
+
+  /** DELETE data/:path: soft-deletes the latest version. */
+  async deleteLatest(req: EngineRequest): Promise<EngineResponse> {
+    const path = this.secretPath(req, 'delete');
+    await retryOnConflict(async () => {
+      const loaded = await this.store.load(req.mount.uuid, path);
+      await this.store.append(req.mount.uuid, path, loaded, decideDeleteLatest(loaded.state, this.runtime.clock()));
+    });
+    return {};
+  }
+
+  async exists(req: EngineRequest): Promise<{ exists: boolean }> {
+    const path = pathParam(req);
+    return { exists: path !== '' && (await this.repo.keyExists(req.mount.uuid, path)) };
+  }
+
+  private async appendVersion(
+    mountUuid: string,
+    path: string,
+    loaded: LoadedKey,
+    plan: WritePlan,
+    plaintext: Buffer,
+  ): Promise<EngineResponse> {
+    const sealed = this.dataKeys.seal(plaintext, kv2Location(mountUuid, path, plan.version));
+    const events = writeEvents(plan, { keyId: sealed.keyId, ciphertext: sealed.ciphertext.toString('base64') });
+    await this.store.append(mountUuid, path, loaded, events, [sealed]);
+    const version = { createdTime: plan.createdTime, deletionTime: plan.deletionTime, destroyed: false };
+    return { data: versionMetadataView({ customMetadata: loaded.state?.customMetadata ?? null }, plan.version, version) };
+  }
+
+  /**
+   * The requested version, if it exists and is live. A soft-deleted or destroyed version answers
+   * 404 with its metadata in the body (`data: null` or `subkeys: null`), like Vault.
+   */
+  private async readLive(
+    mountUuid: string,
+    path: string,
+    version: number,
+    dataField: 'data' | 'subkeys',
+  ): Promise<{ row: VersionReadRow; metadata: VersionMetadataView }> {
+    const row = await this.repo.readVersion(mountUuid, path, version);
+    if (!row || row.version === null || row.v_created_ms === null) throw notFound();
+    const state = toVersionState(row.v_created_ms, row.deletion_ms, row.destroyed ?? false);
+    const custom = this.store.openCustomMetadata(row.custom_metadata, mountUuid, path);
+    const metadata = versionMetadataView({ customMetadata: custom }, row.version, state);
+    if (state.destroyed || isDeleted(state, this.runtime.clock())) {
+      throw notFound({ [dataField]: null, metadata });
+    }
+    return { row, metadata };
+  }
+
+  private open(row: VersionReadRow, mountUuid: string, path: string): JsonObject {
+    if (row.version === null || !row.key_id || !row.ciphertext || !row.wrapped) {
+      throw new DomainError('internal', 'kv: the data key of a live version is missing');
+    }
+    const plaintext = this.dataKeys.open(
+      { keyId: row.key_id, wrappedKey: row.wrapped, ciphertext: row.ciphertext },
+      kv2Location(mountUuid, path, row.version),
+    );
+    const data: unknown = JSON.parse(plaintext.toString('utf8'));
+    if (!isJsonObject(data)) throw new DomainError('internal', 'kv: stored data is not an object');
+    return data;
+  }
+
+  private secretPath(req: EngineRequest, operation: Operation): string {
+    const path = pathParam(req);
+    if (path === '' || path.endsWith('/')) throw kv2InvalidPath(operation, req.path);
+    assertSecretPath(path);
+    return path;
+  }
+}

@@ -1,0 +1,55 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EngineRequest, EngineResponse } from '@coffer/contracts';
+import type { ServiceRuntime } from '@coffer/event-store';
+import { KV_RUNTIME } from '../kv.tokens';
+import { kv2InvalidPath, pathParam } from '../shared/engine-request';
+import { assertSecretPath } from '../shared/paths';
+import { retryOnConflict } from '../shared/retry';
+import { Vacuum } from '../shared/vacuum';
+import { decideDeleteVersions, decideDestroy, decideUndelete } from './kv2.decider';
+import type { Kv2Event } from './kv2.events';
+import { parseVersionsBody } from './kv2.inputs';
+import { Kv2Store, type LoadedKey } from './kv2.store';
+
+/** delete/:path, undelete/:path and destroy/:path of kv v2. */
+@Injectable()
+export class Kv2VersionsService {
+  constructor(
+    @Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly store: Kv2Store,
+    private readonly vacuum: Vacuum,
+  ) {}
+
+  async delete(req: EngineRequest): Promise<EngineResponse> {
+    const versions = parseVersionsBody(req.body);
+    await this.change(req, (loaded) => decideDeleteVersions(loaded.state, versions, this.runtime.clock()));
+    return {};
+  }
+
+  async undelete(req: EngineRequest): Promise<EngineResponse> {
+    const versions = parseVersionsBody(req.body);
+    await this.change(req, (loaded) => decideUndelete(loaded.state, loaded.config, versions, this.runtime.clock()));
+    return {};
+  }
+
+  /** Destroys the versions' data for good: their data keys are erased, then the heap vacuumed. */
+  async destroy(req: EngineRequest): Promise<EngineResponse> {
+    const versions = parseVersionsBody(req.body);
+    const destroyed = await this.change(req, (loaded) => decideDestroy(loaded.state, versions));
+    if (destroyed) await this.vacuum.request();
+    return {};
+  }
+
+  /** Decides on fresh state and appends, retrying on conflicts; true when events were appended. */
+  private async change(req: EngineRequest, decide: (loaded: LoadedKey) => Kv2Event[]): Promise<boolean> {
+    const path = pathParam(req);
+    if (path === '' || path.endsWith('/')) throw kv2InvalidPath('update', req.path);
+    assertSecretPath(path);
+    return retryOnConflict(async () => {
+      const loaded = await this.store.load(req.mount.uuid, path);
+      const events = decide(loaded);
+      await this.store.append(req.mount.uuid, path, loaded, events);
+      return events.length > 0;
+    });
+  }
+}

@@ -1,0 +1,223 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
+import { KV_RUNTIME } from '../kv.tokens';
+import type { KvDatabase } from '../shared/kv.tables';
+import type { EngineConfig } from './kv2.state';
+import type { Kv2Event } from './kv2.events';
+
+/** What the projection needs beyond the events: key material never stored in the log. */
+export interface Kv2ProjectionContext {
+  mountUuid: string;
+  path: string;
+  /** stream version after the append */
+  streamVersion: number;
+  /** true when the key had no read-model row before this append */
+  created: boolean;
+  /** barrier-wrapped data keys of versions written by these events, by key id */
+  wrappedKeys: ReadonlyMap<string, Buffer>;
+  /** ciphertext of written versions, by key id (Buffer form of the event's base64) */
+  ciphertexts: ReadonlyMap<string, Buffer>;
+  /** barrier-encrypts custom metadata for the read model */
+  sealCustomMetadata: (map: Record<string, string> | null) => Buffer | null;
+}
+
+/**
+ * Keeps the kv v2 read model in step with a key's stream, in the append transaction. Erasing a
+ * version's data means deleting its data_keys row (and, for tidiness, its ciphertext).
+ */
+@Injectable()
+export class Kv2Projection {
+  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {}
+
+  private db(trx: AnyTrx): Kysely<KvDatabase> {
+    return (trx as Kysely<KvDatabase>).withSchema(this.runtime.schema);
+  }
+
+  async apply(trx: AnyTrx, ctx: Kv2ProjectionContext, events: readonly Kv2Event[]): Promise<void> {
+    const db = this.db(trx);
+    let exists = !ctx.created;
+    let removed = false;
+    for (const event of events) {
+      switch (event.type) {
+        case 'SecretVersionWritten':
+          await this.versionWritten(db, ctx, event.data, exists);
+          exists = true;
+          break;
+        case 'SecretVersionsPruned':
+          await this.shred(db, ctx, { below: event.data.oldestVersion });
+          await db
+            .deleteFrom('kv2_versions')
+            .where('mount_uuid', '=', ctx.mountUuid)
+            .where('path', '=', ctx.path)
+            .where('version', '<', event.data.oldestVersion)
+            .execute();
+          await this.keyRow(db, ctx).set({ oldest_version: event.data.oldestVersion }).execute();
+          break;
+        case 'SecretVersionsDeleted':
+        case 'SecretVersionsUndeleted': {
+          const deletionMs = event.data.deletionTime === null ? null : Date.parse(event.data.deletionTime);
+          await db
+            .updateTable('kv2_versions')
+            .set({ deletion_ms: deletionMs })
+            .where('mount_uuid', '=', ctx.mountUuid)
+            .where('path', '=', ctx.path)
+            .where('version', 'in', event.data.versions)
+            .execute();
+          break;
+        }
+        case 'SecretVersionsDestroyed':
+          await this.shred(db, ctx, { versions: event.data.versions });
+          await db
+            .updateTable('kv2_versions')
+            .set({ destroyed: true, key_id: null, ciphertext: null })
+            .where('mount_uuid', '=', ctx.mountUuid)
+            .where('path', '=', ctx.path)
+            .where('version', 'in', event.data.versions)
+            .execute();
+          break;
+        case 'SecretMetadataWritten': {
+          const d = event.data;
+          const settings = {
+            max_versions: d.maxVersions,
+            cas_required: d.casRequired,
+            delete_version_after: d.deleteVersionAfter,
+            custom_metadata: ctx.sealCustomMetadata(d.customMetadata),
+          };
+          if (exists) {
+            await this.keyRow(db, ctx).set(settings).execute();
+          } else {
+            const at = Date.parse(d.at);
+            await db
+              .insertInto('kv2_keys')
+              .values({
+                mount_uuid: ctx.mountUuid,
+                path: ctx.path,
+                current_version: 0,
+                oldest_version: 0,
+                ...settings,
+                created_ms: at,
+                updated_ms: at,
+                stream_version: ctx.streamVersion,
+              })
+              .execute();
+            exists = true;
+          }
+          break;
+        }
+        case 'SecretMetadataDeleted':
+          await this.shred(db, ctx, 'all');
+          await db.deleteFrom('kv2_versions').where('mount_uuid', '=', ctx.mountUuid).where('path', '=', ctx.path).execute();
+          await db.deleteFrom('kv2_keys').where('mount_uuid', '=', ctx.mountUuid).where('path', '=', ctx.path).execute();
+          exists = false;
+          removed = true;
+          break;
+      }
+    }
+    if (exists && !removed) await this.keyRow(db, ctx).set({ stream_version: ctx.streamVersion }).execute();
+  }
+
+  private keyRow(db: Kysely<KvDatabase>, ctx: Kv2ProjectionContext) {
+    return db.updateTable('kv2_keys').where('mount_uuid', '=', ctx.mountUuid).where('path', '=', ctx.path);
+  }
+
+  private async versionWritten(
+    db: Kysely<KvDatabase>,
+    ctx: Kv2ProjectionContext,
+    d: Extract<Kv2Event, { type: 'SecretVersionWritten' }>['data'],
+    exists: boolean,
+  ): Promise<void> {
+    const wrapped = ctx.wrappedKeys.get(d.keyId);
+    const ciphertext = ctx.ciphertexts.get(d.keyId);
+    if (!wrapped || !ciphertext) throw new Error('kv2 projection: missing data key of a written version');
+    const createdMs = Date.parse(d.createdTime);
+    if (exists) {
+      await this.keyRow(db, ctx).set({ current_version: d.version, updated_ms: createdMs }).execute();
+    } else {
+      // Plain insert: a concurrent creator makes it fail, and the service retries as an update.
+      await db
+        .insertInto('kv2_keys')
+        .values({
+          mount_uuid: ctx.mountUuid,
+          path: ctx.path,
+          current_version: d.version,
+          oldest_version: 0,
+          max_versions: 0,
+          cas_required: false,
+          delete_version_after: 0,
+          custom_metadata: null,
+          created_ms: createdMs,
+          updated_ms: createdMs,
+          stream_version: ctx.streamVersion,
+        })
+        .execute();
+    }
+    await db
+      .insertInto('data_keys')
+      .values({ key_id: d.keyId, mount_uuid: ctx.mountUuid, owner: '', wrapped })
+      .execute();
+    await db
+      .insertInto('kv2_versions')
+      .values({
+        mount_uuid: ctx.mountUuid,
+        path: ctx.path,
+        version: d.version,
+        created_ms: createdMs,
+        deletion_ms: d.deletionTime === null ? null : Date.parse(d.deletionTime),
+        destroyed: false,
+        key_id: d.keyId,
+        ciphertext,
+      })
+      .execute();
+  }
+
+  /** Deletes the data keys of the selected versions of the key. */
+  private async shred(
+    db: Kysely<KvDatabase>,
+    ctx: Kv2ProjectionContext,
+    selection: 'all' | { below: number } | { versions: number[] },
+  ): Promise<void> {
+    let keyIds = db
+      .selectFrom('kv2_versions')
+      .select('key_id')
+      .where('mount_uuid', '=', ctx.mountUuid)
+      .where('path', '=', ctx.path)
+      .where('key_id', 'is not', null);
+    if (selection !== 'all') {
+      keyIds =
+        'below' in selection
+          ? keyIds.where('version', '<', selection.below)
+          : keyIds.where('version', 'in', selection.versions);
+    }
+    await db
+      .deleteFrom('data_keys')
+      .where('key_id', 'in', keyIds.$narrowType<{ key_id: string }>())
+      .execute();
+  }
+}
+
+/**
+ * Engine config read model (stream `kv-config/<mount uuid>`). The first write inserts: a
+ * concurrent first write makes it fail and the service retries on the fresh row.
+ */
+export async function projectConfig(
+  trx: AnyTrx,
+  schema: string,
+  mountUuid: string,
+  config: EngineConfig,
+  streamVersion: number,
+  created: boolean,
+): Promise<void> {
+  const values = {
+    max_versions: config.maxVersions,
+    cas_required: config.casRequired,
+    delete_version_after: config.deleteVersionAfter,
+    stream_version: streamVersion,
+  };
+  const db = (trx as Kysely<KvDatabase>).withSchema(schema);
+  if (created) {
+    await db.insertInto('kv2_config').values({ mount_uuid: mountUuid, ...values }).execute();
+  } else {
+    await db.updateTable('kv2_config').set(values).where('mount_uuid', '=', mountUuid).execute();
+  }
+}

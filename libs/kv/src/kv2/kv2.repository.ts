@@ -1,0 +1,179 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import type { ServiceRuntime } from '@coffer/event-store';
+import { KV_RUNTIME } from '../kv.tokens';
+import { listChildren } from '../shared/listing';
+import type { KvDatabase } from '../shared/kv.tables';
+import type { EngineConfig } from './kv2.state';
+
+/** A key's metadata row (custom metadata still barrier-encrypted). */
+export interface KeyRow {
+  current_version: number;
+  oldest_version: number;
+  max_versions: number;
+  cas_required: boolean;
+  delete_version_after: number;
+  custom_metadata: Buffer | null;
+  created_ms: number;
+  updated_ms: number;
+  stream_version: number;
+}
+
+export interface VersionRow {
+  version: number;
+  created_ms: number;
+  deletion_ms: number | null;
+  destroyed: boolean;
+}
+
+/** One version with what it takes to decrypt it: the hot read path, one indexed select. */
+export interface VersionReadRow extends KeyRow {
+  version: number | null;
+  v_created_ms: number | null;
+  deletion_ms: number | null;
+  destroyed: boolean | null;
+  key_id: string | null;
+  ciphertext: Buffer | null;
+  wrapped: Buffer | null;
+}
+
+export interface DecisionRows {
+  config: EngineConfig;
+  configStreamVersion: number | null;
+  key: KeyRow | null;
+  versions: VersionRow[];
+}
+
+const KEY_COLUMNS = [
+  'k.current_version',
+  'k.oldest_version',
+  'k.max_versions',
+  'k.cas_required',
+  'k.delete_version_after',
+  'k.custom_metadata',
+  'k.created_ms',
+  'k.updated_ms',
+  'k.stream_version',
+] as const;
+
+/** Reads of the kv v2 read model (writes are in Kv2Projection, inside the append transaction). */
+@Injectable()
+export class Kv2Repository {
+  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {}
+
+  private db(): Kysely<KvDatabase> {
+    return (this.runtime.db as Kysely<KvDatabase>).withSchema(this.runtime.schema);
+  }
+
+  /** The given version (0 = current) of a key, its metadata and its wrapped data key. */
+  async readVersion(mountUuid: string, path: string, version: number): Promise<VersionReadRow | undefined> {
+    return this.db()
+      .selectFrom('kv2_keys as k')
+      .leftJoin('kv2_versions as v', (join) =>
+        join
+          .onRef('v.mount_uuid', '=', 'k.mount_uuid')
+          .onRef('v.path', '=', 'k.path')
+          .on('v.version', '=', version > 0 ? sql.val(version) : sql.ref('k.current_version')),
+      )
+      .leftJoin('data_keys as d', 'd.key_id', 'v.key_id')
+      .select(KEY_COLUMNS)
+      .select([
+        'v.version',
+        'v.created_ms as v_created_ms',
+        'v.deletion_ms',
+        'v.destroyed',
+        'v.key_id',
+        'v.ciphertext',
+        'd.wrapped',
+      ])
+      .where('k.mount_uuid', '=', mountUuid)
+      .where('k.path', '=', path)
+      .executeTakeFirst();
+  }
+
+  /** Everything a decision needs, in one round trip: engine config, key row and version rows. */
+  async loadForDecision(mountUuid: string, path: string): Promise<DecisionRows> {
+    const rows = await this.db()
+      .selectFrom(sql<{ one: number }>`(values (1))`.as('one'))
+      .leftJoin('kv2_config as c', (join) => join.on('c.mount_uuid', '=', mountUuid))
+      .leftJoin('kv2_keys as k', (join) => join.on('k.mount_uuid', '=', mountUuid).on('k.path', '=', path))
+      .leftJoin('kv2_versions as v', (join) => join.onRef('v.mount_uuid', '=', 'k.mount_uuid').onRef('v.path', '=', 'k.path'))
+      .select([
+        'c.max_versions as c_max_versions',
+        'c.cas_required as c_cas_required',
+        'c.delete_version_after as c_delete_version_after',
+        'c.stream_version as c_stream_version',
+      ])
+      .select(KEY_COLUMNS)
+      .select(['v.version', 'v.created_ms as v_created_ms', 'v.deletion_ms', 'v.destroyed'])
+      .orderBy('v.version')
+      .execute();
+    const first = rows[0];
+    if (!first) throw new Error('kv2 decision query returned no row');
+    const config: EngineConfig =
+      first.c_stream_version === null
+        ? { maxVersions: 0, casRequired: false, deleteVersionAfter: 0 }
+        : {
+            maxVersions: first.c_max_versions ?? 0,
+            casRequired: first.c_cas_required ?? false,
+            deleteVersionAfter: first.c_delete_version_after ?? 0,
+          };
+    const key: KeyRow | null =
+      first.stream_version === null
+        ? null
+        : {
+            current_version: first.current_version ?? 0,
+            oldest_version: first.oldest_version ?? 0,
+            max_versions: first.max_versions ?? 0,
+            cas_required: first.cas_required ?? false,
+            delete_version_after: first.delete_version_after ?? 0,
+            custom_metadata: first.custom_metadata,
+            created_ms: first.created_ms ?? 0,
+            updated_ms: first.updated_ms ?? 0,
+            stream_version: first.stream_version,
+          };
+    const versions: VersionRow[] = [];
+    for (const r of rows) {
+      if (r.version === null) continue;
+      versions.push({
+        version: r.version,
+        created_ms: r.v_created_ms ?? 0,
+        deletion_ms: r.deletion_ms,
+        destroyed: r.destroyed ?? false,
+      });
+    }
+    return { config, configStreamVersion: first.c_stream_version, key, versions };
+  }
+
+  async loadConfig(mountUuid: string): Promise<{ config: EngineConfig; streamVersion: number | null }> {
+    const row = await this.db()
+      .selectFrom('kv2_config')
+      .select(['max_versions', 'cas_required', 'delete_version_after', 'stream_version'])
+      .where('mount_uuid', '=', mountUuid)
+      .executeTakeFirst();
+    if (!row) return { config: { maxVersions: 0, casRequired: false, deleteVersionAfter: 0 }, streamVersion: null };
+    return {
+      config: {
+        maxVersions: row.max_versions,
+        casRequired: row.cas_required,
+        deleteVersionAfter: row.delete_version_after,
+      },
+      streamVersion: row.stream_version,
+    };
+  }
+
+  async keyExists(mountUuid: string, path: string): Promise<boolean> {
+    const row = await this.db()
+      .selectFrom('kv2_keys')
+      .select('stream_version')
+      .where('mount_uuid', '=', mountUuid)
+      .where('path', '=', path)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Names (and sub-folders, ending in "/") of the keys directly in `folder`. */
+  async list(mountUuid: string, folder: string): Promise<string[]> {
+    return listChildren(this.runtime.db, `${this.runtime.schema}.kv2_keys`, sql`t.mount_uuid = ${mountUuid}`, folder);
+  }
+}

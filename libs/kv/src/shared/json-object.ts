@@ -1,0 +1,22 @@
+/**
+ * Helpers for secret data, which is caller-controlled JSON: keys such as "__proto__" or
+ * "constructor" are ordinary data here, so objects are built with defineProperty and read with
+ * own-property checks only (never through the prototype chain).
+ */
+export type JsonObject = Record<string, unknown>;
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function setOwn(target: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+export function getOwn(source: JsonObject, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(source, key) ? source[key] : undefined;
+}
+
+export function hasOwn(source: JsonObject, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(source, key);
+}

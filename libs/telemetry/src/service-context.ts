@@ -1,0 +1,63 @@
+import { context, createContextKey, type Context } from '@opentelemetry/api';
+import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+/** Span attribute naming the service a span belongs to (several services share dev mode's process). */
+export const SERVICE_ATTRIBUTE = 'coffer.service';
+
+/**
+ * Context key carrying that service name. createContextKey is Symbol.for, so this is the very key
+ * @coffer/transport sets around every handler it runs.
+ */
+export const SERVICE_CONTEXT_KEY = createContextKey('coffer.service');
+
+/** Runs `fn` with every span started inside attributed to `service`. */
+export function withService<T>(service: string, fn: () => T): T {
+  return context.with(context.active().setValue(SERVICE_CONTEXT_KEY, service), fn);
+}
+
+export function serviceIn(ctx: Context): string | undefined {
+  const value = ctx.getValue(SERVICE_CONTEXT_KEY);
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The one processor the tracer provider knows: stamps the service attribute, then forwards to the
+ * exporting processors, which come and go as startTelemetry handles are taken and released.
+ */
+export class FanOutSpanProcessor implements SpanProcessor {
+  private processors: SpanProcessor[] = [];
+
+  add(processor: SpanProcessor): void {
+    this.processors = [...this.processors, processor];
+  }
+
+  remove(processor: SpanProcessor): void {
+    this.processors = this.processors.filter((p) => p !== processor);
+  }
+
+  onStart(span: Span, parentContext: Context): void {
+    const service = serviceIn(parentContext);
+    if (service !== undefined && span.attributes[SERVICE_ATTRIBUTE] === undefined) {
+      span.setAttribute(SERVICE_ATTRIBUTE, service);
+    }
+    for (const p of this.processors) p.onStart(span, parentContext);
+  }
+
+  onEnding(span: Span): void {
+    for (const p of this.processors) p.onEnding?.(span);
+  }
+
+  onEnd(span: ReadableSpan): void {
+    for (const p of this.processors) p.onEnd(span);
+  }
+
+  async forceFlush(): Promise<void> {
+    await Promise.all(this.processors.map((p) => p.forceFlush()));
+  }
+
+  async shutdown(): Promise<void> {
+    const processors = this.processors;
+    this.processors = [];
+    await Promise.all(processors.map((p) => p.shutdown()));
+  }
+}

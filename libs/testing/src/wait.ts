@@ -1,0 +1,39 @@
+export interface WaitForOptions {
+  /** default 5000 */
+  timeoutMs?: number;
+  /** default 20 */
+  intervalMs?: number;
+  /** prefix of the time-out error */
+  message?: string;
+}
+
+/**
+ * Polls `predicate` until it returns a truthy value (resolved with it) or the deadline passes.
+ * A predicate that throws counts as "not yet" (so `expect(...)` can be polled); on time-out the
+ * last error, or the last value, is reported.
+ */
+export async function waitFor<T>(predicate: () => T | Promise<T>, opts: WaitForOptions = {}): Promise<NonNullable<T>> {
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  const intervalMs = opts.intervalMs ?? 20;
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  let lastValue: unknown;
+  for (;;) {
+    try {
+      const value = await predicate();
+      if (value) return value as NonNullable<T>;
+      lastValue = value;
+      lastError = undefined;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(intervalMs, deadline - Date.now()))));
+  }
+  const prefix = opts.message ?? 'waitFor';
+  if (lastError instanceof Error) {
+    lastError.message = `${prefix}: timed out after ${timeoutMs} ms: ${lastError.message}`;
+    throw lastError;
+  }
+  throw new Error(`${prefix}: timed out after ${timeoutMs} ms (last value: ${String(lastValue)})`);
+}
