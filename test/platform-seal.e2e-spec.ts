@@ -1,5 +1,13 @@
-import { ensureKvV2, waitForEngines } from '../tools/lib/bootstrap';
-import { api, startCluster, startDevServer, START_TIMEOUT_MS, type ApiClient, type Cluster, type DevServer } from './support';
+import { ensureKvV2, waitForEngines } from './support/launch/bootstrap';
+import {
+  api,
+  startCluster,
+  startDevServer,
+  START_TIMEOUT_MS,
+  type ApiClient,
+  type Cluster,
+  type DevServer,
+} from './support';
 
 jest.setTimeout(60_000);
 
@@ -96,7 +104,9 @@ describe('cluster: init, unseal, seal and health from a fresh cluster', () => {
     it('needs a key or reset', async () => {
       const res = await anon.put('sys/unseal', {});
       expect(res.status).toBe(400);
-      expect(res.body.errors[0]).toBe("'key' must be specified in request body as JSON, or 'reset' set to true");
+      expect(res.body.errors[0]).toBe(
+        "'key' must be specified in request body as JSON, or 'reset' set to true",
+      );
     });
 
     it('rejects a key that is neither hex nor base64', async () => {
@@ -133,7 +143,10 @@ describe('cluster: init, unseal, seal and health from a fresh cluster', () => {
     });
 
     it('unseals with the threshold of shares, mixing base64 and hex', async () => {
-      expect((await anon.put('sys/unseal', { key: keys[2] })).body).toMatchObject({ sealed: true, progress: 1 });
+      expect((await anon.put('sys/unseal', { key: keys[2] })).body).toMatchObject({
+        sealed: true,
+        progress: 1,
+      });
       const done = await anon.put('sys/unseal', { key: keysHex[0] });
       expect(done.status).toBe(200);
       expect(done.body).toMatchObject({ sealed: false, t: 2, n: 3, progress: 0 });
@@ -149,11 +162,22 @@ describe('cluster: init, unseal, seal and health from a fresh cluster', () => {
     it('answers 200 with the node state, or the activecode given', async () => {
       const res = await anon.get('sys/health');
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ initialized: true, sealed: false, standby: false, performance_standby: false });
+      expect(res.body).toMatchObject({
+        initialized: true,
+        sealed: false,
+        standby: false,
+        performance_standby: false,
+      });
       expect(typeof res.body.server_time_utc).toBe('number');
       expect((await anon.get('sys/health', { query: { activecode: 201 } })).status).toBe(201);
       const ok = await anon.get('sys/health', {
-        query: { standbyok: true, perfstandbyok: true, standbycode: 299, drsecondarycode: 298, performancestandbycode: 297 },
+        query: {
+          standbyok: true,
+          perfstandbyok: true,
+          standbycode: 299,
+          drsecondarycode: 298,
+          performancestandbycode: 297,
+        },
       });
       expect(ok.status).toBe(200);
       const head = await anon.head('sys/health');

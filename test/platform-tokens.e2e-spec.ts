@@ -72,20 +72,31 @@ describe.each(TARGETS)('%s: tokens', (kind) => {
 
     const byAccessor = await root.post('auth/token/lookup-accessor', { accessor: t.accessor });
     expect(byAccessor.status).toBe(200);
-    expect(byAccessor.body.data).toMatchObject({ id: '', accessor: t.accessor, display_name: 'token-lookup' });
+    expect(byAccessor.body.data).toMatchObject({
+      id: '',
+      accessor: t.accessor,
+      display_name: 'token-lookup',
+    });
   });
 
   it('renews by itself, by value and by accessor', async () => {
     const t = await create(root, { policies: ['default'], ttl: '10m' });
     const self = await as(t.client_token).post('auth/token/renew-self', { increment: '20m' });
     expect(self.status).toBe(200);
-    expect(self.body.auth).toMatchObject({ client_token: t.client_token, lease_duration: 1200, renewable: true });
+    expect(self.body.auth).toMatchObject({
+      client_token: t.client_token,
+      lease_duration: 1200,
+      renewable: true,
+    });
 
     const byValue = await root.post('auth/token/renew', { token: t.client_token, increment: 1500 });
     expect(byValue.status).toBe(200);
     expect(byValue.body.auth.lease_duration).toBe(1500);
 
-    const byAccessor = await root.post('auth/token/renew-accessor', { accessor: t.accessor, increment: '15m' });
+    const byAccessor = await root.post('auth/token/renew-accessor', {
+      accessor: t.accessor,
+      increment: '15m',
+    });
     expect(byAccessor.status).toBe(200);
     expect(byAccessor.body.auth).toMatchObject({ client_token: '', lease_duration: 900 });
   });
@@ -106,7 +117,11 @@ describe.each(TARGETS)('%s: tokens', (kind) => {
     const parent = await create(root, { policies: [creator] });
     const child = await create(as(parent.client_token), { policies: ['default'] });
     expect(child.orphan).toBe(false);
-    const orphan = await create(as(parent.client_token), { policies: ['default'] }, 'auth/token/create-orphan');
+    const orphan = await create(
+      as(parent.client_token),
+      { policies: ['default'] },
+      'auth/token/create-orphan',
+    );
     expect(orphan.orphan).toBe(true);
     const grandchildParent = await create(as(parent.client_token), { policies: [creator] });
     const grandchild = await create(as(grandchildParent.client_token), { policies: ['default'] });
@@ -131,9 +146,9 @@ describe.each(TARGETS)('%s: tokens', (kind) => {
     await writePolicy(creator, 'path "auth/token/create" { capabilities = ["create", "update"] }');
     const parent = await create(root, { policies: [creator] });
     const child = await create(as(parent.client_token), { policies: ['default'] });
-    expect((await as(child.client_token).post('auth/token/revoke-orphan', { token: parent.client_token })).status).toBe(
-      403,
-    );
+    expect(
+      (await as(child.client_token).post('auth/token/revoke-orphan', { token: parent.client_token })).status,
+    ).toBe(403);
     expect((await root.post('auth/token/revoke-orphan', { token: parent.client_token })).status).toBe(204);
     expect(await isValid(parent.client_token)).toBe(false);
     const lookup = await as(child.client_token).get('auth/token/lookup-self');
@@ -173,7 +188,11 @@ describe.each(TARGETS)('%s: tokens', (kind) => {
   it('enforces expiry', async () => {
     const t = await create(root, { policies: ['default'], ttl: '2s' });
     expect(await isValid(t.client_token)).toBe(true);
-    await poll(async () => !(await isValid(t.client_token)), { timeoutMs: 10_000, intervalMs: 200, what: 'expiry' });
+    await poll(async () => !(await isValid(t.client_token)), {
+      timeoutMs: 10_000,
+      intervalMs: 200,
+      what: 'expiry',
+    });
     const res = await as(t.client_token).get('auth/token/lookup-self');
     expect(res.status).toBe(403);
     expect(res.body.errors[0]).toContain('invalid token');
@@ -191,7 +210,9 @@ describe.each(TARGETS)('%s: tokens', (kind) => {
     const creator = uniq('creator');
     await writePolicy(creator, 'path "auth/token/create" { capabilities = ["create", "update"] }');
     const parent = await create(root, { policies: [creator] });
-    expect((await as(parent.client_token).post('auth/token/create', { policies: ['root'] })).status).toBe(400);
+    expect((await as(parent.client_token).post('auth/token/create', { policies: ['root'] })).status).toBe(
+      400,
+    );
     expect((await as(user.client_token).post('auth/token/create', {})).status).toBe(403);
     expect((await as(parent.client_token).post('auth/token/create', { id: 'my-own-id' })).status).toBe(400);
   });

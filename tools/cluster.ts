@@ -3,9 +3,9 @@ import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadServerConfigFile, listenerFor, type ServerConfig } from '@coffer/config';
 import { Client } from 'pg';
-import { initialize, sealStatus, unseal, waitForEngines } from './lib/bootstrap';
-import { launchCluster, type LaunchedCluster } from './lib/cluster';
-import { REPO_ROOT } from './lib/process';
+import { initialize, sealStatus, unseal, waitForEngines } from '../test/support/launch/bootstrap';
+import { launchCluster, type LaunchedCluster } from '../test/support/launch/cluster';
+import { REPO_ROOT } from '../test/support/launch/process';
 
 /**
  * `npm run cluster`: cluster mode on one machine. Starts core-sys, the kv replicas and the
@@ -42,7 +42,9 @@ function prefixer(names: string[]): (name: string, line: string) => void {
   return (name, line) => {
     if (!colorOf.has(name)) colorOf.set(name, COLORS[colorOf.size % COLORS.length] ?? 36);
     const label = name.padEnd(width);
-    process.stdout.write(tty ? `\x1b[${colorOf.get(name)}m${label}\x1b[0m | ${line}\n` : `${label} | ${line}\n`);
+    process.stdout.write(
+      tty ? `\x1b[${colorOf.get(name)}m${label}\x1b[0m | ${line}\n` : `${label} | ${line}\n`,
+    );
   };
 }
 
@@ -91,28 +93,50 @@ async function initOrUnseal(baseUrl: string, opts: Options): Promise<void> {
   console.log('Unsealed with the saved keys.');
 }
 
+function readConfig(file: string, fail: (message: string) => never): ServerConfig {
+  try {
+    return loadServerConfigFile(file, { env: process.env });
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
 async function main(): Promise<void> {
   const program = new Command()
     .name('npm run cluster --')
-    .description('Run Coffer in cluster mode locally: core-sys, kv replicas and the gateway as separate processes.')
-    .option('-c, --config <file>', 'server config file', path.join(REPO_ROOT, 'deploy', 'local', 'cluster.hcl'))
-    .option('--init', 'initialise on first start (keys saved to --keys-file) and unseal on every start', false)
-    .option('--keys-file <file>', 'where --init keeps the unseal keys and root token', path.join(REPO_ROOT, '.coffer-data', 'cluster-keys.json'))
+    .description(
+      'Run Coffer in cluster mode locally: core-sys, kv replicas and the gateway as separate processes.',
+    )
+    .option(
+      '-c, --config <file>',
+      'server config file',
+      path.join(REPO_ROOT, 'deploy', 'local', 'cluster.hcl'),
+    )
+    .option(
+      '--init',
+      'initialise on first start (keys saved to --keys-file) and unseal on every start',
+      false,
+    )
+    .option(
+      '--keys-file <file>',
+      'where --init keeps the unseal keys and root token',
+      path.join(REPO_ROOT, '.coffer-data', 'cluster-keys.json'),
+    )
     .option('--key-shares <n>', 'secret_shares for --init', positiveInt, 1)
     .option('--key-threshold <n>', 'secret_threshold for --init', positiveInt, 1)
-    .option('--kv-replicas <n>', 'kv replicas (default: service "kv" { replicas } in the config)', positiveInt)
+    .option(
+      '--kv-replicas <n>',
+      'kv replicas (default: service "kv" { replicas } in the config)',
+      positiveInt,
+    )
     .parse(process.argv);
   const opts = program.opts<Options>();
   if (opts.keyThreshold > opts.keyShares) program.error('--key-threshold cannot exceed --key-shares');
   const configPath = path.resolve(opts.config);
 
-  let config: ServerConfig;
-  try {
-    config = loadServerConfigFile(configPath, { env: process.env });
-  } catch (error) {
-    program.error(error instanceof Error ? error.message : String(error));
-  }
-  if (config.storage.type !== 'postgresql') program.error('cluster mode needs storage "postgresql" in the config');
+  const config = readConfig(configPath, (message) => program.error(message));
+  if (config.storage.type !== 'postgresql')
+    return program.error('cluster mode needs storage "postgresql" in the config');
   const kvReplicas = opts.kvReplicas ?? config.services['kv']?.replicas ?? 1;
   const api = listenerFor(config, 'api').address;
   const ops = listenerFor(config, 'ops').address;
@@ -123,33 +147,39 @@ async function main(): Promise<void> {
   const print = prefixer(names);
   console.log(`Starting ${names.join(', ')} with ${path.relative(process.cwd(), configPath)}`);
 
-  let cluster: LaunchedCluster | undefined;
+  // Set once the processes are up; a signal before that finds none to stop (the exit hook kills them).
+  const running: { cluster?: LaunchedCluster } = {};
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping...');
-    await cluster?.stop();
+    await running.cluster?.stop();
     process.exit(code);
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
-  cluster = await launchCluster({
+  const cluster = await launchCluster({
     configPath,
     kvReplicas,
     gatewayOpsUrl: `http://${ops}/health`,
     onLine: (name, line) => print(name, line),
   });
+  running.cluster = cluster;
   for (const proc of cluster.all()) {
     void proc.exited.then((info) => {
       if (stopping) return;
-      console.error(`${proc.name} exited unexpectedly (code ${info.code}, signal ${info.signal}): stopping the cluster`);
+      console.error(
+        `${proc.name} exited unexpectedly (code ${info.code}, signal ${info.signal}): stopping the cluster`,
+      );
       void stop(1);
     });
   }
   if (opts.init) await initOrUnseal(baseUrl, opts);
-  console.log(`\nCoffer cluster is up.\n    Api Address: ${baseUrl}\n    Ops Address: http://${ops}\nPress Ctrl-C to stop.\n`);
+  console.log(
+    `\nCoffer cluster is up.\n    Api Address: ${baseUrl}\n    Ops Address: http://${ops}\nPress Ctrl-C to stop.\n`,
+  );
 }
 
 main().catch((error: unknown) => {

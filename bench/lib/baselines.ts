@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'nats';
 import pg from 'pg';
-import { ManagedProcess } from '../../tools/lib/process';
+import { ManagedProcess } from '../../test/support/launch/process';
 import type { Summary } from '../../tools/lib/stats';
-import { freePort } from '../../tools/lib/wait';
+import { freePort } from '../../test/support/launch/wait';
 import { runHttpLoad } from './http-load';
 import { runClosedLoop } from './loop';
 
@@ -82,7 +82,11 @@ export async function pgBaseline(shape: LoadShape, adminUrl: string, poolSize: n
       durationSeconds: shape.durationSeconds,
       inflight: shape.connections,
       op: () =>
-        pool.query({ name: 'bench-pk', text: 'SELECT value FROM bench_kv WHERE id = $1', values: [(n++ % 1000) + 1] }),
+        pool.query({
+          name: 'bench-pk',
+          text: 'SELECT value FROM bench_kv WHERE id = $1',
+          values: [(n++ % 1000) + 1],
+        }),
     });
   } finally {
     await pool.end();

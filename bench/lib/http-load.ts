@@ -30,7 +30,10 @@ export async function runHttpLoad(opts: HttpLoadOptions): Promise<HttpSummary> {
     requests: [
       {
         method: opts.method ?? 'GET',
-        headers: { ...opts.headers, ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          ...opts.headers,
+          ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         body: opts.body,
         setupRequest: (req) => ({ ...req, path: opts.path(n++) }),
       },

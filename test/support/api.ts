@@ -22,6 +22,8 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean>;
   /** send no token even if the client has one */
   anonymous?: boolean;
+  /** abort the request after this long (the promise rejects) */
+  timeoutMs?: number;
 }
 
 export interface ApiClient {
@@ -67,7 +69,12 @@ export function api(baseUrl: string, token?: string): ApiClient {
       headers['content-type'] = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
     } else if (method === 'PATCH') headers['content-type'] = 'application/merge-patch+json';
     Object.assign(headers, opts.headers);
-    const res = await fetch(url(path, opts.query), { method, headers, body });
+    const res = await fetch(url(path, opts.query), {
+      method,
+      headers,
+      body,
+      ...(opts.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(opts.timeoutMs) }),
+    });
     const text = await res.text();
     const isJson = (res.headers.get('content-type') ?? '').includes('json') && text.length > 0;
     let parsed: unknown = text;

@@ -3,11 +3,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, natsUrl, uniqueSubjectPrefix, type TestDatabase } from '@coffer/testing';
-import { ensureKvV2, initialize, unseal, waitForEngines } from '../../tools/lib/bootstrap';
-import { launchCluster, type LaunchedCluster } from '../../tools/lib/cluster';
-import { renderClusterConfig } from '../../tools/lib/cluster-config';
-import type { ManagedProcess } from '../../tools/lib/process';
-import { freePort } from '../../tools/lib/wait';
+import { ensureKvV2, initialize, unseal, waitForEngines } from './launch/bootstrap';
+import { launchCluster, type LaunchedCluster } from './launch/cluster';
+import { renderClusterConfig } from './launch/cluster-config';
+import type { ManagedProcess } from './launch/process';
+import { freePort } from './launch/wait';
 import { api, type ApiClient } from './api';
 import { echoLines } from './logs';
 

@@ -1,5 +1,5 @@
-import { ManagedProcess, type ExitInfo } from '../../tools/lib/process';
-import { freePort } from '../../tools/lib/wait';
+import { ManagedProcess, type ExitInfo } from './launch/process';
+import { freePort } from './launch/wait';
 import { api, type ApiClient } from './api';
 import { echoLines } from './logs';
 

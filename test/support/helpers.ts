@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from 'pg';
-import { waitUntil, type WaitOptions } from '../../tools/lib/wait';
+import { waitUntil, type WaitOptions } from './launch/wait';
 
 /** A name unique to this run: `<label>-<random hex>` (valid in paths, policy and user names). */
 export function uniq(label: string): string {
@@ -29,7 +29,10 @@ export interface DatabaseHit {
  * Searches every row of every user table of a database, rendered as text (bytea shows as hex),
  * for each needle in each of its encodings.
  */
-export async function searchDatabaseText(databaseUrl: string, needles: string[]): Promise<{ hits: DatabaseHit[]; tables: number; rows: number }> {
+export async function searchDatabaseText(
+  databaseUrl: string,
+  needles: string[],
+): Promise<{ hits: DatabaseHit[]; tables: number; rows: number }> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -62,7 +65,10 @@ export interface FileHit {
 }
 
 /** Searches every file under `dir` (raw bytes) for each needle in each of its encodings. */
-export async function searchFilesForBytes(dir: string, needles: string[]): Promise<{ hits: FileHit[]; files: number; bytes: number }> {
+export async function searchFilesForBytes(
+  dir: string,
+  needles: string[],
+): Promise<{ hits: FileHit[]; files: number; bytes: number }> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   const hits: FileHit[] = [];
   let files = 0;

@@ -22,7 +22,14 @@ describe('LatencyRecorder', () => {
     for (let i = 0; i < 100_000; i++) recorder.record(i % 100);
     recorder.errors = 3;
     const summary = recorder.summarize(10);
-    expect(summary).toEqual({ count: 100_000, errors: 3, durationSeconds: 10, rps: 10_000, p50: 49, p99: 98 });
+    expect(summary).toEqual({
+      count: 100_000,
+      errors: 3,
+      durationSeconds: 10,
+      rps: 10_000,
+      p50: 49,
+      p99: 98,
+    });
   });
 
   it('reports zero throughput for a zero duration', () => {

@@ -12,7 +12,11 @@ runClusterService({
   migrations: coreSysMigrations,
   cipher: 'barrier',
   module: (runtime, { config, instanceId }) =>
-    CoreSysModule.register(runtime, { clusterSecret: config.clusterSecret, apiAddr: config.apiAddr, instanceId }),
+    CoreSysModule.register(runtime, {
+      clusterSecret: config.clusterSecret,
+      apiAddr: config.apiAddr,
+      instanceId,
+    }),
 }).catch((error: unknown) => {
   console.error(error);
   process.exit(1);

@@ -29,7 +29,10 @@ export async function runClusterService(spec: ClusterServiceSpec): Promise<void>
   const config = serviceAppConfig.loadOrExit();
   const logger = new Logger(`coffer-${spec.service}`);
   const instanceId = `${spec.service}-${hostname()}-${process.pid}`;
-  const telemetry = startTelemetry({ serviceName: `coffer-${spec.service}`, otlpEndpoint: config.otlpEndpoint });
+  const telemetry = startTelemetry({
+    serviceName: `coffer-${spec.service}`,
+    otlpEndpoint: config.otlpEndpoint,
+  });
 
   const database = createPgDb(config.databaseUrl, {
     max: config.databaseMaxConnections,
@@ -65,7 +68,9 @@ export async function runClusterService(spec: ClusterServiceSpec): Promise<void>
     logger: nestLogLevels(config.logLevel),
   });
   const ops = await startOpsServer(config.opsAddress);
-  logger.log(`${instanceId} serving on ${config.natsUrl} (prefix "${config.subjectPrefix}"), ops on ${ops.address}`);
+  logger.log(
+    `${instanceId} serving on ${config.natsUrl} (prefix "${config.subjectPrefix}"), ops on ${ops.address}`,
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -62,7 +62,11 @@ export class Barrier implements Cipher {
     if (this.sealed) throw sealedError();
     return {
       activeTerm: this.#activeTerm,
-      terms: [...this.#terms.entries()].map(([term, t]) => ({ term, key: Buffer.from(t.key), installedAt: t.installedAt })),
+      terms: [...this.#terms.entries()].map(([term, t]) => ({
+        term,
+        key: Buffer.from(t.key),
+        installedAt: t.installedAt,
+      })),
     };
   }
 
@@ -91,7 +95,10 @@ export class Barrier implements Cipher {
     decipher.setAAD(aad);
     decipher.setAuthTag(data.subarray(data.length - TAG_LENGTH));
     try {
-      return Buffer.concat([decipher.update(data.subarray(HEADER_LENGTH, data.length - TAG_LENGTH)), decipher.final()]);
+      return Buffer.concat([
+        decipher.update(data.subarray(HEADER_LENGTH, data.length - TAG_LENGTH)),
+        decipher.final(),
+      ]);
     } catch {
       throw new DomainError('internal', 'barrier: message authentication failed');
     }

@@ -1,4 +1,10 @@
-import { coreBarrierKeyring, DomainError, invalidation, type Broadcast, type Contract } from '@coffer/contracts';
+import {
+  coreBarrierKeyring,
+  DomainError,
+  invalidation,
+  type Broadcast,
+  type Contract,
+} from '@coffer/contracts';
 import type { Subscription, Transport } from '@coffer/transport';
 import { waitFor } from '@coffer/testing';
 import { Barrier } from './barrier';
@@ -9,15 +15,23 @@ import type { KeyringData } from './types';
 
 /** Minimal in-memory transport: contracts validated both ways, broadcasts to every subscriber. */
 class MemoryTransport implements Transport {
-  private readonly handlers = new Map<string, (payload: any, headers: Record<string, string>) => Promise<any>>();
+  private readonly handlers = new Map<
+    string,
+    (payload: any, headers: Record<string, string>) => Promise<any>
+  >();
   private readonly subscribers = new Map<string, Set<(payload: any) => void | Promise<void>>>();
 
   async request(contract: Contract, payload: any): Promise<any> {
     const handler = this.handlers.get(contract.subject);
-    if (!handler) throw new DomainError('service_unavailable', 'no running replica of the "core-sys" service');
+    if (!handler)
+      throw new DomainError('service_unavailable', 'no running replica of the "core-sys" service');
     return contract.response.parse(await handler(contract.request.parse(payload), {}));
   }
-  serve(contract: Contract, _queue: string, handler: (payload: any, headers: Record<string, string>) => Promise<any>): Subscription {
+  serve(
+    contract: Contract,
+    _queue: string,
+    handler: (payload: any, headers: Record<string, string>) => Promise<any>,
+  ): Subscription {
     this.handlers.set(contract.subject, handler);
     return { unsubscribe: () => this.handlers.delete(contract.subject) };
   }
@@ -63,7 +77,11 @@ describe('KeyringClient', () => {
   afterEach(() => client?.stop());
 
   it('stays sealed without failing when core-sys is not running', async () => {
-    client = new KeyringClient({ transport: new MemoryTransport(), clusterSecret: CLUSTER_SECRET, service: 'kv' });
+    client = new KeyringClient({
+      transport: new MemoryTransport(),
+      clusterSecret: CLUSTER_SECRET,
+      service: 'kv',
+    });
     await client.start();
     expect(client.barrier.sealed).toBe(true);
   });
@@ -131,7 +149,12 @@ describe('KeyringClient', () => {
     const transport = new MemoryTransport();
     const core = fakeCore(transport);
     core.keyring = createKeyring();
-    client = new KeyringClient({ transport, clusterSecret: CLUSTER_SECRET, service: 'kv', refreshIntervalMs: 10 });
+    client = new KeyringClient({
+      transport,
+      clusterSecret: CLUSTER_SECRET,
+      service: 'kv',
+      refreshIntervalMs: 10,
+    });
     await client.start();
     core.keyring = rotateKeyring(core.keyring);
     await waitFor(() => client!.barrier.keyStatus().term === 2, { timeoutMs: 2000 });
@@ -143,7 +166,12 @@ describe('KeyringClient', () => {
     const transport = new MemoryTransport();
     const core = fakeCore(transport);
     const errors: unknown[] = [];
-    client = new KeyringClient({ transport, clusterSecret: CLUSTER_SECRET, service: 'kv', onError: (e) => errors.push(e) });
+    client = new KeyringClient({
+      transport,
+      clusterSecret: CLUSTER_SECRET,
+      service: 'kv',
+      onError: (e) => errors.push(e),
+    });
     await client.start();
     transport.serve(coreBarrierKeyring, 'core-sys', async () => {
       throw new DomainError('internal', 'internal error');

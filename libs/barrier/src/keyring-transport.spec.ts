@@ -21,7 +21,9 @@ describe('keyring transport', () => {
     }
     const opened = openSealedKeyring(recipient.privateKey, sealed);
     expect(opened.activeTerm).toBe(2);
-    expect(opened.terms.map((t) => t.key.toString('hex'))).toEqual(keyring.terms.map((t) => t.key.toString('hex')));
+    expect(opened.terms.map((t) => t.key.toString('hex'))).toEqual(
+      keyring.terms.map((t) => t.key.toString('hex')),
+    );
 
     const stranger = generateRecipientKeyPair();
     expect(() => openSealedKeyring(stranger.privateKey, sealed)).toThrow('message authentication failed');
@@ -39,9 +41,9 @@ describe('keyring transport', () => {
     const sealed = sealKeyringForRecipient(keyring, recipient.publicKey);
     const raw = Buffer.from(sealed.sealed, 'base64');
     raw[15] = raw[15]! ^ 0x01;
-    expect(() => openSealedKeyring(recipient.privateKey, { ...sealed, sealed: raw.toString('base64') })).toThrow(
-      'message authentication failed',
-    );
+    expect(() =>
+      openSealedKeyring(recipient.privateKey, { ...sealed, sealed: raw.toString('base64') }),
+    ).toThrow('message authentication failed');
     const other = generateRecipientKeyPair();
     const swapped = { ...sealed, ephemeralPublicKey: other.publicKey };
     expect(() => openSealedKeyring(recipient.privateKey, swapped)).toThrow('message authentication failed');
@@ -49,9 +51,13 @@ describe('keyring transport', () => {
 
   it('rejects malformed public keys', () => {
     expect(() => sealKeyringForRecipient(keyring, 'abc')).toThrow('invalid X25519 public key');
-    expect(() => sealKeyringForRecipient(keyring, Buffer.alloc(31).toString('base64'))).toThrow('invalid X25519 public key');
+    expect(() => sealKeyringForRecipient(keyring, Buffer.alloc(31).toString('base64'))).toThrow(
+      'invalid X25519 public key',
+    );
     // an all-zero (low-order) point must never yield a response
-    expect(() => sealKeyringForRecipient(keyring, Buffer.alloc(32).toString('base64'))).toThrow('invalid X25519 public key');
+    expect(() => sealKeyringForRecipient(keyring, Buffer.alloc(32).toString('base64'))).toThrow(
+      'invalid X25519 public key',
+    );
   });
 
   it('verifies request MACs', () => {
@@ -63,7 +69,9 @@ describe('keyring transport', () => {
     expect(verifyKeyringRequestMac('other-secret', 'kv', publicKey, 'n1', mac)).toBe(false);
     expect(verifyKeyringRequestMac(secret, 'pki', publicKey, 'n1', mac)).toBe(false);
     expect(verifyKeyringRequestMac(secret, 'kv', publicKey, 'n2', mac)).toBe(false);
-    expect(verifyKeyringRequestMac(secret, 'kv', generateRecipientKeyPair().publicKey, 'n1', mac)).toBe(false);
+    expect(verifyKeyringRequestMac(secret, 'kv', generateRecipientKeyPair().publicKey, 'n1', mac)).toBe(
+      false,
+    );
     expect(verifyKeyringRequestMac(secret, 'kv', publicKey, 'n1', mac.slice(0, 10))).toBe(false);
     expect(verifyKeyringRequestMac(secret, 'kv', publicKey, 'n1', '')).toBe(false);
   });

@@ -39,7 +39,8 @@ export interface RecipientKeyPair {
   publicKey: string;
 }
 
-const macInput = (service: string, publicKeyB64: string, nonce: string) => `${service}|${publicKeyB64}|${nonce}`;
+const macInput = (service: string, publicKeyB64: string, nonce: string) =>
+  `${service}|${publicKeyB64}|${nonce}`;
 
 /** base64 HMAC-SHA256(clusterSecret, "service|publicKey|nonce") */
 export function keyringRequestMac(
@@ -48,7 +49,9 @@ export function keyringRequestMac(
   publicKeyB64: string,
   nonce: string,
 ): string {
-  return createHmac('sha256', clusterSecret).update(macInput(service, publicKeyB64, nonce)).digest('base64');
+  return createHmac('sha256', clusterSecret)
+    .update(macInput(service, publicKeyB64, nonce))
+    .digest('base64');
 }
 
 export function verifyKeyringRequestMac(
@@ -80,7 +83,10 @@ function importPublicKey(b64: string): { key: KeyObject; raw: Buffer } {
   if (raw.length !== X25519_KEY_LENGTH || raw.toString('base64') !== b64) {
     throw new DomainError('invalid_request', 'invalid X25519 public key');
   }
-  const key = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: raw.toString('base64url') }, format: 'jwk' });
+  const key = createPublicKey({
+    key: { kty: 'OKP', crv: 'X25519', x: raw.toString('base64url') },
+    format: 'jwk',
+  });
   return { key, raw };
 }
 
@@ -125,7 +131,8 @@ export function openSealedKeyring(privateKey: KeyObject, response: SealedKeyring
   const ephemeral = importPublicKey(response.ephemeralPublicKey);
   const ownRaw = rawPublicKey(createPublicKey(privateKey));
   const data = Buffer.from(response.sealed, 'base64');
-  if (data.length < NONCE_LENGTH + TAG_LENGTH) throw new DomainError('internal', 'sealed keyring is truncated');
+  if (data.length < NONCE_LENGTH + TAG_LENGTH)
+    throw new DomainError('internal', 'sealed keyring is truncated');
   const shared = deriveShared(privateKey, ephemeral.key);
   const key = transportKey(shared, ephemeral.raw, ownRaw);
   const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, NONCE_LENGTH));
@@ -133,7 +140,10 @@ export function openSealedKeyring(privateKey: KeyObject, response: SealedKeyring
   decipher.setAuthTag(data.subarray(data.length - TAG_LENGTH));
   let plaintext: Buffer;
   try {
-    plaintext = Buffer.concat([decipher.update(data.subarray(NONCE_LENGTH, data.length - TAG_LENGTH)), decipher.final()]);
+    plaintext = Buffer.concat([
+      decipher.update(data.subarray(NONCE_LENGTH, data.length - TAG_LENGTH)),
+      decipher.final(),
+    ]);
   } catch {
     throw new DomainError('internal', 'sealed keyring: message authentication failed');
   } finally {

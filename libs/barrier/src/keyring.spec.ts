@@ -42,11 +42,15 @@ describe('keyring', () => {
 
   it('rejects malformed keyrings', () => {
     expect(() => parseKeyring(Buffer.from('nope'))).toThrow(DomainError);
-    expect(() => parseKeyring(Buffer.from(JSON.stringify({ activeTerm: 2, terms: [] })))).toThrow(DomainError);
+    expect(() => parseKeyring(Buffer.from(JSON.stringify({ activeTerm: 2, terms: [] })))).toThrow(
+      DomainError,
+    );
     const k = createKeyring(now);
     const wrongActive = JSON.parse(serializeKeyring(k).toString());
     wrongActive.activeTerm = 7;
-    expect(() => parseKeyring(Buffer.from(JSON.stringify(wrongActive)))).toThrow('keyring has no active term');
+    expect(() => parseKeyring(Buffer.from(JSON.stringify(wrongActive)))).toThrow(
+      'keyring has no active term',
+    );
   });
 
   it('encrypts under the root key; a wrong root key fails like Vault', () => {
@@ -62,7 +66,10 @@ describe('keyring', () => {
       caught = e;
     }
     expect(caught).toBeInstanceOf(DomainError);
-    expect(caught).toMatchObject({ code: 'invalid_request', message: 'cipher: message authentication failed' });
+    expect(caught).toMatchObject({
+      code: 'invalid_request',
+      message: 'cipher: message authentication failed',
+    });
   });
 
   it('detects a tampered keyring blob', () => {

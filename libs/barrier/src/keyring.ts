@@ -11,7 +11,10 @@ const BLOB_VERSION = 0x01;
 const KEYRING_AAD = Buffer.from('coffer/keyring/v1');
 
 export function createKeyring(now: Date = new Date()): KeyringData {
-  return { activeTerm: 1, terms: [{ term: 1, key: randomBytes(KEY_LENGTH), installedAt: now.toISOString() }] };
+  return {
+    activeTerm: 1,
+    terms: [{ term: 1, key: randomBytes(KEY_LENGTH), installedAt: now.toISOString() }],
+  };
 }
 
 /** Adds a new term and makes it active; older terms stay so existing ciphertexts still decrypt. */
@@ -32,7 +35,11 @@ export function activeTerm(keyring: KeyringData): KeyringTerm {
   return term;
 }
 
-const copyTerm = (t: KeyringTerm): KeyringTerm => ({ term: t.term, key: Buffer.from(t.key), installedAt: t.installedAt });
+const copyTerm = (t: KeyringTerm): KeyringTerm => ({
+  term: t.term,
+  key: Buffer.from(t.key),
+  installedAt: t.installedAt,
+});
 
 const serializedSchema = z.object({
   activeTerm: z.number().int().positive(),
@@ -52,7 +59,11 @@ export function serializeKeyring(keyring: KeyringData): Buffer {
   return Buffer.from(
     JSON.stringify({
       activeTerm: keyring.activeTerm,
-      terms: keyring.terms.map((t) => ({ term: t.term, key: t.key.toString('base64'), installedAt: t.installedAt })),
+      terms: keyring.terms.map((t) => ({
+        term: t.term,
+        key: t.key.toString('base64'),
+        installedAt: t.installedAt,
+      })),
     }),
     'utf8',
   );
@@ -69,9 +80,14 @@ export function parseKeyring(bytes: Uint8Array): KeyringData {
   if (!parsed.success) throw new DomainError('internal', 'keyring has an invalid shape');
   const keyring: KeyringData = {
     activeTerm: parsed.data.activeTerm,
-    terms: parsed.data.terms.map((t) => ({ term: t.term, key: Buffer.from(t.key, 'base64'), installedAt: t.installedAt })),
+    terms: parsed.data.terms.map((t) => ({
+      term: t.term,
+      key: Buffer.from(t.key, 'base64'),
+      installedAt: t.installedAt,
+    })),
   };
-  if (keyring.terms.some((t) => t.key.length !== KEY_LENGTH)) throw new DomainError('internal', 'keyring key has a wrong length');
+  if (keyring.terms.some((t) => t.key.length !== KEY_LENGTH))
+    throw new DomainError('internal', 'keyring key has a wrong length');
   if (new Set(keyring.terms.map((t) => t.term)).size !== keyring.terms.length) {
     throw new DomainError('internal', 'keyring has duplicate terms');
   }

@@ -46,7 +46,9 @@ describe('shamir', () => {
   it('rejects duplicate and mismatched shares', async () => {
     const shares = await splitRootKey(generateRootKey(), 3, 2);
     await expect(combineShares([shares[0]!, shares[0]!])).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(combineShares([shares[0]!, shares[1]!.subarray(1)])).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(combineShares([shares[0]!, shares[1]!.subarray(1)])).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
     await expect(combineShares([])).rejects.toMatchObject({ code: 'invalid_request' });
   });
 

@@ -34,7 +34,11 @@ const plain = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes);
  * a 1-of-1 configuration returns the root key itself as the single share (Shamir needs >= 2).
  * Each share of a split is the key length + 1 byte (the x coordinate), as in Vault.
  */
-export async function splitRootKey(rootKey: Uint8Array, shares: number, threshold: number): Promise<Buffer[]> {
+export async function splitRootKey(
+  rootKey: Uint8Array,
+  shares: number,
+  threshold: number,
+): Promise<Buffer[]> {
   validateShamirConfig(shares, threshold);
   if (rootKey.byteLength === 0) throw new DomainError('invalid_request', 'root key cannot be empty');
   if (shares === 1) return [Buffer.from(rootKey)];

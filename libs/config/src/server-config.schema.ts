@@ -126,7 +126,9 @@ const controllerSchema = z
 
 const telemetrySchema = z
   .strictObject({ otlp_endpoint: httpUrl.optional() })
-  .transform((t): { otlpEndpoint?: string } => (t.otlp_endpoint === undefined ? {} : { otlpEndpoint: t.otlp_endpoint }));
+  .transform((t): { otlpEndpoint?: string } =>
+    t.otlp_endpoint === undefined ? {} : { otlpEndpoint: t.otlp_endpoint },
+  );
 
 const serviceSchema = z.strictObject({ replicas: z.number().int().min(0).default(1) });
 

@@ -24,7 +24,8 @@ export const isConcurrencyError = (e: unknown): e is ConcurrencyError => e insta
  * `attempts` runs in total; the last ConcurrencyError is rethrown.
  */
 export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
-  if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError('attempts must be a positive integer');
+  if (!Number.isInteger(attempts) || attempts < 1)
+    throw new RangeError('attempts must be a positive integer');
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();

@@ -49,7 +49,9 @@ export class EventLogRepository {
 
   /** The per-schema WAL lock (one-bigint key space, disjoint from the stream locks). */
   async lockWal(trx: AnyTrx): Promise<void> {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`coffer.event_log.wal:${this.#schema}`}, 0))`.execute(trx);
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`coffer.event_log.wal:${this.#schema}`}, 0))`.execute(
+      trx,
+    );
   }
 
   async streamVersion(db: Executor, stream: string): Promise<number> {
@@ -72,7 +74,11 @@ export class EventLogRepository {
   }
 
   async hashAt(db: Executor, wal: number): Promise<string | undefined> {
-    const row = await this.#q(db).selectFrom(EVENT_LOG_TABLE).select('hash').where('wal', '=', wal).executeTakeFirst();
+    const row = await this.#q(db)
+      .selectFrom(EVENT_LOG_TABLE)
+      .select('hash')
+      .where('wal', '=', wal)
+      .executeTakeFirst();
     return row?.hash;
   }
 

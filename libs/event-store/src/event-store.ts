@@ -80,7 +80,11 @@ export class EventStore {
    * does (version check, encryption, the read-model projection); the critical section is the
    * head read, one multi-row INSERT and the COMMIT.
    */
-  async append<T = undefined>(stream: string, events: NewEvent[], opts: AppendOptions<T>): Promise<AppendResult<T>> {
+  async append<T = undefined>(
+    stream: string,
+    events: NewEvent[],
+    opts: AppendOptions<T>,
+  ): Promise<AppendResult<T>> {
     if (stream === '') throw new Error('stream name must not be empty');
     if (this.#cipher.sealed) throw new DomainError('sealed', 'Vault is sealed');
     const validated = events.map((e) => ({ event: e, data: this.#registry.encode(e) }));
@@ -102,7 +106,10 @@ export class EventStore {
         recordedAt,
       }));
       const payloads = appended.map((e) =>
-        this.#cipher.encrypt(Buffer.from(JSON.stringify(e.data), 'utf8'), this.#aad(e.stream, e.streamVersion, e.type)),
+        this.#cipher.encrypt(
+          Buffer.from(JSON.stringify(e.data), 'utf8'),
+          this.#aad(e.stream, e.streamVersion, e.type),
+        ),
       );
 
       const projected = (opts.project ? await opts.project(trx, appended) : undefined) as T;
@@ -135,7 +142,8 @@ export class EventStore {
         await this.#repo.insert(trx, rows);
       } catch (error) {
         // only reachable by a writer that bypassed the stream lock; same meaning for the caller
-        if (isStreamVersionConflict(error)) throw new ConcurrencyError(stream, opts.expectedVersion, undefined);
+        if (isStreamVersionConflict(error))
+          throw new ConcurrencyError(stream, opts.expectedVersion, undefined);
         throw error;
       }
       const stored: StoredEvent[] = appended.map((e, i) => {

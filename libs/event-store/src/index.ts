@@ -4,7 +4,7 @@ export { createPgDb, type DbHandle, type PgDbOptions } from './pg-db';
 export { createPgliteDb, type PgliteDbOptions } from './pglite-db';
 export { parseSafeInteger, parseNumeric } from './type-parsers';
 export { migrateSchema } from './migrate';
-export { EVENT_LOG_MIGRATION } from './event-log.migration';
+export { EVENT_LOG_MIGRATION } from './migrations/0000_event_log';
 export { defineEvent, EventRegistry, EventSchemaError, type EventDefinition } from './registry';
 export { ConcurrencyError, isConcurrencyError, retryOnConflict } from './concurrency';
 export { chainHash, GENESIS_HASH, type HashedFields } from './hash';

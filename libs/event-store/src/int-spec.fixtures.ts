@@ -2,12 +2,15 @@
 // fresh database per spec file) and on in-memory PGlite.
 import { createTestDatabase, type TestDatabase } from '@coffer/testing';
 import { Barrier, createKeyring } from '@coffer/barrier';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { createPgDb, type DbHandle } from './pg-db';
 import { createPgliteDb } from './pglite-db';
 import { defineEvent, EventRegistry } from './registry';
 
 export type Dialect = 'pg' | 'pglite';
+/** for beforeAll hooks that open a dialect */
+export const OPEN_TIMEOUT_MS = 60_000;
 export const DIALECTS: Dialect[] = ['pg', 'pglite'];
 
 export interface DialectFixture {
@@ -22,6 +25,8 @@ export interface DialectFixture {
 export async function openDialect(dialect: Dialect, label: string): Promise<DialectFixture> {
   if (dialect === 'pglite') {
     const handle = createPgliteDb();
+    // start the embedded database now (several seconds: WASM compile + initdb), not in a test
+    await sql`select 1`.execute(handle.db);
     return { handle, testDb: undefined, openAnother: () => handle, close: () => handle.close() };
   }
   const testDb = await createTestDatabase(label);

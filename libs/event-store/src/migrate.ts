@@ -1,5 +1,5 @@
 import { Migrator, sql, type Migration, type MigrationResult } from 'kysely';
-import { EVENT_LOG_MIGRATION, eventLogMigration } from './event-log.migration';
+import { EVENT_LOG_MIGRATION, eventLogMigration } from './migrations/0000_event_log';
 import type { AnyDb } from './types';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -30,7 +30,9 @@ async function createSchema(db: AnyDb, schema: string): Promise<void> {
   } catch (error) {
     // Two replicas racing on CREATE SCHEMA IF NOT EXISTS: the loser can still fail on the catalog's
     // unique index. The schema existing afterwards is all that matters.
-    const found = await sql<{ n: number }>`select 1 as n from pg_namespace where nspname = ${schema}`.execute(db);
+    const found = await sql<{ n: number }>`select 1 as n from pg_namespace where nspname = ${schema}`.execute(
+      db,
+    );
     if (found.rows.length === 0) throw error;
   }
 }
@@ -52,7 +54,9 @@ export async function migrateSchema(
   assertSchemaName(schema);
   for (const name of Object.keys(migrations)) {
     if (name <= EVENT_LOG_MIGRATION) {
-      throw new Error(`migration ${JSON.stringify(name)} must sort after ${JSON.stringify(EVENT_LOG_MIGRATION)}`);
+      throw new Error(
+        `migration ${JSON.stringify(name)} must sort after ${JSON.stringify(EVENT_LOG_MIGRATION)}`,
+      );
     }
   }
   await createSchema(db, schema);
@@ -66,10 +70,13 @@ export async function migrateSchema(
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results.find((r) => r.status === 'Error');
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`migrating schema ${schema} failed${failed ? ` at ${failed.migrationName}` : ''}: ${reason}`, {
-      cause: error,
-    });
+    const reason = error instanceof Error ? error.message : 'unknown error';
+    throw new Error(
+      `migrating schema ${schema} failed${failed ? ` at ${failed.migrationName}` : ''}: ${reason}`,
+      {
+        cause: error,
+      },
+    );
   }
   return results;
 }

@@ -1,7 +1,12 @@
-import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type PostgresQueryResult,
+} from 'kysely';
 import type { DbHandle } from './pg-db';
-import { pgliteParsers } from './type-parsers';
+import { PgliteWorker } from './pglite-worker';
 import type { AnyDb } from './types';
 
 export interface PgliteDbOptions {
@@ -11,42 +16,30 @@ export interface PgliteDbOptions {
 
 /**
  * PGlite is one Postgres backend: one session, so one transaction at a time. kysely-pglite hands
- * every caller the same session without any exclusion, so two concurrent kysely transactions
- * interleave their statements inside one BEGIN/COMMIT. Instead this pool leases the single
- * connection to one kysely caller at a time (a query, a transaction, or `db.connection()`) and
- * queues the others, which is exactly a pg pool of size 1. Consequence, as with any size-1
- * pool: code inside a transaction must use the transaction object, never `db`, or it waits
- * for itself.
+ * every caller that same session without exclusion, so two concurrent kysely transactions
+ * interleave their statements inside one BEGIN/COMMIT. This pool instead leases the single
+ * connection to one kysely caller at a time (a query, a transaction or `db.connection()`) and
+ * queues the others in order: a pg pool of size 1. As with any size-1 pool, code inside a
+ * transaction must use the transaction object, never `db`, or it waits for itself.
  */
 class SingleConnectionPool implements PostgresPool {
-  readonly #pg: PGlite;
+  readonly #pg: PgliteWorker;
   readonly #waiting: Array<() => void> = [];
   #leased = false;
   readonly #client: PostgresPoolClient;
 
-  constructor(pg: PGlite) {
+  constructor(pg: PgliteWorker) {
     this.#pg = pg;
-    const query = async <R>(sqlText: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> => {
-      try {
-        // Without parameters use the simple protocol like node-postgres does, so multi-statement
-        // scripts (migrations) behave the same in both dialects.
-        const result =
-          parameters.length === 0
-            ? (await this.#pg.exec(sqlText)).at(-1)
-            : await this.#pg.query<R>(sqlText, [...parameters]);
-        // kysely reads the affected-row count only for INSERT/UPDATE/DELETE/MERGE results; PGlite
-        // reports 0 for anything else, so the command tag does not need to be exact.
-        return { command: 'UPDATE', rowCount: result?.affectedRows ?? 0, rows: (result?.rows ?? []) as R[] };
-      } catch (error) {
-        // PGlite attaches the bound parameters to its errors; they may carry sensitive values.
-        if (error && typeof error === 'object' && 'params' in error) delete (error as { params?: unknown }).params;
-        throw error;
-      }
+    const query = async <R>(
+      sqlText: string,
+      parameters: ReadonlyArray<unknown>,
+    ): Promise<PostgresQueryResult<R>> => {
+      const result = await this.#pg.query(sqlText, parameters);
+      // kysely reads the affected-row count only for INSERT/UPDATE/DELETE/MERGE statements and
+      // PGlite reports 0 for the others, so the command tag need not be exact.
+      return { command: 'UPDATE', rowCount: result.affectedRows, rows: result.rows as R[] };
     };
-    this.#client = {
-      query: query as PostgresPoolClient['query'],
-      release: () => this.#release(),
-    };
+    this.#client = { query: query as PostgresPoolClient['query'], release: () => this.#release() };
   }
 
   async connect(): Promise<PostgresPoolClient> {
@@ -67,13 +60,12 @@ class SingleConnectionPool implements PostgresPool {
   }
 }
 
+/** Embedded Postgres (PGlite, in a worker thread) for dev mode and tests. */
 export function createPgliteDb(opts: PgliteDbOptions = {}): DbHandle {
   const dialect = new PostgresDialect({
-    // created on first use, so this factory stays synchronous like createPgDb
+    // started on first use, so this factory stays synchronous like createPgDb
     pool: async () =>
-      new SingleConnectionPool(
-        await PGlite.create({ ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), parsers: pgliteParsers }),
-      ),
+      new SingleConnectionPool(new PgliteWorker(opts.dataDir ? { dataDir: opts.dataDir } : {})),
   });
   const db: AnyDb = new Kysely({ dialect });
   let closing: Promise<void> | undefined;

@@ -2,7 +2,10 @@ import type { z } from 'zod';
 import type { EventType, NewEvent } from './types';
 
 /** An event type plus helpers to build it and to narrow stored events to it. */
-export interface EventDefinition<N extends string = string, S extends z.ZodType = z.ZodType> extends EventType<N, S> {
+export interface EventDefinition<
+  N extends string = string,
+  S extends z.ZodType = z.ZodType,
+> extends EventType<N, S> {
   /** a NewEvent of this type and version (validated again on append) */
   create(data: z.input<S>): NewEvent & { type: N };
   is<E extends { type: string; schemaVersion: number; data: unknown }>(
@@ -10,10 +13,16 @@ export interface EventDefinition<N extends string = string, S extends z.ZodType 
   ): event is E & { type: N; data: z.output<S> };
 }
 
-export function defineEvent<N extends string, S extends z.ZodType>(name: N, version: number, schema: S): EventDefinition<N, S> {
+export function defineEvent<N extends string, S extends z.ZodType>(
+  name: N,
+  version: number,
+  schema: S,
+): EventDefinition<N, S> {
   // no "|" in names: the payload aad is "schema|stream|version|type", read from the right
-  if (!/^[A-Za-z][A-Za-z0-9_.:-]*$/.test(name)) throw new Error(`invalid event type name ${JSON.stringify(name)}`);
-  if (!Number.isInteger(version) || version < 1) throw new Error(`event ${name}: version must be a positive integer`);
+  if (!/^[A-Za-z][A-Za-z0-9_.:-]*$/.test(name))
+    throw new Error(`invalid event type name ${JSON.stringify(name)}`);
+  if (!Number.isInteger(version) || version < 1)
+    throw new Error(`event ${name}: version must be a positive integer`);
   return {
     name,
     version,
@@ -78,7 +87,9 @@ export class EventRegistry {
     }
     const result = t.schema.safeParse(data);
     if (!result.success) {
-      const issues = result.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.code}`).join('; ');
+      const issues = result.error.issues
+        .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.code}`)
+        .join('; ');
       throw new EventSchemaError(type, version, `invalid data (${issues})`);
     }
     return result.data;

@@ -3,12 +3,12 @@ import { types, type CustomTypesConfig } from 'pg';
 /**
  * One value mapping for both dialects: int8 and integral numeric (count(*), sum()) read back as JS
  * number and throw beyond Number.MAX_SAFE_INTEGER rather than silently losing precision;
- * non-integral numeric becomes a float; timestamptz is a Date; bytea a Buffer.
+ * non-integral numeric becomes a float; timestamptz is a Date; bytea a Buffer. PGlite applies the
+ * same rules inside its worker (pglite-worker.ts).
  */
 type TypeId = Parameters<typeof types.getTypeParser>[0];
 
-export const OID = {
-  BYTEA: 17,
+const OID = {
   INT8: 20,
   NUMERIC: 1700,
   INT8_ARRAY: 1016,
@@ -30,10 +30,14 @@ function mapArray(value: unknown, parse: (text: string) => number): unknown {
   return typeof value === 'string' ? parse(value) : value;
 }
 
+type Parser = (value: string) => unknown;
+const builtin = (oid: TypeId, format: 'text' | 'binary' = 'text') =>
+  types.getTypeParser(oid, format) as Parser;
+
 /** node-postgres: per-pool parsers (the global pg.types registry is left alone). */
 export const pgTypeParsers: CustomTypesConfig = {
-  getTypeParser: ((oid: TypeId, format?: 'text' | 'binary') => {
-    if (format === 'binary') return types.getTypeParser(oid, format);
+  getTypeParser: ((oid: TypeId, format?: 'text' | 'binary'): Parser => {
+    if (format === 'binary') return builtin(oid, format);
     switch (oid as number) {
       case OID.INT8:
         return parseSafeInteger;
@@ -41,22 +45,12 @@ export const pgTypeParsers: CustomTypesConfig = {
         return parseNumeric;
       case OID.INT8_ARRAY:
       case OID.NUMERIC_ARRAY: {
-        const parseArray = types.getTypeParser(oid, 'text') as (text: string) => unknown;
+        const parseArray = builtin(oid);
         const parse = (oid as number) === OID.INT8_ARRAY ? parseSafeInteger : parseNumeric;
         return (text: string) => mapArray(parseArray(text), parse);
       }
       default:
-        return types.getTypeParser(oid, format);
+        return builtin(oid, format);
     }
   }) as CustomTypesConfig['getTypeParser'],
-};
-
-/**
- * PGlite: its array parsing reuses the element parser, so scalars suffice. Its defaults differ
- * from pg (int8 as bigint beyond 2^53, bytea as Uint8Array), hence the overrides.
- */
-export const pgliteParsers: Record<number, (text: string) => unknown> = {
-  [OID.INT8]: parseSafeInteger,
-  [OID.NUMERIC]: parseNumeric,
-  [OID.BYTEA]: (text) => Buffer.from(text.startsWith('\\x') ? text.slice(2) : text, 'hex'),
 };

@@ -113,7 +113,7 @@ describe('fuzz', () => {
         onlyParseErrors(() => parseHcl(text));
         onlyParseErrors(() => parseHclJson(text));
       }),
-      { numRuns: 3000 },
+      { numRuns: 1500 },
     );
   });
 
@@ -123,7 +123,7 @@ describe('fuzz', () => {
         const printed = printHcl(tree);
         expect(strip(parseHcl(printed))).toEqual(strip(tree));
       }),
-      { numRuns: 500 },
+      { numRuns: 300 },
     );
   });
 });

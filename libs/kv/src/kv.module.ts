@@ -18,6 +18,7 @@ import { MountPurgeRepository } from './mounts/mount-purge.repository';
 import { MountPurgeService } from './mounts/mount-purge.service';
 import { DataKeyCipher } from './shared/data-keys';
 import { createKvEventStore, KvEventLog } from './shared/event-log';
+import { StreamWriter } from './shared/stream-writer';
 import { Vacuum } from './shared/vacuum';
 
 /**
@@ -36,6 +37,7 @@ export class KvModule {
         { provide: KV_EVENT_STORE, useFactory: () => createKvEventStore(runtime) },
         { provide: DataKeyCipher, useFactory: () => new DataKeyCipher(runtime.cipher) },
         KvEventLog,
+        StreamWriter,
         Vacuum,
         FlatRepository,
         FlatSecretService,

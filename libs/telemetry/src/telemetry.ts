@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { context, propagation, trace, type TracerProvider } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -44,7 +45,6 @@ interface Exporting {
 interface Sdk {
   provider: BasicTracerProvider;
   fanOut: FanOutSpanProcessor;
-  contextManager: AsyncLocalStorageContextManager;
   instrumentations: Instrumentation[];
   /** keyed by OTLP URL or by exporter instance, so N services naming one collector export once */
   exporting: Map<unknown, Exporting>;
@@ -53,14 +53,39 @@ interface Sdk {
 
 let sdk: Sdk | undefined;
 
+/**
+ * Instrumentations hook `require`, so modules an app imported before starting telemetry (every
+ * import of a compiled main runs first) would stay unpatched. Requiring them again goes through
+ * the hook, which patches the cached module objects in place (prototypes and module functions),
+ * so earlier importers are covered too.
+ */
+const INSTRUMENTED_MODULES = [
+  'http',
+  'https',
+  'pg',
+  'pg-pool',
+  '@nestjs/core/nest-factory.js',
+  '@nestjs/core/router/router-execution-context.js',
+];
+
+function patchLoadedModules(): void {
+  const load = createRequire(__filename);
+  for (const name of INSTRUMENTED_MODULES) {
+    try {
+      load(name);
+    } catch {
+      // Not installed in this app: nothing to instrument.
+    }
+  }
+}
+
 function boot(serviceName: string): Sdk {
   const fanOut = new FanOutSpanProcessor();
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
     spanProcessors: [fanOut],
   });
-  const contextManager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(contextManager);
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   // Instrumentations enable themselves on construction; pg and http never record parameters or headers.
@@ -70,7 +95,8 @@ function boot(serviceName: string): Sdk {
     new NestInstrumentation(),
   ];
   for (const instrumentation of instrumentations) instrumentation.setTracerProvider(provider);
-  return { provider, fanOut, contextManager, instrumentations, exporting: new Map(), handles: 0 };
+  patchLoadedModules();
+  return { provider, fanOut, instrumentations, exporting: new Map(), handles: 0 };
 }
 
 async function teardown(state: Sdk): Promise<void> {
@@ -78,8 +104,7 @@ async function teardown(state: Sdk): Promise<void> {
   await state.provider.shutdown();
   trace.disable();
   propagation.disable();
-  context.disable();
-  state.contextManager.disable();
+  context.disable(); // disables the AsyncLocalStorage manager too
 }
 
 function acquire(state: Sdk, key: unknown, create: () => SpanProcessor): unknown {
@@ -107,10 +132,11 @@ async function release(state: Sdk, key: unknown): Promise<void> {
  * AsyncLocalStorage context. Spans go to the OTLP endpoint and/or the exporter given; with
  * neither, nothing is exported but trace context still propagates (across the transport too).
  *
- * Call it before anything requires http, pg or @nestjs/core (first import of the app's main), or
- * those modules are not instrumented. Calling it again in the same process (dev mode composes
- * several services) shares the running SDK: the first call names the resource, each service's
- * spans carry `coffer.service`, and each call's exporter is added once.
+ * Call it before creating the Nest app, the pg pool or an HTTP server: modules already imported
+ * are patched in place, but functions someone already destructured out of them are not.
+ * Calling it again in the same process (dev mode composes several services) shares the running
+ * SDK: the first call names the resource, each service's spans carry `coffer.service`, and each
+ * call's exporter is added once.
  */
 export function startTelemetry(options: TelemetryOptions): Telemetry {
   const url = options.otlpEndpoint === undefined ? undefined : otlpTracesUrl(options.otlpEndpoint);

@@ -72,7 +72,10 @@ async function dropStaleDatabases(client: Client): Promise<void> {
  * created once (fast, no migrations replayed from scratch by Postgres itself). Call `drop()` in
  * afterAll.
  */
-export async function createTestDatabase(prefix: string, opts: TestDatabaseOptions = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  prefix: string,
+  opts: TestDatabaseOptions = {},
+): Promise<TestDatabase> {
   prepared ??= withAdmin(async (client) => {
     await ensureTemplate(client);
     await dropStaleDatabases(client).catch(() => undefined);

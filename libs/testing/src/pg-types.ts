@@ -7,10 +7,10 @@ type TypeId = Parameters<typeof types.getTypeParser>[0];
  * throwing beyond 2^53; timestamptz as Date), so a test database handle reads rows exactly like
  * the services do. Kept here because @coffer/event-store's own tests depend on this lib.
  */
-const INT8 = 20 as TypeId;
-const NUMERIC = 1700 as TypeId;
-const INT8_ARRAY = 1016 as TypeId;
-const NUMERIC_ARRAY = 1231 as TypeId;
+const INT8 = 20;
+const NUMERIC = 1700;
+const INT8_ARRAY = 1016;
+const NUMERIC_ARRAY = 1231;
 
 function toSafeInteger(text: string): number {
   const n = Number(text);
@@ -28,7 +28,7 @@ function mapArray(value: unknown, parse: (text: string) => number): unknown {
 export const pgTypes: CustomTypesConfig = {
   getTypeParser: ((oid: TypeId, format?: 'text' | 'binary') => {
     if (format === 'binary') return types.getTypeParser(oid, format);
-    switch (oid) {
+    switch (oid as number) {
       case INT8:
         return toSafeInteger;
       case NUMERIC:
@@ -36,7 +36,7 @@ export const pgTypes: CustomTypesConfig = {
       case INT8_ARRAY:
       case NUMERIC_ARRAY: {
         const parseArray = types.getTypeParser(oid, 'text') as (text: string) => unknown;
-        const parse = oid === INT8_ARRAY ? toSafeInteger : parseNumeric;
+        const parse = (oid as number) === INT8_ARRAY ? toSafeInteger : parseNumeric;
         return (text: string) => mapArray(parseArray(text), parse);
       }
       default:

@@ -71,7 +71,12 @@ export async function startProcess(opts: StartProcessOptions): Promise<RunningPr
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  const child = spawn(opts.cmd, opts.args ?? [], { cwd: opts.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(opts.cmd, opts.args ?? [], {
+    cwd: opts.cwd,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
 
   const stdout: string[] = [];
@@ -126,12 +131,19 @@ export async function startProcess(opts: StartProcessOptions): Promise<RunningPr
         if (exitInfo) {
           const info = exitInfo;
           done(() =>
-            reject(new Error(`${describe()} exited (code ${info.code}, signal ${info.signal}) before printing ${re}:\n${tail()}`)),
+            reject(
+              new Error(
+                `${describe()} exited (code ${info.code}, signal ${info.signal}) before printing ${re}:\n${tail()}`,
+              ),
+            ),
           );
         }
       };
       const timer = setTimeout(
-        () => done(() => reject(new Error(`${describe()} did not print ${re} within ${timeoutMs} ms:\n${tail()}`))),
+        () =>
+          done(() =>
+            reject(new Error(`${describe()} did not print ${re} within ${timeoutMs} ms:\n${tail()}`)),
+          ),
         timeoutMs,
       );
       listeners.add(check);

@@ -12,7 +12,10 @@ export interface WaitForOptions {
  * A predicate that throws counts as "not yet" (so `expect(...)` can be polled); on time-out the
  * last error, or the last value, is reported.
  */
-export async function waitFor<T>(predicate: () => T | Promise<T>, opts: WaitForOptions = {}): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  predicate: () => T | Promise<T>,
+  opts: WaitForOptions = {},
+): Promise<NonNullable<T>> {
   const timeoutMs = opts.timeoutMs ?? 5000;
   const intervalMs = opts.intervalMs ?? 20;
   const deadline = Date.now() + timeoutMs;
@@ -21,14 +24,16 @@ export async function waitFor<T>(predicate: () => T | Promise<T>, opts: WaitForO
   for (;;) {
     try {
       const value = await predicate();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
       lastValue = value;
       lastError = undefined;
     } catch (error) {
       lastError = error;
     }
     if (Date.now() >= deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(intervalMs, deadline - Date.now()))));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(1, Math.min(intervalMs, deadline - Date.now()))),
+    );
   }
   const prefix = opts.message ?? 'waitFor';
   if (lastError instanceof Error) {

@@ -15,8 +15,9 @@ const BY_CODE: ReadonlyMap<string, (service: string, timeoutMs: number) => Domai
 ]);
 
 /**
- * What a failed NATS request means to the caller. Only reaching nobody (no responders, time-out,
- * connection gone) is service_unavailable; a reply we cannot read is our bug (internal).
+ * What a failed NATS request means to the caller: reaching nobody (no responders, time-out,
+ * connection gone) is service_unavailable, an oversized request payload_too_large, and a reply we
+ * cannot read is our bug (internal).
  */
 export function mapClientError(
   error: unknown,

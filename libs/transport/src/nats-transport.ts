@@ -8,6 +8,7 @@ import {
 } from '@coffer/contracts';
 import type { TextMapSetter } from '@opentelemetry/api';
 import {
+  ErrorCode,
   Events,
   connect,
   headers as createHeaders,
@@ -21,6 +22,7 @@ import type { z } from 'zod';
 import { decodeJson, decodeRequest, encodeJson } from './codec';
 import { DEFAULT_TIMEOUT_MS, INTERNAL_MESSAGE, closedError, fromWireError, toDomainError } from './errors';
 import { isMaxPayloadError, mapClientError } from './nats-errors';
+import { ReplyMux } from './nats-mux';
 import {
   createBroadcastProcessor,
   createRequestProcessor,
@@ -78,14 +80,22 @@ function errorReply(error: DomainError): [Uint8Array, MsgHdrs] {
 }
 
 export async function connectNatsTransport(options: NatsTransportOptions): Promise<NatsTransport> {
-  // Services outlive NATS restarts: keep reconnecting instead of giving up after a few tries.
-  const nc = await connect({ servers: options.servers, name: options.name, maxReconnectAttempts: -1 });
+  const nc = await connect({
+    servers: options.servers,
+    name: options.name,
+    // Services outlive NATS restarts: keep reconnecting instead of giving up after a few tries.
+    maxReconnectAttempts: -1,
+    // Stack traces captured up front for every publish/request would never be read: errors
+    // become DomainErrors.
+    noAsyncTraces: true,
+  });
   return new NatsTransport(nc, options.subjectPrefix, options.logger ?? new Logger('CofferTransport'));
 }
 
-/** Cluster-mode transport: NATS request/reply (muxed inbox) with queue groups, JSON payloads. */
+/** Cluster-mode transport: NATS request/reply (one muxed inbox) with queue groups, JSON payloads. */
 export class NatsTransport implements Transport {
   private readonly subjects: SubjectTable;
+  private readonly mux: ReplyMux;
   private readonly subscriptions = new Set<NatsSubscription>();
   private inFlight = 0;
   private idle: (() => void) | undefined;
@@ -97,6 +107,7 @@ export class NatsTransport implements Transport {
     private readonly logger: TransportLogger,
   ) {
     this.subjects = new SubjectTable(subjectPrefix);
+    this.mux = new ReplyMux(nc);
     void this.watchStatus();
   }
 
@@ -114,10 +125,7 @@ export class NatsTransport implements Transport {
       const given = opts?.headers;
       if (given !== undefined) for (const key in given) carrierSetter.set(carrier, key, given[key] as string);
       injectTraceContext(ctx, carrier, carrierSetter);
-      const reply = await this.nc.request(info.wire, encodeJson(payload), {
-        timeout,
-        headers: carrier.headers,
-      });
+      const reply = await this.mux.request(info.wire, encodeJson(payload), carrier.headers, timeout);
       const body = decodeJson(reply.data);
       if (reply.headers?.has(ERROR_HEADER)) throw fromWireError(body);
       endSpan(ctx);
@@ -187,6 +195,7 @@ export class NatsTransport implements Transport {
     await Promise.allSettled([...this.subscriptions].map((sub) => sub.drain()));
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
     if (!this.nc.isClosed()) await this.nc.drain();
+    this.mux.rejectAll(ErrorCode.ConnectionClosed);
   }
 
   private track(sub: NatsSubscription): Subscription {

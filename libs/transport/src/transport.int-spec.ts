@@ -1,5 +1,5 @@
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   DomainError,
   callerContextSchema,
@@ -189,6 +189,17 @@ class BareHandlers {
 }
 @Module({ controllers: [BareHandlers] })
 class BareModule {}
+
+/** A bare @MessagePattern has no contract to validate with: the app must refuse to start. */
+@Controller()
+class UncheckedHandlers {
+  @MessagePattern('unchecked.op')
+  op(): object {
+    return {};
+  }
+}
+@Module({ controllers: [UncheckedHandlers] })
+class UncheckedModule {}
 
 describe.each(harnesses)('%s transport', (_name, connect) => {
   const logger = new CapturingLogger();
@@ -432,6 +443,15 @@ describe.each(harnesses)('%s transport', (_name, connect) => {
       }
     });
 
+    it('refuses to start with a handler that has no contract', async () => {
+      await expect(
+        createServiceApp(UncheckedModule, pair.server, 'unchecked', { logger: false }),
+      ).rejects.toThrow('message handler "unchecked.op" has no contract: use @Handles');
+      expect((await rejection(pair.client.request(empty('unchecked.op'), {}))).code).toBe(
+        'service_unavailable',
+      );
+    });
+
     it('delivers broadcasts to @OnBroadcast methods', async () => {
       nestSeen.length = 0;
       await pair.client.publish(changed, { key: 'policy/dev' });
@@ -439,5 +459,32 @@ describe.each(harnesses)('%s transport', (_name, connect) => {
       await until(() => nestSeen.length === 1);
       expect(nestSeen).toEqual(['policy/dev']);
     });
+  });
+});
+
+describe.each(harnesses)('%s transport close()', (_name, connect) => {
+  it('lets in-flight handlers answer, then serves nobody', async () => {
+    const pair = await connect(new CapturingLogger());
+    const contract = empty('closing.op');
+    let started = false;
+    let release: (() => void) | undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    pair.server.serve(contract, 'closing', async () => {
+      started = true;
+      await gate;
+      return { ok: true };
+    });
+    await pair.server.flush();
+
+    const reply = pair.client.request(contract, {});
+    await until(() => started);
+    const closing = pair.server.close();
+    release?.();
+    await expect(reply).resolves.toEqual({ ok: true });
+    await closing;
+
+    const after = await rejection(pair.client.request(contract, {}));
+    expect(after.code).toBe('service_unavailable');
+    await pair.close();
   });
 });

@@ -12,20 +12,20 @@ const stringList = z.union([z.array(z.string()), z.string()]).describe('list, or
 const stringMap = z.record(z.string(), z.string());
 
 export const identityContracts = {
-  entityWrite: engineContract('core.identity.entity_write'),
-  entityByIdRead: engineContract('core.identity.entity_id_read'),
-  entityByIdWrite: engineContract('core.identity.entity_id_write'),
-  entityByIdDelete: engineContract('core.identity.entity_id_delete'),
-  entityByIdList: engineContract('core.identity.entity_id_list'),
-  entityByNameRead: engineContract('core.identity.entity_name_read'),
-  entityByNameWrite: engineContract('core.identity.entity_name_write'),
-  entityByNameDelete: engineContract('core.identity.entity_name_delete'),
-  entityByNameList: engineContract('core.identity.entity_name_list'),
-  aliasWrite: engineContract('core.identity.alias_write'),
-  aliasByIdRead: engineContract('core.identity.alias_id_read'),
-  aliasByIdWrite: engineContract('core.identity.alias_id_write'),
-  aliasByIdDelete: engineContract('core.identity.alias_id_delete'),
-  aliasByIdList: engineContract('core.identity.alias_id_list'),
+  entityWrite: engineContract('core.identity.entity-write'),
+  entityByIdRead: engineContract('core.identity.entity-id-read'),
+  entityByIdWrite: engineContract('core.identity.entity-id-write'),
+  entityByIdDelete: engineContract('core.identity.entity-id-delete'),
+  entityByIdList: engineContract('core.identity.entity-id-list'),
+  entityByNameRead: engineContract('core.identity.entity-name-read'),
+  entityByNameWrite: engineContract('core.identity.entity-name-write'),
+  entityByNameDelete: engineContract('core.identity.entity-name-delete'),
+  entityByNameList: engineContract('core.identity.entity-name-list'),
+  aliasWrite: engineContract('core.identity.alias-write'),
+  aliasByIdRead: engineContract('core.identity.alias-id-read'),
+  aliasByIdWrite: engineContract('core.identity.alias-id-write'),
+  aliasByIdDelete: engineContract('core.identity.alias-id-delete'),
+  aliasByIdList: engineContract('core.identity.alias-id-list'),
 };
 
 export const identityEntityBodySchema = z.object({
@@ -33,13 +33,18 @@ export const identityEntityBodySchema = z.object({
   name: z.string().optional().describe('Name of the entity (generated when absent)'),
   metadata: stringMap.optional().describe('Metadata to associate with the entity'),
   policies: stringList.optional().describe('Policies tied to the entity'),
-  disabled: boolish.optional().describe('If true, tokens tied to this entity cannot be used (they are not revoked)'),
+  disabled: boolish
+    .optional()
+    .describe('If true, tokens tied to this entity cannot be used (they are not revoked)'),
 });
 
 export const identityAliasBodySchema = z.object({
   id: z.string().optional().describe('ID of the alias; if set, updates that alias'),
   name: z.string().optional().describe('Name of the alias: the user name in the auth method'),
-  canonical_id: z.string().optional().describe('Entity the alias belongs to (a new entity is created when absent)'),
+  canonical_id: z
+    .string()
+    .optional()
+    .describe('Entity the alias belongs to (a new entity is created when absent)'),
   entity_id: z.string().optional().describe('Deprecated alias of canonical_id'),
   mount_accessor: z.string().optional().describe('Accessor of the auth mount the alias belongs to'),
   custom_metadata: stringMap.optional().describe('Custom metadata of the alias'),
@@ -73,14 +78,24 @@ export const identityRoutes: RouteTable = {
     {
       pattern: 'entity/id',
       synopsis: 'List entities by id.',
-      operations: { list: { contract: identityContracts.entityByIdList, summary: 'List entity ids', responseData: keysData } },
+      operations: {
+        list: {
+          contract: identityContracts.entityByIdList,
+          summary: 'List entity ids',
+          responseData: keysData,
+        },
+      },
     },
     {
       pattern: 'entity/id/:id',
       synopsis: 'Read, update or delete an entity by id.',
       operations: {
         read: { contract: identityContracts.entityByIdRead, summary: 'Read an entity' },
-        update: { contract: identityContracts.entityByIdWrite, summary: 'Update an entity', body: identityEntityBodySchema },
+        update: {
+          contract: identityContracts.entityByIdWrite,
+          summary: 'Update an entity',
+          body: identityEntityBodySchema,
+        },
         delete: { contract: identityContracts.entityByIdDelete, summary: 'Delete an entity and its aliases' },
       },
     },
@@ -88,7 +103,11 @@ export const identityRoutes: RouteTable = {
       pattern: 'entity/name',
       synopsis: 'List entities by name.',
       operations: {
-        list: { contract: identityContracts.entityByNameList, summary: 'List entity names', responseData: keysData },
+        list: {
+          contract: identityContracts.entityByNameList,
+          summary: 'List entity names',
+          responseData: keysData,
+        },
       },
     },
     {
@@ -102,7 +121,10 @@ export const identityRoutes: RouteTable = {
           body: identityEntityBodySchema,
           responseData: entityCreated,
         },
-        delete: { contract: identityContracts.entityByNameDelete, summary: 'Delete an entity and its aliases' },
+        delete: {
+          contract: identityContracts.entityByNameDelete,
+          summary: 'Delete an entity and its aliases',
+        },
       },
     },
     {
@@ -120,7 +142,13 @@ export const identityRoutes: RouteTable = {
     {
       pattern: 'entity-alias/id',
       synopsis: 'List entity aliases by id.',
-      operations: { list: { contract: identityContracts.aliasByIdList, summary: 'List alias ids', responseData: keysData } },
+      operations: {
+        list: {
+          contract: identityContracts.aliasByIdList,
+          summary: 'List alias ids',
+          responseData: keysData,
+        },
+      },
     },
     {
       pattern: 'entity-alias/id/:id',

@@ -34,7 +34,10 @@ export const sysHealthQuery = z.looseObject({
   activecode: z.string().optional().describe('Status code when active (default 200).'),
   standbycode: z.string().optional().describe('Status code when standby (default 429).'),
   drsecondarycode: z.string().optional().describe('Status code for a DR secondary (default 472).'),
-  performancestandbycode: z.string().optional().describe('Status code for a performance standby (default 473).'),
+  performancestandbycode: z
+    .string()
+    .optional()
+    .describe('Status code for a performance standby (default 473).'),
   sealedcode: z.string().optional().describe('Status code when sealed (default 503).'),
   uninitcode: z.string().optional().describe('Status code when not initialized (default 501).'),
 });
@@ -51,7 +54,10 @@ export const sysMountEnableBody = z.looseObject({
   type: z.string().optional().describe('Type of the backend, e.g. "kv" (required).'),
   description: z.string().optional().describe('Human-friendly description of the mount.'),
   config: mountConfigBody.optional().describe('Configuration of the mount.'),
-  options: z.record(z.string(), z.unknown()).optional().describe('Engine options, e.g. {"version":"2"} for kv.'),
+  options: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Engine options, e.g. {"version":"2"} for kv.'),
   local: boolLike.optional().describe('Local mount (not replicated).'),
   seal_wrap: boolLike.optional().describe('Seal-wrap the mount data.'),
   external_entropy_access: boolLike.optional().describe('Access to external entropy.'),
@@ -61,7 +67,10 @@ export const sysMountTuneBody = z.looseObject({
   default_lease_ttl: durationLike.optional().describe('Default lease TTL; "system" resets it.'),
   max_lease_ttl: durationLike.optional().describe('Maximum lease TTL; "system" resets it.'),
   description: z.string().optional().describe('New description.'),
-  options: z.record(z.string(), z.unknown()).optional().describe('Engine options (kv: version upgrade 1 -> 2).'),
+  options: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Engine options (kv: version upgrade 1 -> 2).'),
   listing_visibility: z.string().optional().describe('"unauth" or "hidden".'),
   token_type: z.string().optional().describe('Auth methods: token type issued at login.'),
 });
@@ -74,8 +83,14 @@ export const sysPolicyBody = z.looseObject({
 export const sysCapabilitiesBody = z.looseObject({
   token: z.string().optional().describe('sys/capabilities: the token to check.'),
   accessor: z.string().optional().describe('sys/capabilities-accessor: accessor of the token to check.'),
-  paths: z.union([z.array(z.string()), z.string()]).optional().describe('Paths to check.'),
-  path: z.union([z.array(z.string()), z.string()]).optional().describe('Deprecated: single path to check.'),
+  paths: z
+    .union([z.array(z.string()), z.string()])
+    .optional()
+    .describe('Paths to check.'),
+  path: z
+    .union([z.array(z.string()), z.string()])
+    .optional()
+    .describe('Deprecated: single path to check.'),
 });
 
 const mountEntryData = z.record(z.string(), z.unknown());
@@ -131,7 +146,11 @@ export const SYS_LEADER_CONTRACTS = [
   sysContracts.rotate,
 ] as const;
 
-const op = (contract: OperationDef['contract'], summary: string, extra: Omit<OperationDef, 'contract' | 'summary'> = {}): OperationDef => ({
+const op = (
+  contract: OperationDef['contract'],
+  summary: string,
+  extra: Omit<OperationDef, 'contract' | 'summary'> = {},
+): OperationDef => ({
   contract,
   summary,
   ...extra,
@@ -163,7 +182,8 @@ export const systemRoutes: RouteTable = {
     {
       pattern: 'seal-status',
       synopsis: 'Check the seal status of the Vault.',
-      description: 'Returns the seal type, threshold, number of shares, unseal progress and cluster identity.',
+      description:
+        'Returns the seal type, threshold, number of shares, unseal progress and cluster identity.',
       unauthenticated: true,
       allowSealed: true,
       operations: { read: op(c.sealStatus, 'Returns the seal status.') },
@@ -241,7 +261,8 @@ export const systemRoutes: RouteTable = {
     {
       pattern: 'auth/:path*',
       synopsis: 'Enable a new credential backend with a name.',
-      description: 'POST enables an auth method at auth/<path>; DELETE disables it; GET reads it. Requires sudo.',
+      description:
+        'POST enables an auth method at auth/<path>; DELETE disables it; GET reads it. Requires sudo.',
       sudo: true,
       operations: {
         read: op(c.authRead, 'Reads an auth method entry.', { responseData: mountEntryData }),
@@ -252,7 +273,8 @@ export const systemRoutes: RouteTable = {
     {
       pattern: 'auth/:path*/tune',
       synopsis: 'Tune configuration parameters for a given auth path.',
-      description: 'Reads or changes the lease TTLs, description and options of an auth method. Requires sudo.',
+      description:
+        'Reads or changes the lease TTLs, description and options of an auth method. Requires sudo.',
       sudo: true,
       operations: {
         read: op(c.authTuneRead, 'Reads the tunable configuration.'),
@@ -317,13 +339,17 @@ export const systemRoutes: RouteTable = {
       pattern: 'capabilities-self',
       synopsis: "Fetches the capabilities of the caller's token on the given paths.",
       description: 'Returns, for each path, the capabilities the calling token holds.',
-      operations: { update: op(c.capabilitiesSelf, 'Checks own capabilities.', { body: sysCapabilitiesBody }) },
+      operations: {
+        update: op(c.capabilitiesSelf, 'Checks own capabilities.', { body: sysCapabilitiesBody }),
+      },
     },
     {
       pattern: 'capabilities',
       synopsis: 'Fetches the capabilities of the given token on the given paths.',
       description: 'Returns, for each path, the capabilities the given token holds.',
-      operations: { update: op(c.capabilitiesToken, 'Checks capabilities of a token.', { body: sysCapabilitiesBody }) },
+      operations: {
+        update: op(c.capabilitiesToken, 'Checks capabilities of a token.', { body: sysCapabilitiesBody }),
+      },
     },
     {
       pattern: 'capabilities-accessor',

@@ -12,7 +12,9 @@ import { engineContract, type RouteTable } from '../routes';
  * from the caller context (accessor), which never carries the token.
  */
 
-const duration = z.union([z.string(), z.number()]).describe('duration: seconds or a Go duration string ("1h")');
+const duration = z
+  .union([z.string(), z.number()])
+  .describe('duration: seconds or a Go duration string ("1h")');
 const boolish = z.union([z.boolean(), z.string()]);
 const intish = z.union([z.number().int(), z.string()]);
 const stringList = z.union([z.array(z.string()), z.string()]).describe('list, or a comma-separated string');
@@ -23,17 +25,17 @@ export const TOKEN_SELF_HEADERS = ['x-service-token', 'x-vault-token', 'authoriz
 
 export const tokenContracts = {
   create: engineContract('core.token.create'),
-  createOrphan: engineContract('core.token.create_orphan'),
+  createOrphan: engineContract('core.token.create-orphan'),
   lookup: engineContract('core.token.lookup'),
-  lookupSelf: engineContract('core.token.lookup_self'),
-  lookupAccessor: engineContract('core.token.lookup_accessor'),
+  lookupSelf: engineContract('core.token.lookup-self'),
+  lookupAccessor: engineContract('core.token.lookup-accessor'),
   renew: engineContract('core.token.renew'),
-  renewSelf: engineContract('core.token.renew_self'),
-  renewAccessor: engineContract('core.token.renew_accessor'),
+  renewSelf: engineContract('core.token.renew-self'),
+  renewAccessor: engineContract('core.token.renew-accessor'),
   revoke: engineContract('core.token.revoke'),
-  revokeSelf: engineContract('core.token.revoke_self'),
-  revokeAccessor: engineContract('core.token.revoke_accessor'),
-  revokeOrphan: engineContract('core.token.revoke_orphan'),
+  revokeSelf: engineContract('core.token.revoke-self'),
+  revokeAccessor: engineContract('core.token.revoke-accessor'),
+  revokeOrphan: engineContract('core.token.revoke-orphan'),
   listAccessors: engineContract('core.token.accessors'),
 };
 
@@ -56,7 +58,9 @@ export const tokenCreateBodySchema = z.object({
 });
 const tokenBody = z.object({ token: z.string().optional().describe('The token') });
 const accessorBody = z.object({ accessor: z.string().optional().describe('Accessor of the token') });
-const incrementField = duration.optional().describe('The desired increment in seconds to the token expiration');
+const incrementField = duration
+  .optional()
+  .describe('The desired increment in seconds to the token expiration');
 
 const authResponse = z
   .object({})
@@ -99,7 +103,12 @@ export const tokenRoutes: RouteTable = {
       description:
         'Policies must be a subset of the caller\'s unless the caller is root. "default" is added unless no_default_policy is set. no_parent, period and id need root.',
       operations: {
-        update: { contract: tokenContracts.create, summary: 'Create a token', body: tokenCreateBodySchema, responseData: authResponse },
+        update: {
+          contract: tokenContracts.create,
+          summary: 'Create a token',
+          body: tokenCreateBodySchema,
+          responseData: authResponse,
+        },
       },
     },
     {
@@ -120,7 +129,12 @@ export const tokenRoutes: RouteTable = {
       synopsis: 'Look up the properties of a token (the calling token when none is given).',
       headers: [...TOKEN_SELF_HEADERS],
       operations: {
-        update: { contract: tokenContracts.lookup, summary: 'Look up a token', body: tokenBody, responseData: lookupData },
+        update: {
+          contract: tokenContracts.lookup,
+          summary: 'Look up a token',
+          body: tokenBody,
+          responseData: lookupData,
+        },
       },
     },
     {
@@ -128,7 +142,11 @@ export const tokenRoutes: RouteTable = {
       synopsis: 'Look up the properties of the calling token.',
       headers: [...TOKEN_SELF_HEADERS],
       operations: {
-        read: { contract: tokenContracts.lookupSelf, summary: 'Look up the calling token', responseData: lookupData },
+        read: {
+          contract: tokenContracts.lookupSelf,
+          summary: 'Look up the calling token',
+          responseData: lookupData,
+        },
         update: {
           contract: tokenContracts.lookupSelf,
           summary: 'Look up the calling token',
@@ -200,7 +218,11 @@ export const tokenRoutes: RouteTable = {
       pattern: 'revoke-accessor',
       synopsis: 'Revoke a token and all its children by accessor.',
       operations: {
-        update: { contract: tokenContracts.revokeAccessor, summary: 'Revoke a token by accessor', body: accessorBody },
+        update: {
+          contract: tokenContracts.revokeAccessor,
+          summary: 'Revoke a token by accessor',
+          body: accessorBody,
+        },
       },
     },
     {
@@ -209,7 +231,11 @@ export const tokenRoutes: RouteTable = {
       description: 'Needs sudo.',
       sudo: true,
       operations: {
-        update: { contract: tokenContracts.revokeOrphan, summary: 'Revoke a token, orphaning its children', body: tokenBody },
+        update: {
+          contract: tokenContracts.revokeOrphan,
+          summary: 'Revoke a token, orphaning its children',
+          body: tokenBody,
+        },
       },
     },
     {

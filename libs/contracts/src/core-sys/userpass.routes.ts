@@ -6,19 +6,21 @@ import { engineContract, existenceContract, type RouteTable } from '../routes';
  * auth/). Users are stored per mount uuid; usernames are case-insensitive (lower-cased).
  */
 
-const duration = z.union([z.string(), z.number()]).describe('duration: seconds or a Go duration string ("1h")');
+const duration = z
+  .union([z.string(), z.number()])
+  .describe('duration: seconds or a Go duration string ("1h")');
 const boolish = z.union([z.boolean(), z.string()]);
 const intish = z.union([z.number().int(), z.string()]);
 const stringList = z.union([z.array(z.string()), z.string()]).describe('list, or a comma-separated string');
 
 export const userpassContracts = {
-  userWrite: engineContract('core.userpass.user_write'),
-  userExists: existenceContract('core.userpass.user_exists'),
-  userRead: engineContract('core.userpass.user_read'),
-  userDelete: engineContract('core.userpass.user_delete'),
-  userList: engineContract('core.userpass.user_list'),
-  userPassword: engineContract('core.userpass.user_password'),
-  userPolicies: engineContract('core.userpass.user_policies'),
+  userWrite: engineContract('core.userpass.user-write'),
+  userExists: existenceContract('core.userpass.user-exists'),
+  userRead: engineContract('core.userpass.user-read'),
+  userDelete: engineContract('core.userpass.user-delete'),
+  userList: engineContract('core.userpass.user-list'),
+  userPassword: engineContract('core.userpass.user-password'),
+  userPolicies: engineContract('core.userpass.user-policies'),
   login: engineContract('core.userpass.login'),
 };
 
@@ -79,11 +81,20 @@ export const userpassRoutes: RouteTable = {
     {
       pattern: 'users/:username',
       synopsis: 'Manage a user: its password and the properties of the tokens it gets at login.',
-      description: 'Writing a new user needs a password; updating an existing one changes only the given fields.',
+      description:
+        'Writing a new user needs a password; updating an existing one changes only the given fields.',
       existenceCheck: userpassContracts.userExists,
       operations: {
-        create: { contract: userpassContracts.userWrite, summary: 'Create a user', body: userpassUserBodySchema },
-        update: { contract: userpassContracts.userWrite, summary: 'Update a user', body: userpassUserBodySchema },
+        create: {
+          contract: userpassContracts.userWrite,
+          summary: 'Create a user',
+          body: userpassUserBodySchema,
+        },
+        update: {
+          contract: userpassContracts.userWrite,
+          summary: 'Update a user',
+          body: userpassUserBodySchema,
+        },
         read: { contract: userpassContracts.userRead, summary: 'Read a user', responseData: userData },
         delete: { contract: userpassContracts.userDelete, summary: 'Delete a user' },
       },
@@ -116,7 +127,8 @@ export const userpassRoutes: RouteTable = {
     {
       pattern: 'login/:username',
       synopsis: 'Log in with a username and password.',
-      description: 'Answers a token in the auth block. Bad credentials answer 400 "invalid username or password".',
+      description:
+        'Answers a token in the auth block. Bad credentials answer 400 "invalid username or password".',
       unauthenticated: true,
       operations: {
         update: {

@@ -18,7 +18,8 @@ export interface CapabilitiesRequest {
 /** `paths`, or the deprecated `path` when `paths` is empty. */
 export function parseCapabilitiesBody(raw: Record<string, unknown>): CapabilitiesRequest {
   const parsed = sysCapabilitiesBody.safeParse(raw);
-  if (!parsed.success) throw invalidRequest(`invalid request body: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
+  if (!parsed.success)
+    throw invalidRequest(`invalid request body: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
   let paths = commaSlice(parsed.data.paths);
   if (paths.length === 0) paths = commaSlice(parsed.data.path);
   if (paths.length === 0) throw invalidRequest('paths must be supplied');
@@ -26,7 +27,10 @@ export function parseCapabilitiesBody(raw: Record<string, unknown>): Capabilitie
 }
 
 /** {"<path>": [...]} plus "capabilities" for single-path callers (backwards compatibility). */
-export function capabilitiesData(paths: readonly string[], capabilitiesOf: (path: string) => string[]): Record<string, unknown> {
+export function capabilitiesData(
+  paths: readonly string[],
+  capabilitiesOf: (path: string) => string[],
+): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   for (const path of paths) data[path] = capabilitiesOf(path);
   const only = paths.length === 1 ? paths[0] : undefined;

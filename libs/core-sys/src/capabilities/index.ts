@@ -1,3 +1,9 @@
 import type { Provider, Type } from '@nestjs/common';
-export const capabilitiesProviders: Provider[] = [];
-export const capabilitiesControllers: Type[] = [];
+import { AclService } from './acl.service';
+import { CapabilitiesHandlers } from './capabilities.handlers';
+import { CapabilitiesService } from './capabilities.service';
+
+export const capabilitiesProviders: Provider[] = [AclService, CapabilitiesService];
+export const capabilitiesControllers: Type[] = [CapabilitiesHandlers];
+
+export { AclService } from './acl.service';

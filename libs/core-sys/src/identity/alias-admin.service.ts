@@ -76,14 +76,16 @@ export class AliasAdminService {
     if (input.id) {
       const alias = await this.repo.aliasById(input.id);
       if (!alias) throw invalidRequest('invalid alias ID provided');
-      if (!input.mountAccessor && !input.name && !input.canonicalId && input.customMetadata === undefined) return {};
+      if (!input.mountAccessor && !input.name && !input.canonicalId && input.customMetadata === undefined)
+        return {};
       return this.update(alias, {
         ...input,
         name: input.name || alias.name,
         mountAccessor: input.mountAccessor || alias.mountAccessor,
       });
     }
-    if (!input.mountAccessor || !input.name) throw invalidRequest("'id' or 'mount_accessor' and 'name' must be provided");
+    if (!input.mountAccessor || !input.name)
+      throw invalidRequest("'id' or 'mount_accessor' and 'name' must be provided");
     if (!(await this.mounts.authMountByAccessor(input.mountAccessor))) {
       throw invalidRequest(`invalid mount accessor ${JSON.stringify(input.mountAccessor)}`);
     }
@@ -137,7 +139,11 @@ export class AliasAdminService {
   }
 
   private async apply(append: AliasAppend, version: number): Promise<void> {
-    const result = await this.log.append(append.entityId, append.expected === 'new' ? 0 : version, append.events);
+    const result = await this.log.append(
+      append.entityId,
+      append.expected === 'new' ? 0 : version,
+      append.events,
+    );
     await this.identity.announceChange(result.before, result.after);
   }
 
@@ -160,13 +166,16 @@ function parseAliasInput(body: Record<string, unknown>, pathId?: string): AliasI
   try {
     customMetadata = weakStringMap(body['custom_metadata'], 'custom_metadata');
   } catch (error) {
-    throw invalidRequest(`failed to parse custom_metadata: ${error instanceof Error ? error.message : String(error)}`);
+    throw invalidRequest(
+      `failed to parse custom_metadata: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return {
     id: pathId ?? weakString(body['id'], 'id') ?? '',
     name: weakString(body['name'], 'name') ?? '',
     mountAccessor: weakString(body['mount_accessor'], 'mount_accessor') ?? '',
-    canonicalId: weakString(body['canonical_id'], 'canonical_id') || weakString(body['entity_id'], 'entity_id') || '',
+    canonicalId:
+      weakString(body['canonical_id'], 'canonical_id') || weakString(body['entity_id'], 'entity_id') || '',
     customMetadata,
   };
 }

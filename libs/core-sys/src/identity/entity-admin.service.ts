@@ -74,7 +74,12 @@ export class EntityAdminService {
 
   async delete(ref: EntityRef): Promise<EngineResponse> {
     await retryOnConflict(async () => {
-      const found = ref.by === 'id' ? await this.repo.entityById(ref.id) : ref.by === 'name' ? await this.repo.entityByName(ref.name) : undefined;
+      const found =
+        ref.by === 'id'
+          ? await this.repo.entityById(ref.id)
+          : ref.by === 'name'
+            ? await this.repo.entityByName(ref.name)
+            : undefined;
       if (!found) return;
       const { before, after } = await this.log.append(found.state.id, found.version, [
         { type: 'EntityDeleted', data: { deletedAt: this.runtime.clock().getTime() } },
@@ -122,7 +127,9 @@ export function parseEntityInput(body: Record<string, unknown>): EntityInput {
   try {
     metadata = weakStringMap(body['metadata'], 'metadata');
   } catch (error) {
-    throw invalidRequest(`failed to parse metadata: ${error instanceof Error ? error.message : String(error)}`);
+    throw invalidRequest(
+      `failed to parse metadata: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   if (metadata !== undefined) input.metadata = metadata;
   const policies = parseStringList(body['policies']);

@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EventRegistry, EventStore, defineEvent, type AnyTrx, type ServiceRuntime, type StoredEvent } from '@coffer/event-store';
+import {
+  EventRegistry,
+  EventStore,
+  defineEvent,
+  type AnyTrx,
+  type ServiceRuntime,
+  type AppendedEvent,
+} from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../tokens-di';
 import { evolve, type EntityState } from './identity.decider';
 import {
@@ -15,7 +22,9 @@ import {
 } from './identity.events';
 import { IdentityRepository } from './identity.repository';
 
-export const identityEventTypes = Object.values(IDENTITY_EVENT_TYPES).map((t) => defineEvent(t.name, t.version, t.schema));
+export const identityEventTypes = Object.values(IDENTITY_EVENT_TYPES).map((t) =>
+  defineEvent(t.name, t.version, t.schema),
+);
 
 const VERSION_OF: Record<IdentityEvent['type'], number> = {
   EntityCreated: IDENTITY_EVENT_TYPES.entityCreated.version,
@@ -26,7 +35,7 @@ const VERSION_OF: Record<IdentityEvent['type'], number> = {
   EntityAliasRemoved: IDENTITY_EVENT_TYPES.aliasRemoved.version,
 };
 
-export function toIdentityEvent(e: StoredEvent): IdentityEvent {
+export function toIdentityEvent(e: AppendedEvent): IdentityEvent {
   switch (e.type) {
     case 'EntityCreated':
       return { type: e.type, data: entityCreatedV1.parse(e.data) };
@@ -63,6 +72,7 @@ export class IdentityEventLog {
       db: runtime.db,
       schema: runtime.schema,
       cipher: runtime.cipher,
+      clock: runtime.clock,
       registry: new EventRegistry(identityEventTypes),
     });
   }
@@ -71,7 +81,11 @@ export class IdentityEventLog {
    * Appends to `entity/<id>` at `expectedVersion` (0 = new entity), projecting the fold of the
    * stream into the read model in the same transaction.
    */
-  async append(entityId: string, expectedVersion: number, events: IdentityEvent[]): Promise<IdentityAppendResult> {
+  async append(
+    entityId: string,
+    expectedVersion: number,
+    events: IdentityEvent[],
+  ): Promise<IdentityAppendResult> {
     const result = await this.store.append(
       entityStream(entityId),
       events.map((e) => ({ type: e.type, version: VERSION_OF[e.type], data: e.data })),
@@ -80,7 +94,11 @@ export class IdentityEventLog {
     return result.projected;
   }
 
-  private async project(entityId: string, trx: AnyTrx, stored: StoredEvent[]): Promise<IdentityAppendResult> {
+  private async project(
+    entityId: string,
+    trx: AnyTrx,
+    stored: AppendedEvent[],
+  ): Promise<IdentityAppendResult> {
     const last = stored[stored.length - 1];
     const before = (await this.repo.entityById(entityId, trx))?.state ?? null;
     let after = before;

@@ -95,7 +95,8 @@ export function decideEntityWrite(cmd: EntityWriteCommand): EntityWriteDecision 
     if (!entity) entity = cmd.byName;
     else if (entity.id !== cmd.byName.id) throw invalidRequest('entity name is already in use');
   }
-  const policies = input.policies !== undefined ? normalisePolicies(input.policies) : (entity?.policies ?? []);
+  const policies =
+    input.policies !== undefined ? normalisePolicies(input.policies) : (entity?.policies ?? []);
   if (policies.includes('root')) throw invalidRequest('policies cannot contain root');
 
   if (!entity) {
@@ -110,7 +111,13 @@ export function decideEntityWrite(cmd: EntityWriteCommand): EntityWriteDecision 
         createdAt: cmd.nowMs,
       },
     };
-    return { created: true, entityId: cmd.newId, expected: 'new', events: [event], after: evolve(null, event) as EntityState };
+    return {
+      created: true,
+      entityId: cmd.newId,
+      expected: 'new',
+      events: [event],
+      after: evolve(null, event) as EntityState,
+    };
   }
 
   const fields = {
@@ -124,8 +131,16 @@ export function decideEntityWrite(cmd: EntityWriteCommand): EntityWriteDecision 
     sameMap(fields.metadata, entity.metadata) &&
     fields.policies.join('\n') === entity.policies.join('\n') &&
     fields.disabled === entity.disabled;
-  const events: IdentityEvent[] = unchanged ? [] : [{ type: 'EntityUpdated', data: { ...fields, updatedAt: cmd.nowMs } }];
-  return { created: false, entityId: entity.id, expected: 'existing', events, after: { ...entity, ...fields } };
+  const events: IdentityEvent[] = unchanged
+    ? []
+    : [{ type: 'EntityUpdated', data: { ...fields, updatedAt: cmd.nowMs } }];
+  return {
+    created: false,
+    entityId: entity.id,
+    expected: 'existing',
+    events,
+    after: { ...entity, ...fields },
+  };
 }
 
 /** Whether an entity change affects the tokens of the entity (their identity policies, usability). */
@@ -196,30 +211,45 @@ export interface AliasUpdateCommand {
 }
 
 /** Appends to do, in order (a move adds to the new entity before removing from the old one). */
-export type AliasUpdateDecision = { kind: 'noop' } | { kind: 'update'; appends: AliasAppend[]; entityId: string };
+export type AliasUpdateDecision =
+  { kind: 'noop' } | { kind: 'update'; appends: AliasAppend[]; entityId: string };
 
 /** Vault's handleAliasUpdate: rename, re-mount, re-tag or move an alias to another entity. */
 export function decideAliasUpdate(cmd: AliasUpdateCommand): AliasUpdateDecision {
   const { alias } = cmd;
   const moving = cmd.canonicalId !== '' && cmd.canonicalId !== alias.canonicalId;
   const fieldsChanged =
-    cmd.name !== alias.name || cmd.mountAccessor !== alias.mountAccessor || !sameMap(cmd.customMetadata, alias.customMetadata);
+    cmd.name !== alias.name ||
+    cmd.mountAccessor !== alias.mountAccessor ||
+    !sameMap(cmd.customMetadata, alias.customMetadata);
   if (!moving && !fieldsChanged) return { kind: 'noop' };
 
   if (cmd.mountAccessor !== alias.mountAccessor && !moving) {
     if (cmd.current.aliases.some((a) => a.id !== alias.id && a.mountAccessor === cmd.mountAccessor)) {
-      throw invalidRequest("Alias cannot be updated as the entity already has an alias for the given 'mount_accessor' ");
+      throw invalidRequest(
+        "Alias cannot be updated as the entity already has an alias for the given 'mount_accessor' ",
+      );
     }
   }
-  if (fieldsChanged && cmd.factorsTaken) throw invalidRequest('alias with combination of mount accessor and name already exists');
+  if (fieldsChanged && cmd.factorsTaken)
+    throw invalidRequest('alias with combination of mount accessor and name already exists');
 
-  const fields = { aliasId: alias.id, mountAccessor: cmd.mountAccessor, name: cmd.name, customMetadata: cmd.customMetadata };
+  const fields = {
+    aliasId: alias.id,
+    mountAccessor: cmd.mountAccessor,
+    name: cmd.name,
+    customMetadata: cmd.customMetadata,
+  };
   if (!moving) {
     return {
       kind: 'update',
       entityId: cmd.current.id,
       appends: [
-        { entityId: cmd.current.id, expected: 'existing', events: [{ type: 'EntityAliasUpdated', data: { ...fields, updatedAt: cmd.nowMs } }] },
+        {
+          entityId: cmd.current.id,
+          expected: 'existing',
+          events: [{ type: 'EntityAliasUpdated', data: { ...fields, updatedAt: cmd.nowMs } }],
+        },
       ],
     };
   }
@@ -235,12 +265,19 @@ export function decideAliasUpdate(cmd: AliasUpdateCommand): AliasUpdateDecision 
       {
         entityId: target.id,
         expected: 'existing',
-        events: [{ type: 'EntityAliasAdded', data: { ...fields, createdAt: alias.createdAt, updatedAt: cmd.nowMs } }],
+        events: [
+          { type: 'EntityAliasAdded', data: { ...fields, createdAt: alias.createdAt, updatedAt: cmd.nowMs } },
+        ],
       },
       {
         entityId: cmd.current.id,
         expected: 'existing',
-        events: [{ type: 'EntityAliasRemoved', data: { aliasId: alias.id, movedTo: target.id, removedAt: cmd.nowMs } }],
+        events: [
+          {
+            type: 'EntityAliasRemoved',
+            data: { aliasId: alias.id, movedTo: target.id, removedAt: cmd.nowMs },
+          },
+        ],
       },
     ],
   };
@@ -248,5 +285,8 @@ export function decideAliasUpdate(cmd: AliasUpdateCommand): AliasUpdateDecision 
 
 export function sameMap(a: Record<string, string>, b: Record<string, string>): boolean {
   const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && a[k] === b[k]);
+  return (
+    ka.length === Object.keys(b).length &&
+    ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && a[k] === b[k])
+  );
 }

@@ -95,7 +95,9 @@ export class IdentityHandlers {
   }
 
   @Handles(coreEntityFacts)
-  facts(@Payload() req: ContractRequest<typeof coreEntityFacts>): Promise<ContractResponse<typeof coreEntityFacts>> {
+  facts(
+    @Payload() req: ContractRequest<typeof coreEntityFacts>,
+  ): Promise<ContractResponse<typeof coreEntityFacts>> {
     return this.identity.facts(req.entityId);
   }
 }

@@ -24,9 +24,17 @@ export class IdentityRepository {
   }
 
   async entityById(id: string, trx?: AnyTrx): Promise<VersionedEntity | undefined> {
-    const row = await this.db(trx).selectFrom('identity_entities').select(ENTITY_COLUMNS).where('id', '=', id).executeTakeFirst();
+    const row = await this.db(trx)
+      .selectFrom('identity_entities')
+      .select(ENTITY_COLUMNS)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!row) return undefined;
-    const aliases = await this.db(trx).selectFrom('identity_aliases').select(ALIAS_COLUMNS).where('canonical_id', '=', id).execute();
+    const aliases = await this.db(trx)
+      .selectFrom('identity_aliases')
+      .select(ALIAS_COLUMNS)
+      .where('canonical_id', '=', id)
+      .execute();
     return rowToEntity(row, aliases);
   }
 
@@ -51,11 +59,19 @@ export class IdentityRepository {
 
   /** Only what a token needs: its entity's policies and whether it is disabled. */
   async standing(id: string): Promise<{ disabled: boolean; policies: string[] } | undefined> {
-    return this.db().selectFrom('identity_entities').select(['disabled', 'policies']).where('id', '=', id).executeTakeFirst();
+    return this.db()
+      .selectFrom('identity_entities')
+      .select(['disabled', 'policies'])
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   async allEntities(): Promise<EntityState[]> {
-    const rows = await this.db().selectFrom('identity_entities').select(ENTITY_COLUMNS).orderBy('name_key').execute();
+    const rows = await this.db()
+      .selectFrom('identity_entities')
+      .select(ENTITY_COLUMNS)
+      .orderBy('name_key')
+      .execute();
     const aliases = await this.db().selectFrom('identity_aliases').select(ALIAS_COLUMNS).execute();
     const byEntity = new Map<string, typeof aliases>();
     for (const a of aliases) byEntity.set(a.canonical_id, [...(byEntity.get(a.canonical_id) ?? []), a]);
@@ -63,7 +79,11 @@ export class IdentityRepository {
   }
 
   async aliasById(id: string): Promise<AliasState | undefined> {
-    const row = await this.db().selectFrom('identity_aliases').select(ALIAS_COLUMNS).where('id', '=', id).executeTakeFirst();
+    const row = await this.db()
+      .selectFrom('identity_aliases')
+      .select(ALIAS_COLUMNS)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row && rowToAlias(row);
   }
 
@@ -84,7 +104,12 @@ export class IdentityRepository {
 
   // --- projection writes (inside the append transaction) ---
 
-  async saveEntity(trx: AnyTrx, before: EntityState | null, after: EntityState, version: number): Promise<void> {
+  async saveEntity(
+    trx: AnyTrx,
+    before: EntityState | null,
+    after: EntityState,
+    version: number,
+  ): Promise<void> {
     const row = entityToRow(after, version);
     if (before) {
       const { id: _id, ...rest } = row;
@@ -96,7 +121,11 @@ export class IdentityRepository {
     for (const gone of before?.aliases ?? []) {
       if (kept.has(gone.id)) continue;
       // A moved alias already belongs to its new entity: leave that row alone.
-      await this.db(trx).deleteFrom('identity_aliases').where('id', '=', gone.id).where('canonical_id', '=', after.id).execute();
+      await this.db(trx)
+        .deleteFrom('identity_aliases')
+        .where('id', '=', gone.id)
+        .where('canonical_id', '=', after.id)
+        .execute();
     }
     for (const alias of after.aliases) {
       const { id: _id, ...rest } = aliasToRow(alias);

@@ -32,8 +32,25 @@ export interface IdentityDatabase {
   identity_aliases: IdentityAliasesTable;
 }
 
-export const ENTITY_COLUMNS = ['id', 'name', 'metadata', 'policies', 'disabled', 'created_at', 'updated_at', 'version'] as const;
-export const ALIAS_COLUMNS = ['id', 'canonical_id', 'mount_accessor', 'name', 'custom_metadata', 'created_at', 'updated_at'] as const;
+export const ENTITY_COLUMNS = [
+  'id',
+  'name',
+  'metadata',
+  'policies',
+  'disabled',
+  'created_at',
+  'updated_at',
+  'version',
+] as const;
+export const ALIAS_COLUMNS = [
+  'id',
+  'canonical_id',
+  'mount_accessor',
+  'name',
+  'custom_metadata',
+  'created_at',
+  'updated_at',
+] as const;
 
 export interface EntityRow {
   id: string;

@@ -4,9 +4,14 @@ import type { AliasState, EntityState } from './identity.decider';
 export type MountLookup = (accessor: string) => { path: string; type: string } | undefined;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
-const mapOrNull = (m: Record<string, string>): Record<string, string> | null => (Object.keys(m).length > 0 ? m : null);
+const mapOrNull = (m: Record<string, string>): Record<string, string> | null =>
+  Object.keys(m).length > 0 ? m : null;
 
-function withMount(out: Record<string, unknown>, accessor: string, mounts: MountLookup): Record<string, unknown> {
+function withMount(
+  out: Record<string, unknown>,
+  accessor: string,
+  mounts: MountLookup,
+): Record<string, unknown> {
   const mount = mounts(accessor);
   if (mount) {
     out['mount_type'] = mount.type;
@@ -54,7 +59,11 @@ export function entityView(entity: EntityState, mounts: MountLookup): Record<str
 }
 
 /** LIST identity/entity/id|name. Vault keys key_info by entity id in both lists. */
-export function entityList(entities: EntityState[], byId: boolean, mounts: MountLookup): Record<string, unknown> {
+export function entityList(
+  entities: EntityState[],
+  byId: boolean,
+  mounts: MountLookup,
+): Record<string, unknown> {
   const keyInfo: Record<string, unknown> = {};
   for (const e of entities) {
     const entry: Record<string, unknown> = { name: e.name };
@@ -92,7 +101,13 @@ export function aliasList(aliases: AliasState[], mounts: MountLookup): Record<st
   const keyInfo: Record<string, unknown> = {};
   for (const a of aliases) {
     keyInfo[a.id] = withMount(
-      { canonical_id: a.canonicalId, custom_metadata: a.customMetadata, local: false, mount_accessor: a.mountAccessor, name: a.name },
+      {
+        canonical_id: a.canonicalId,
+        custom_metadata: a.customMetadata,
+        local: false,
+        mount_accessor: a.mountAccessor,
+        name: a.name,
+      },
       a.mountAccessor,
       mounts,
     );

@@ -48,8 +48,10 @@ export function stringOptions(raw: Record<string, unknown> | undefined): Record<
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(raw ?? {})) {
     if (value === null || value === undefined) continue;
-    if (typeof value === 'object') throw invalidRequest(`invalid value for option '${key}': expected a string`);
-    out[key] = String(value as string | number | boolean);
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw invalidRequest(`invalid value for option '${key}': expected a string`);
+    }
+    out[key] = String(value);
   }
   return out;
 }
@@ -78,7 +80,8 @@ function checkTokenType(value: string): string {
   return value;
 }
 
-const malformed = (message: string | undefined) => invalidRequest(`invalid request body: ${message ?? 'malformed'}`);
+const malformed = (message: string | undefined) =>
+  invalidRequest(`invalid request body: ${message ?? 'malformed'}`);
 
 export function parseEnableBody(raw: Record<string, unknown>, auth: boolean): EnableInput {
   const parsed = sysMountEnableBody.safeParse(raw);
@@ -86,13 +89,19 @@ export function parseEnableBody(raw: Record<string, unknown>, auth: boolean): En
   const body = parsed.data;
   const config = body.config ?? {};
   const defaultLeaseTtl =
-    ttl(config.default_lease_ttl, (e) => `unable to parse default TTL of ${String(config.default_lease_ttl)}: ${e}`) ?? 0;
-  const maxLeaseTtl = ttl(config.max_lease_ttl, (e) => `unable to parse max TTL of ${String(config.max_lease_ttl)}: ${e}`) ?? 0;
+    ttl(
+      config.default_lease_ttl,
+      (e) => `unable to parse default TTL of ${String(config.default_lease_ttl)}: ${e}`,
+    ) ?? 0;
+  const maxLeaseTtl =
+    ttl(config.max_lease_ttl, (e) => `unable to parse max TTL of ${String(config.max_lease_ttl)}: ${e}`) ?? 0;
   if (maxLeaseTtl !== 0 && defaultLeaseTtl > maxLeaseTtl) {
     throw invalidRequest('given default lease TTL greater than given max lease TTL');
   }
   if (defaultLeaseTtl > SYSTEM_MAX_LEASE_TTL && maxLeaseTtl === 0) {
-    throw invalidRequest(`given default lease TTL greater than system max lease TTL of ${SYSTEM_MAX_LEASE_TTL}`);
+    throw invalidRequest(
+      `given default lease TTL greater than system max lease TTL of ${SYSTEM_MAX_LEASE_TTL}`,
+    );
   }
   const forceNoCache = config.force_no_cache === undefined ? false : flag(config, 'force_no_cache');
   return {
@@ -124,7 +133,9 @@ export function parseTuneBody(raw: Record<string, unknown>, auth: boolean): Tune
     const options = stringOptions(body.options);
     if (Object.keys(options).length > 0) out.options = options;
   }
-  if (body.listing_visibility !== undefined) out.listingVisibility = checkListingVisibility(body.listing_visibility);
-  if (auth && body.token_type !== undefined && body.token_type !== '') out.tokenType = checkTokenType(body.token_type);
+  if (body.listing_visibility !== undefined)
+    out.listingVisibility = checkListingVisibility(body.listing_visibility);
+  if (auth && body.token_type !== undefined && body.token_type !== '')
+    out.tokenType = checkTokenType(body.token_type);
   return out;
 }

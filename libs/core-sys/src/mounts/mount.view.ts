@@ -13,7 +13,8 @@ import {
 const RUNNING_VERSION = `v${SERVICE_VERSION}+builtin.coffer`;
 
 /** Key under which a mount is listed: "secret/", or "userpass/" in the auth listing. */
-export const listingKey = (m: MountRecord): string => (isAuthPath(m.path) ? m.path.slice(AUTH_PREFIX.length) : m.path);
+export const listingKey = (m: MountRecord): string =>
+  isAuthPath(m.path) ? m.path.slice(AUTH_PREFIX.length) : m.path;
 
 export function mountInfo(m: MountRecord): Record<string, unknown> {
   const config: Record<string, unknown> = {

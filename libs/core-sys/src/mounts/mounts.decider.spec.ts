@@ -77,12 +77,20 @@ describe('decideEnableSecret', () => {
   });
 
   it('maps the kv-v2 alias and keeps options.version', () => {
-    expect(enable(base(), 'a', { type: 'kv-v2' }).data).toMatchObject({ type: 'kv', options: { version: '2' } });
-    expect(enable(base(), 'b', { type: 'kv', options: { version: 2 } }).data).toMatchObject({ options: { version: '2' } });
+    expect(enable(base(), 'a', { type: 'kv-v2' }).data).toMatchObject({
+      type: 'kv',
+      options: { version: '2' },
+    });
+    expect(enable(base(), 'b', { type: 'kv', options: { version: 2 } }).data).toMatchObject({
+      options: { version: '2' },
+    });
   });
 
   it('parses TTLs given as durations', () => {
-    const event = enable(base(), 'c', { type: 'kv', config: { default_lease_ttl: '1h', max_lease_ttl: '2h' } });
+    const event = enable(base(), 'c', {
+      type: 'kv',
+      config: { default_lease_ttl: '1h', max_lease_ttl: '2h' },
+    });
     expect(event.data).toMatchObject({ config: { defaultLeaseTtl: 3600, maxLeaseTtl: 7200 } });
   });
 
@@ -93,22 +101,35 @@ describe('decideEnableSecret', () => {
     [{ type: 'cubbyhole' }, 'mount type of "cubbyhole" is not mountable'],
     [{ type: 'pki', options: { version: '2' } }, 'secrets engine "pki" does not allow setting a version'],
     [{ type: 'kv', options: { version: '3' } }, 'invalid version specified'],
-    [{ type: 'kv', config: { default_lease_ttl: 'abc' } }, 'unable to parse default TTL of abc: time: invalid duration "abc"'],
-    [{ type: 'kv', config: { default_lease_ttl: '2h', max_lease_ttl: '1h' } }, 'given default lease TTL greater than given max lease TTL'],
+    [
+      { type: 'kv', config: { default_lease_ttl: 'abc' } },
+      'unable to parse default TTL of abc: time: invalid duration "abc"',
+    ],
+    [
+      { type: 'kv', config: { default_lease_ttl: '2h', max_lease_ttl: '1h' } },
+      'given default lease TTL greater than given max lease TTL',
+    ],
   ])('refuses %j', (body, message) => {
     expect(errorOf(() => enable(base(), 'x', body)).message).toBe(message);
   });
 
-  it.each(['sys', 'sys/foo', 'auth/foo', 'identity', 'cubbyhole', 'audit/x'])('refuses the protected path %s', (path) => {
-    const e = errorOf(() => enable(base(), path, { type: 'kv' }));
-    expect(e.code).toBe('invalid_request');
-    expect(e.message).toBe(`cannot mount "${sanitizeMountPath(path)}"`);
-  });
+  it.each(['sys', 'sys/foo', 'auth/foo', 'identity', 'cubbyhole', 'audit/x'])(
+    'refuses the protected path %s',
+    (path) => {
+      const e = errorOf(() => enable(base(), path, { type: 'kv' }));
+      expect(e.code).toBe('invalid_request');
+      expect(e.message).toBe(`cannot mount "${sanitizeMountPath(path)}"`);
+    },
+  );
 
   it('refuses an existing path and overlapping prefixes in both directions', () => {
     const table = apply(base(), [enable(base(), 'secret', { type: 'kv' })]);
-    expect(errorOf(() => enable(table, 'secret/', { type: 'kv' })).message).toBe('path is already in use at secret/');
-    expect(errorOf(() => enable(table, 'secret/team', { type: 'kv' })).message).toBe('path is already in use at secret/');
+    expect(errorOf(() => enable(table, 'secret/', { type: 'kv' })).message).toBe(
+      'path is already in use at secret/',
+    );
+    expect(errorOf(() => enable(table, 'secret/team', { type: 'kv' })).message).toBe(
+      'path is already in use at secret/',
+    );
     const nested = apply(base(), [enable(base(), 'a/b', { type: 'kv' })]);
     expect(errorOf(() => enable(nested, 'a', { type: 'kv' })).message).toBe('path is already in use at a/b/');
     expect(enable(table, 'secret2', { type: 'kv' }).data).toMatchObject({ path: 'secret2/' });
@@ -132,21 +153,30 @@ describe('decideEnableAuth', () => {
     expect(errorOf(() => enableAuth(base(), 'tok', { type: 'token' })).message).toBe(
       'token credential backend cannot be instantiated',
     );
-    expect(errorOf(() => enableAuth(base(), 'x', { type: 'kv' })).message).toBe('plugin not found in the catalog: kv');
-    expect(errorOf(() => enableAuth(base(), 'token', { type: 'userpass' })).message).toBe('path is already in use at token/');
+    expect(errorOf(() => enableAuth(base(), 'x', { type: 'kv' })).message).toBe(
+      'plugin not found in the catalog: kv',
+    );
+    expect(errorOf(() => enableAuth(base(), 'token', { type: 'userpass' })).message).toBe(
+      'path is already in use at token/',
+    );
   });
 });
 
 describe('disable', () => {
   it('disables an existing mount and ignores unknown paths', () => {
     const table = apply(base(), [enable(base(), 'secret', { type: 'kv' })]);
-    expect(decideDisableSecret(table, 'secret')).toMatchObject({ type: 'MountDisabled', data: { path: 'secret/', type: 'kv' } });
+    expect(decideDisableSecret(table, 'secret')).toMatchObject({
+      type: 'MountDisabled',
+      data: { path: 'secret/', type: 'kv' },
+    });
     expect(decideDisableSecret(table, 'other')).toBeUndefined();
   });
 
   it('refuses protected mounts and the token auth method', () => {
     expect(errorOf(() => decideDisableSecret(base(), 'sys')).message).toBe('cannot unmount "sys/"');
-    expect(errorOf(() => decideDisableAuth(base(), 'token')).message).toBe('token credential backend cannot be disabled');
+    expect(errorOf(() => decideDisableAuth(base(), 'token')).message).toBe(
+      'token credential backend cannot be disabled',
+    );
   });
 });
 
@@ -154,7 +184,11 @@ describe('decideTune', () => {
   const table = () => apply(base(), [enable(base(), 'secret', { type: 'kv' })]);
 
   it('changes TTLs, description and options', () => {
-    const decision = decideTune(table(), 'secret', parseTuneBody({ default_lease_ttl: '1h', description: 'new' }, false));
+    const decision = decideTune(
+      table(),
+      'secret',
+      parseTuneBody({ default_lease_ttl: '1h', description: 'new' }, false),
+    );
     expect(decision.event).toMatchObject({
       type: 'MountTuned',
       data: { description: 'new', config: { defaultLeaseTtl: 3600, maxLeaseTtl: 0 } },
@@ -166,9 +200,9 @@ describe('decideTune', () => {
     expect(up.event?.data).toMatchObject({ options: { version: '2' } });
     expect(up.warnings[0]).toMatch(/^Upgrading mount from version 1 to version 2/);
     const v2 = apply(table(), [up.event]);
-    expect(errorOf(() => decideTune(v2, 'secret', parseTuneBody({ options: { version: '1' } }, false))).message).toBe(
-      'cannot downgrade mount from version 2',
-    );
+    expect(
+      errorOf(() => decideTune(v2, 'secret', parseTuneBody({ options: { version: '1' } }, false))).message,
+    ).toBe('cannot downgrade mount from version 2');
   });
 
   it('answers nothing to change with no event', () => {
@@ -177,14 +211,20 @@ describe('decideTune', () => {
 
   it('refuses untunable and unknown mounts and max < default', () => {
     expect(errorOf(() => decideTune(table(), 'sys', {})).message).toBe('cannot tune "sys/"');
-    expect(errorOf(() => decideTune(table(), 'nope', {})).message).toBe('tune of path "nope/" failed: no mount entry found');
+    expect(errorOf(() => decideTune(table(), 'nope', {})).message).toBe(
+      'tune of path "nope/" failed: no mount entry found',
+    );
     expect(
-      errorOf(() => decideTune(table(), 'secret', parseTuneBody({ default_lease_ttl: 100, max_lease_ttl: 50 }, false))).message,
+      errorOf(() =>
+        decideTune(table(), 'secret', parseTuneBody({ default_lease_ttl: 100, max_lease_ttl: 50 }, false)),
+      ).message,
     ).toBe('backend max lease TTL of 50 would be less than backend default lease TTL of 100');
   });
 
   it('resets a TTL with "system"', () => {
-    const tuned = apply(table(), [decideTune(table(), 'secret', parseTuneBody({ max_lease_ttl: '2h' }, false)).event]);
+    const tuned = apply(table(), [
+      decideTune(table(), 'secret', parseTuneBody({ max_lease_ttl: '2h' }, false)).event,
+    ]);
     const reset = decideTune(tuned, 'secret', parseTuneBody({ max_lease_ttl: 'system' }, false));
     expect(reset.event?.data).toMatchObject({ config: { maxLeaseTtl: 0 } });
   });

@@ -63,7 +63,8 @@ export function decideEnableSecret(
   const { type, options } = resolveSecretType(input);
   const path = sanitizeMountPath(rawPath);
   if (path === '/') throw invalidRequest('backend path must be specified');
-  if (PROTECTED_MOUNT_PREFIXES.some((p) => path.startsWith(p))) throw invalidRequest(`cannot mount "${path}"`);
+  if (PROTECTED_MOUNT_PREFIXES.some((p) => path.startsWith(p)))
+    throw invalidRequest(`cannot mount "${path}"`);
   if ((SINGLETON_TYPES as readonly string[]).includes(type)) {
     throw invalidRequest(`mount type of "${type}" is not mountable`);
   }
@@ -148,7 +149,8 @@ export function decideEnableAuth(
 /** Disabling a path that is not mounted succeeds without an event (Vault does not reveal it). */
 export function decideDisableSecret(table: readonly MountRecord[], rawPath: string): MountEvent | undefined {
   const path = sanitizeMountPath(rawPath);
-  if (PROTECTED_MOUNT_PREFIXES.some((p) => path.startsWith(p))) throw invalidRequest(`cannot unmount "${path}"`);
+  if (PROTECTED_MOUNT_PREFIXES.some((p) => path.startsWith(p)))
+    throw invalidRequest(`cannot unmount "${path}"`);
   const mount = table.find((m) => m.path === path);
   if (!mount || mount.table === 'system') return undefined;
   return { type: 'MountDisabled', data: { uuid: mount.uuid, path: mount.path, type: mount.type } };
@@ -192,7 +194,8 @@ export function decideTune(table: readonly MountRecord[], rawPath: string, input
     if (requested !== undefined && mount.type === 'kv') {
       const current = Number(mount.options['version'] ?? '1');
       const next = Number(requested);
-      if (!Number.isInteger(next)) throw invalidRequest(`unable to parse options: invalid version "${requested}"`);
+      if (!Number.isInteger(next))
+        throw invalidRequest(`unable to parse options: invalid version "${requested}"`);
       if (current > next) throw invalidRequest(`cannot downgrade mount from version ${current}`);
       if (!KV_VERSIONS.has(String(next))) throw invalidRequest('invalid version specified');
       if (current < next) {
@@ -215,8 +218,20 @@ export function decideTune(table: readonly MountRecord[], rawPath: string, input
 
 /** The built-in mounts every initialised server has (Vault's default mount table). */
 export function defaultMounts(ids: MountIds): MountEvent[] {
-  const config = { defaultLeaseTtl: 0, maxLeaseTtl: 0, forceNoCache: false, listingVisibility: '', tokenType: '' };
-  const builtin = (path: string, type: string, description: string, local: boolean, accessorPrefix: string): MountEvent => ({
+  const config = {
+    defaultLeaseTtl: 0,
+    maxLeaseTtl: 0,
+    forceNoCache: false,
+    listingVisibility: '',
+    tokenType: '',
+  };
+  const builtin = (
+    path: string,
+    type: string,
+    description: string,
+    local: boolean,
+    accessorPrefix: string,
+  ): MountEvent => ({
     type: path.startsWith(AUTH_PREFIX) ? 'AuthMethodEnabled' : 'MountEnabled',
     data: {
       uuid: ids.uuid(),

@@ -36,12 +36,19 @@ describe('decodePolicyText', () => {
 describe('decideWrite', () => {
   it('stores the decoded policy', () => {
     const decision = decideWrite('p', { policy: Buffer.from(HCL).toString('base64') }, false);
-    expect(decision).toEqual({ event: { type: 'PolicyWritten', data: { name: 'p', policy: HCL } }, warnings: [] });
+    expect(decision).toEqual({
+      event: { type: 'PolicyWritten', data: { name: 'p', policy: HCL } },
+      warnings: [],
+    });
   });
 
   it('requires a policy', () => {
-    expect(errorOf(() => decideWrite('p', {}, false)).message).toBe("'policy' parameter not supplied or empty");
-    expect(errorOf(() => decideWrite('p', { rules: HCL }, false)).message).toBe("'policy' parameter not supplied or empty");
+    expect(errorOf(() => decideWrite('p', {}, false)).message).toBe(
+      "'policy' parameter not supplied or empty",
+    );
+    expect(errorOf(() => decideWrite('p', { rules: HCL }, false)).message).toBe(
+      "'policy' parameter not supplied or empty",
+    );
   });
 
   it('accepts legacy rules with a deprecation warning', () => {
@@ -51,7 +58,9 @@ describe('decideWrite', () => {
   });
 
   it('reports parse errors with line and column', () => {
-    const e = errorOf(() => decideWrite('p', { policy: 'path "secret/*" {\n  capabilities = ["read"\n' }, false));
+    const e = errorOf(() =>
+      decideWrite('p', { policy: 'path "secret/*" {\n  capabilities = ["read"\n' }, false),
+    );
     expect(e).toBeInstanceOf(PolicyParseError);
     expect(e.code).toBe('invalid_request');
     expect(e.message).toMatch(/^failed to parse policy: /);
@@ -60,7 +69,9 @@ describe('decideWrite', () => {
   });
 
   it('refuses to change root', () => {
-    expect(errorOf(() => decideWrite('Root', { policy: HCL }, false)).message).toBe('cannot update root policy');
+    expect(errorOf(() => decideWrite('Root', { policy: HCL }, false)).message).toBe(
+      'cannot update root policy',
+    );
   });
 });
 

@@ -51,7 +51,11 @@ export interface WriteDecision {
  * POST sys/policies/acl/:name (and the legacy sys/policy/:name, which also takes `rules`).
  * Parse errors are thrown as they come from the parser, with line and column.
  */
-export function decideWrite(rawName: string, rawBody: Record<string, unknown>, legacy: boolean): WriteDecision {
+export function decideWrite(
+  rawName: string,
+  rawBody: Record<string, unknown>,
+  legacy: boolean,
+): WriteDecision {
   const name = normalisePolicyName(rawName);
   if (name === '') throw invalidRequest('policy name must be provided in the URL');
   const parsed = sysPolicyBody.safeParse(rawBody);

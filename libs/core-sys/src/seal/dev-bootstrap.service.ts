@@ -6,7 +6,12 @@ import { MountsService } from '../mounts/mounts.service';
 import { TokenService } from '../tokens/token.service';
 import { SealCoordinator } from './seal-coordinator';
 import { SealLifecycleService } from './seal-lifecycle.service';
-import { SealService, type DevBootstrapOptions, type DevBootstrapper, type DevBootstrapResult } from './seal.service';
+import {
+  SealService,
+  type DevBootstrapOptions,
+  type DevBootstrapper,
+  type DevBootstrapResult,
+} from './seal.service';
 
 const KEY_FILE = 'dev-unseal-key';
 const LEADERSHIP_WAIT_MS = 10_000;
@@ -31,7 +36,10 @@ export class DevBootstrapService implements DevBootstrapper {
     await this.#awaitLeadership();
     const keyFile = opts.dataDir === undefined ? undefined : join(opts.dataDir, KEY_FILE);
     if (!(await this.seal.isInitialized())) {
-      const { shares, rootToken } = await this.lifecycle.initialise({ secretShares: 1, secretThreshold: 1 }, opts.rootTokenId);
+      const { shares, rootToken } = await this.lifecycle.initialise(
+        { secretShares: 1, secretThreshold: 1 },
+        opts.rootTokenId,
+      );
       const unsealKey = shares.map((s) => s.toString('base64'))[0] ?? '';
       shares.forEach((s) => s.fill(0));
       if (keyFile !== undefined && opts.dataDir !== undefined) {
@@ -39,11 +47,17 @@ export class DevBootstrapService implements DevBootstrapper {
         await writeFile(keyFile, `${unsealKey}\n`, { mode: 0o600 });
       }
       await this.#unseal(unsealKey);
-      await this.mounts.enableSecretEngine('secret', { type: 'kv', options: { version: '2' }, description: 'key/value secret storage' });
+      await this.mounts.enableSecretEngine('secret', {
+        type: 'kv',
+        options: { version: '2' },
+        description: 'key/value secret storage',
+      });
       return { unsealKey, rootToken };
     }
     if (keyFile === undefined) {
-      throw new Error('dev bootstrap: the storage is already initialised and no dev data directory holds its unseal key');
+      throw new Error(
+        'dev bootstrap: the storage is already initialised and no dev data directory holds its unseal key',
+      );
     }
     const unsealKey = (await readFile(keyFile, 'utf8')).trim();
     await this.#unseal(unsealKey);
@@ -53,7 +67,8 @@ export class DevBootstrapService implements DevBootstrapper {
   async #awaitLeadership(): Promise<void> {
     const deadline = Date.now() + LEADERSHIP_WAIT_MS;
     while (!this.coordinator.isLeader) {
-      if (Date.now() > deadline) throw new Error('dev bootstrap: this replica did not become the seal leader');
+      if (Date.now() > deadline)
+        throw new Error('dev bootstrap: this replica did not become the seal leader');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

@@ -1,22 +1,40 @@
 import { decideHealthStatus, healthBody, type HealthState } from './health';
 
-const active: HealthState = { initialized: true, sealed: false, standby: false, performanceStandby: false, drSecondary: false };
+const active: HealthState = {
+  initialized: true,
+  sealed: false,
+  standby: false,
+  performanceStandby: false,
+  drSecondary: false,
+};
 
 describe('decideHealthStatus', () => {
   it('uses the default codes', () => {
     expect(decideHealthStatus(active, {})).toEqual({ ok: true, status: 200 });
-    expect(decideHealthStatus({ ...active, initialized: false, sealed: true }, {})).toEqual({ ok: true, status: 501 });
+    expect(decideHealthStatus({ ...active, initialized: false, sealed: true }, {})).toEqual({
+      ok: true,
+      status: 501,
+    });
     expect(decideHealthStatus({ ...active, sealed: true }, {})).toEqual({ ok: true, status: 503 });
     expect(decideHealthStatus({ ...active, standby: true }, {})).toEqual({ ok: true, status: 429 });
     expect(decideHealthStatus({ ...active, standby: true, performanceStandby: true }, {})).toEqual({
       ok: true,
       status: 473,
     });
-    expect(decideHealthStatus({ ...active, drSecondary: true, standby: true }, {})).toEqual({ ok: true, status: 472 });
+    expect(decideHealthStatus({ ...active, drSecondary: true, standby: true }, {})).toEqual({
+      ok: true,
+      status: 472,
+    });
   });
 
   it('checks in Vault order: uninit before sealed before DR before standby', () => {
-    const everything: HealthState = { initialized: false, sealed: true, standby: true, performanceStandby: true, drSecondary: true };
+    const everything: HealthState = {
+      initialized: false,
+      sealed: true,
+      standby: true,
+      performanceStandby: true,
+      drSecondary: true,
+    };
     expect(decideHealthStatus(everything, {}).status).toBe(501);
     expect(decideHealthStatus({ ...everything, initialized: true }, {}).status).toBe(503);
     expect(decideHealthStatus({ ...everything, initialized: true, sealed: false }, {}).status).toBe(472);
@@ -24,7 +42,10 @@ describe('decideHealthStatus', () => {
 
   it('honours code overrides', () => {
     expect(decideHealthStatus(active, { activecode: '299' })).toEqual({ ok: true, status: 299 });
-    expect(decideHealthStatus({ ...active, sealed: true }, { sealedcode: '200' })).toEqual({ ok: true, status: 200 });
+    expect(decideHealthStatus({ ...active, sealed: true }, { sealedcode: '200' })).toEqual({
+      ok: true,
+      status: 200,
+    });
     expect(decideHealthStatus({ ...active, initialized: false }, { uninitcode: '204' })).toEqual({
       ok: true,
       status: 204,

@@ -6,31 +6,28 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { generateRecipientKeyPair, keyringRequestMac, openSealedKeyring, type KeyringData } from '@coffer/barrier';
+import {
+  generateRecipientKeyPair,
+  keyringRequestMac,
+  openSealedKeyring,
+  type KeyringData,
+} from '@coffer/barrier';
 import {
   coreBarrierKeyring,
-  defineContract,
   invalidation,
   isDomainError,
   sysContracts,
   type Contract,
+  type ContractRequest,
+  type ContractResponse,
 } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import type { Subscription } from '@coffer/transport';
 import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../tokens-di';
+import { LEADER_QUEUE, leaderKeyring, peerKeyring, SERVICE_QUEUE } from './seal.contracts';
 import { SealLeadership } from './seal-leadership';
 import { SealLifecycleService } from './seal-lifecycle.service';
 import { SealService } from './seal.service';
-
-/** Queue group of the leader-only subjects (only the leader ever subscribes). */
-export const LEADER_QUEUE = 'core-sys-leader';
-
-/** The keyring, answered by the seal leader only: the followers' source of truth. */
-export const leaderKeyring = defineContract(
-  'core.sys.leader.keyring',
-  coreBarrierKeyring.request,
-  coreBarrierKeyring.response,
-);
 
 export interface SealCoordinatorSettings {
   leaderRetryMs: number;
@@ -48,13 +45,17 @@ export const DEFAULT_SEAL_COORDINATOR_SETTINGS: SealCoordinatorSettings = {
 };
 
 type FetchResult = { kind: 'keyring'; keyring: KeyringData } | { kind: 'sealed' } | { kind: 'unavailable' };
+type KeyringContract = Contract<typeof coreBarrierKeyring.request, typeof coreBarrierKeyring.response>;
+type KeyringRequest = ContractRequest<typeof coreBarrierKeyring>;
+type KeyringResponse = ContractResponse<typeof coreBarrierKeyring>;
 const SEALED_CODES = new Set(['sealed', 'not_initialized']);
 const KEYRING_REQUESTER = 'core-sys';
 
 /**
  * Runs the multi-replica side of the seal: elects the leader (advisory lock), serves the
  * leader-only subjects there (init, unseal, seal, rotate, seal-status, the leader keyring),
- * and keeps followers in step with the leader's keyring on every seal broadcast.
+ * keeps followers in step with the leader's keyring on every seal broadcast, and answers
+ * engines' keyring requests with the leader's state whenever the leader is reachable.
  */
 @Injectable()
 export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -62,6 +63,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
   #leadership: SealLeadership | undefined;
   #leaderSubscriptions: Subscription[] = [];
   #broadcast: Subscription | undefined;
+  #keyringService: Subscription | undefined;
   #timer: NodeJS.Timeout | undefined;
   #syncQueue: Promise<void> = Promise.resolve();
   #leaderChange: Promise<void> = Promise.resolve();
@@ -83,6 +85,9 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     this.#broadcast = this.runtime.transport.subscribe(invalidation, (payload) => {
       if (payload.kind === 'seal') void this.sync();
     });
+    this.#keyringService = this.runtime.transport.serve(coreBarrierKeyring, SERVICE_QUEUE, (req) =>
+      this.#engineKeyring(req),
+    );
     this.#leadership = new SealLeadership(this.runtime.db, this.runtime.schema, embedded, {
       retryMs: this.settings.leaderRetryMs,
       heartbeatMs: this.settings.leaderHeartbeatMs,
@@ -101,6 +106,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
   async onApplicationShutdown(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#broadcast?.unsubscribe();
+    this.#keyringService?.unsubscribe();
     await this.#leadership?.stop();
     await this.#leaderChange;
     this.#unsubscribeLeader();
@@ -110,7 +116,9 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
   sync(): Promise<void> {
     const run = this.#syncQueue.then(() => this.#syncFromLeader());
     this.#syncQueue = run.catch(() => undefined);
-    return run.catch((error: unknown) => this.logger.warn(`keyring sync failed: ${(error as Error).message}`));
+    return run.catch((error: unknown) =>
+      this.logger.warn(`keyring sync failed: ${(error as Error).message}`),
+    );
   }
 
   async #syncFromLeader(): Promise<void> {
@@ -139,6 +147,25 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
+  /**
+   * coreBarrierKeyring for engine services. A follower may lag behind a seal or a rotation for
+   * a moment, so it relays the request to the leader (the MAC covers the engine's own key, so
+   * the leader can check and answer it directly) and only answers itself when no leader is
+   * reachable.
+   */
+  async #engineKeyring(req: KeyringRequest): Promise<KeyringResponse> {
+    if (!this.isLeader) {
+      try {
+        return await this.runtime.transport.request(leaderKeyring, req, {
+          timeoutMs: this.settings.keyringTimeoutMs,
+        });
+      } catch (error) {
+        if (!isDomainError(error) || error.code !== 'service_unavailable') throw error;
+      }
+    }
+    return this.seal.sealKeyringFor(req);
+  }
+
   async #onLeadership(leader: boolean): Promise<void> {
     if (!leader) {
       this.#unsubscribeLeader();
@@ -150,7 +177,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     // hold before answering, or followers would read its sealed state as a seal.
     if (!this.seal.isUnsealed()) {
       try {
-        const result = await this.#fetchKeyring(coreBarrierKeyring);
+        const result = await this.#fetchKeyring(peerKeyring);
         if (result.kind === 'keyring') {
           try {
             this.seal.unlock(result.keyring);
@@ -186,7 +213,9 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     this.#leaderSubscriptions = [];
   }
 
-  async #fetchKeyring(contract: Contract<typeof coreBarrierKeyring.request, typeof coreBarrierKeyring.response>): Promise<FetchResult> {
+  async #fetchKeyring(
+    contract: Contract<typeof coreBarrierKeyring.request, typeof coreBarrierKeyring.response>,
+  ): Promise<FetchResult> {
     const pair = generateRecipientKeyPair();
     const nonce = randomBytes(16).toString('base64url');
     const mac = keyringRequestMac(this.options.clusterSecret, KEYRING_REQUESTER, pair.publicKey, nonce);

@@ -23,7 +23,14 @@ import { SERVICE_RUNTIME } from '../tokens-di';
 import { MountsService } from '../mounts/mounts.service';
 import { PolicyService } from '../policies/policy.service';
 import { TokenService } from '../tokens/token.service';
-import { decideInitConfig, decideUnsealCommand, sealStatusBody, submitShare, type SealConfig, type UnsealProgress } from './seal.decider';
+import {
+  decideInitConfig,
+  decideUnsealCommand,
+  sealStatusBody,
+  submitShare,
+  type SealConfig,
+  type UnsealProgress,
+} from './seal.decider';
 import { SealRepository, type SealRow } from './seal.repository';
 import { SealService } from './seal.service';
 import { BUILD_DATE, SERVICE_VERSION } from './version';
@@ -196,7 +203,8 @@ export class SealLifecycleService {
     try {
       return decryptKeyring(rootKey, blob);
     } catch (error) {
-      if (isDomainError(error) && error.code === 'invalid_request') throw invalidRequest('Unseal failed, invalid key');
+      if (isDomainError(error) && error.code === 'invalid_request')
+        throw invalidRequest('Unseal failed, invalid key');
       throw error;
     } finally {
       rootKey.fill(0);

@@ -1,5 +1,11 @@
 import { DomainError } from '@coffer/contracts';
-import { decideInitConfig, decideUnsealCommand, sealStatusBody, submitShare, type UnsealProgress } from './seal.decider';
+import {
+  decideInitConfig,
+  decideUnsealCommand,
+  sealStatusBody,
+  submitShare,
+  type UnsealProgress,
+} from './seal.decider';
 
 const share = (byte: number, length = 33) => Buffer.alloc(length, byte);
 const nonces = () => {
@@ -19,16 +25,28 @@ function errorOf(fn: () => unknown): DomainError {
 
 describe('decideInitConfig', () => {
   it('accepts numbers and numeric strings', () => {
-    expect(decideInitConfig({ secret_shares: 5, secret_threshold: 3 })).toEqual({ secretShares: 5, secretThreshold: 3 });
-    expect(decideInitConfig({ secret_shares: '1', secret_threshold: '1' })).toEqual({ secretShares: 1, secretThreshold: 1 });
+    expect(decideInitConfig({ secret_shares: 5, secret_threshold: 3 })).toEqual({
+      secretShares: 5,
+      secretThreshold: 3,
+    });
+    expect(decideInitConfig({ secret_shares: '1', secret_threshold: '1' })).toEqual({
+      secretShares: 1,
+      secretThreshold: 1,
+    });
   });
 
   it.each([
     [{}, 'invalid seal configuration: shares must be at least one'],
     [{ secret_shares: 3 }, 'invalid seal configuration: threshold must be at least one'],
-    [{ secret_shares: 3, secret_threshold: 1 }, 'invalid seal configuration: threshold must be greater than one for multiple shares'],
+    [
+      { secret_shares: 3, secret_threshold: 1 },
+      'invalid seal configuration: threshold must be greater than one for multiple shares',
+    ],
     [{ secret_shares: 256, secret_threshold: 2 }, 'invalid seal configuration: shares must be less than 256'],
-    [{ secret_shares: 2, secret_threshold: 3 }, 'invalid seal configuration: threshold cannot be larger than shares'],
+    [
+      { secret_shares: 2, secret_threshold: 3 },
+      'invalid seal configuration: threshold cannot be larger than shares',
+    ],
   ])('refuses %j with Vault text', (body, message) => {
     const e = errorOf(() => decideInitConfig(body));
     expect(e.code).toBe('invalid_request');
@@ -36,9 +54,9 @@ describe('decideInitConfig', () => {
   });
 
   it('refuses PGP keys it cannot honour', () => {
-    expect(errorOf(() => decideInitConfig({ secret_shares: 1, secret_threshold: 1, pgp_keys: ['x'] })).code).toBe(
-      'invalid_request',
-    );
+    expect(
+      errorOf(() => decideInitConfig({ secret_shares: 1, secret_threshold: 1, pgp_keys: ['x'] })).code,
+    ).toBe('invalid_request');
   });
 });
 
@@ -86,7 +104,10 @@ describe('submitShare', () => {
   });
 
   it('combines at once with a threshold of one', () => {
-    expect(submitShare(undefined, share(9, 32), 1, nonces())).toEqual({ kind: 'combine', shares: [share(9, 32)] });
+    expect(submitShare(undefined, share(9, 32), 1, nonces())).toEqual({
+      kind: 'combine',
+      shares: [share(9, 32)],
+    });
   });
 
   it('refuses a share given twice in one attempt and keeps the progress', () => {
@@ -137,11 +158,23 @@ describe('sealStatusBody', () => {
 
   it('adds the cluster identity once unsealed', () => {
     const body = sealStatusBody({ ...base, initialized: true, sealed: false, progress: undefined });
-    expect(body).toMatchObject({ sealed: false, progress: 0, nonce: '', cluster_name: 'coffer-cluster-1', cluster_id: 'id-1' });
+    expect(body).toMatchObject({
+      sealed: false,
+      progress: 0,
+      nonce: '',
+      cluster_name: 'coffer-cluster-1',
+      cluster_id: 'id-1',
+    });
   });
 
   it('reports t = n = 0 before init', () => {
-    const body = sealStatusBody({ ...base, config: undefined, initialized: false, sealed: true, progress: undefined });
+    const body = sealStatusBody({
+      ...base,
+      config: undefined,
+      initialized: false,
+      sealed: true,
+      progress: undefined,
+    });
     expect(body).toMatchObject({ initialized: false, sealed: true, t: 0, n: 0 });
   });
 });

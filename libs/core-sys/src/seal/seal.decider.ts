@@ -16,14 +16,16 @@ export interface SealConfig {
 /** Validates a PUT sys/init body (Vault's SealConfig.Validate texts). */
 export function decideInitConfig(rawBody: Record<string, unknown>): SealConfig {
   const parsed = sysInitBody.safeParse(rawBody);
-  if (!parsed.success) throw invalidRequest(`invalid request body: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
+  if (!parsed.success)
+    throw invalidRequest(`invalid request body: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
   const body = parsed.data;
   if ((body.pgp_keys?.length ?? 0) > 0 || (body.root_token_pgp_key ?? '') !== '') {
     throw invalidRequest('PGP-encrypted key shares and root tokens are not supported');
   }
   const shares = body.secret_shares === undefined ? 0 : parseGoInt(body.secret_shares);
   const threshold = body.secret_threshold === undefined ? 0 : parseGoInt(body.secret_threshold);
-  if (shares === undefined || threshold === undefined) throw invalidRequest('invalid request body: expected integers');
+  if (shares === undefined || threshold === undefined)
+    throw invalidRequest('invalid request body: expected integers');
   try {
     validateShamirConfig(shares, threshold);
   } catch (error) {
@@ -38,7 +40,8 @@ export type UnsealCommand = { kind: 'reset' } | { kind: 'share'; share: Buffer }
 /** Reads a PUT sys/unseal body: reset wins over key. */
 export function decideUnsealCommand(rawBody: Record<string, unknown>): UnsealCommand {
   const parsed = sysUnsealBody.safeParse(rawBody);
-  if (!parsed.success) throw invalidRequest(`invalid request body: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
+  if (!parsed.success)
+    throw invalidRequest(`invalid request body: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
   const body = parsed.data;
   if (body.migrate !== undefined && parseGoBool(body.migrate) === true) {
     throw invalidRequest('seal migration is not supported');

@@ -1,11 +1,23 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { Barrier, sealKeyringForRecipient, verifyKeyringRequestMac, type KeyringData, type SealedKeyring } from '@coffer/barrier';
-import { coreBarrierKeyring, DomainError, type ContractRequest, type EngineResponse } from '@coffer/contracts';
+import {
+  Barrier,
+  sealKeyringForRecipient,
+  verifyKeyringRequestMac,
+  type KeyringData,
+  type SealedKeyring,
+} from '@coffer/barrier';
+import {
+  coreBarrierKeyring,
+  DomainError,
+  type ContractRequest,
+  type EngineResponse,
+} from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import type { Subscription } from '@coffer/transport';
 import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../tokens-di';
 import { decideHealthStatus, healthBody } from './health';
+import { PEER_QUEUE, peerKeyring } from './seal.contracts';
 import { SealRepository } from './seal.repository';
 import { SERVICE_VERSION } from './version';
 
@@ -29,12 +41,10 @@ export interface DevBootstrapper {
 export const DEV_BOOTSTRAPPER = Symbol('DEV_BOOTSTRAPPER');
 
 const sealedError = () => new DomainError('sealed', 'Vault is sealed');
-/** Queue group of the replicas that hold the keyring and can hand it out. */
-export const KEYRING_QUEUE = 'core-sys';
 
 /**
  * This replica's seal state: the barrier (runtime.cipher), whether it is open, and the keyring
- * hand-out to engine services while it is. Every other core-sys aggregate depends on it, so it
+ * hand-out to peers while it is. Every other core-sys aggregate depends on it, so it
  * depends on none of them; the seal use cases live in SealLifecycleService.
  */
 @Injectable()
@@ -42,7 +52,7 @@ export class SealService implements OnApplicationShutdown {
   readonly barrier: Barrier;
   #unsealed = false;
   #initialized = false;
-  #keyringSubscription: Subscription | undefined;
+  #peerSubscription: Subscription | undefined;
   #storageType: Promise<string> | undefined;
   #cluster: { name: string; id: string } | undefined;
 
@@ -52,7 +62,8 @@ export class SealService implements OnApplicationShutdown {
     private readonly repo: SealRepository,
     private readonly moduleRef: ModuleRef,
   ) {
-    if (!(runtime.cipher instanceof Barrier)) throw new Error('core-sys needs a Barrier as its runtime cipher');
+    if (!(runtime.cipher instanceof Barrier))
+      throw new Error('core-sys needs a Barrier as its runtime cipher');
     this.barrier = runtime.cipher;
   }
 
@@ -75,12 +86,12 @@ export class SealService implements OnApplicationShutdown {
     this.#initialized = true;
   }
 
-  /** Installs the keyring and opens this replica; it then hands the keyring to engine services. */
+  /** Installs the keyring and opens this replica; it then also answers peers' keyring requests. */
   unlock(keyring: KeyringData): void {
     this.barrier.load(keyring);
     this.#unsealed = true;
     this.#initialized = true;
-    this.#keyringSubscription ??= this.runtime.transport.serve(coreBarrierKeyring, KEYRING_QUEUE, async (req) =>
+    this.#peerSubscription ??= this.runtime.transport.serve(peerKeyring, PEER_QUEUE, async (req) =>
       this.sealKeyringFor(req),
     );
   }
@@ -88,8 +99,8 @@ export class SealService implements OnApplicationShutdown {
   /** Wipes the keyring from memory and stops serving. */
   lock(): void {
     this.#unsealed = false;
-    this.#keyringSubscription?.unsubscribe();
-    this.#keyringSubscription = undefined;
+    this.#peerSubscription?.unsubscribe();
+    this.#peerSubscription = undefined;
     this.barrier.wipe();
   }
 
@@ -98,9 +109,14 @@ export class SealService implements OnApplicationShutdown {
     return this.barrier.sealed ? 0 : this.barrier.keyStatus().term;
   }
 
-  /** Answers a keyring request from a cluster member (MAC over its one-time key with the cluster secret). */
+  /**
+   * This replica's own answer to a keyring request from a cluster member (MAC over its one-time
+   * key with the cluster secret): the keyring sealed to that key, or "sealed".
+   */
   sealKeyringFor(req: ContractRequest<typeof coreBarrierKeyring>): SealedKeyring {
-    if (!verifyKeyringRequestMac(this.options.clusterSecret, req.service, req.publicKey, req.nonce, req.mac)) {
+    if (
+      !verifyKeyringRequestMac(this.options.clusterSecret, req.service, req.publicKey, req.nonce, req.mac)
+    ) {
       throw new DomainError('permission_denied', 'permission denied');
     }
     if (!this.#unsealed) throw sealedError();
@@ -143,7 +159,13 @@ export class SealService implements OnApplicationShutdown {
   /** GET/HEAD sys/health from this replica's point of view (every replica is active). */
   async health(query: Record<string, string>): Promise<EngineResponse> {
     const initialized = await this.isInitialized();
-    const state = { initialized, sealed: !this.#unsealed, standby: false, performanceStandby: false, drSecondary: false };
+    const state = {
+      initialized,
+      sealed: !this.#unsealed,
+      standby: false,
+      performanceStandby: false,
+      drSecondary: false,
+    };
     const decision = decideHealthStatus(state, query);
     if (!decision.ok) return { kind: 'raw', status: decision.status, body: { errors: [] } };
     const cluster = initialized && this.#unsealed ? await this.cluster() : undefined;

@@ -27,5 +27,10 @@ export const tokensMigrations: Record<string, Migration> = {
 
 export { TokenService, invalidToken, type IssuedToken, type LoginTokenRequest } from './token.service';
 export { TokenRevocationService, type RevokedTokens } from './token-revocation.service';
-export { TOKEN_SWEEP_SETTINGS, DEFAULT_TOKEN_SWEEP_SETTINGS, TokenSweeper, type TokenSweepSettings } from './token-sweeper';
+export {
+  TOKEN_SWEEP_SETTINGS,
+  DEFAULT_TOKEN_SWEEP_SETTINGS,
+  TokenSweeper,
+  type TokenSweepSettings,
+} from './token-sweeper';
 export { tokenEventTypes } from './token-event-log';

@@ -146,7 +146,11 @@ export class TokenAdminService {
     return { data: { keys } };
   }
 
-  private async renewToken(found: VersionedToken, increment: number, clientToken: string): Promise<EngineResponse> {
+  private async renewToken(
+    found: VersionedToken,
+    increment: number,
+    clientToken: string,
+  ): Promise<EngineResponse> {
     let attempt: VersionedToken | undefined = found;
     const { state, ttl, warnings } = await retryOnConflict(async () => {
       const current = attempt ?? (await this.repo.byAccessor(found.state.accessor));
@@ -198,7 +202,10 @@ export class TokenAdminService {
     return hasher.matches(raw, found.state.tokenHash) ? raw : '';
   }
 
-  private async byToken(token: string, opts: { includeUnusable?: boolean } = {}): Promise<VersionedToken | undefined> {
+  private async byToken(
+    token: string,
+    opts: { includeUnusable?: boolean } = {},
+  ): Promise<VersionedToken | undefined> {
     const hasher = await this.salt.get();
     const found = await this.repo.byHash(hasher.hash(token));
     if (!found || !hasher.matches(token, found.state.tokenHash)) return undefined;
@@ -206,7 +213,10 @@ export class TokenAdminService {
     return found;
   }
 
-  private async byAccessorField(req: EngineRequest, opts: { includeUnusable?: boolean } = {}): Promise<VersionedToken> {
+  private async byAccessorField(
+    req: EngineRequest,
+    opts: { includeUnusable?: boolean } = {},
+  ): Promise<VersionedToken> {
     const accessor = weakString(req.body['accessor'], 'accessor');
     if (!accessor) throw missingAccessor();
     const found = await this.repo.byAccessor(accessor);

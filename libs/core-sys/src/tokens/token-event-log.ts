@@ -2,12 +2,20 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EventRegistry, EventStore, defineEvent, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../tokens-di';
 import type { TokenState } from './token.decider';
-import { TOKEN_EVENT_TYPES, TOKEN_SALT_STREAM, tokenSaltCreatedV1, tokenStream, type TokenEvent } from './token.events';
+import {
+  TOKEN_EVENT_TYPES,
+  TOKEN_SALT_STREAM,
+  tokenSaltCreatedV1,
+  tokenStream,
+  type TokenEvent,
+} from './token.events';
 import { projectToken } from './token.projection';
 import { TokenRepository } from './token.repository';
 
 /** The token event types, for any registry that must read token streams (replication, audits). */
-export const tokenEventTypes = Object.values(TOKEN_EVENT_TYPES).map((t) => defineEvent(t.name, t.version, t.schema));
+export const tokenEventTypes = Object.values(TOKEN_EVENT_TYPES).map((t) =>
+  defineEvent(t.name, t.version, t.schema),
+);
 
 const VERSION_OF: Record<TokenEvent['type'], number> = {
   TokenCreated: TOKEN_EVENT_TYPES.created.version,
@@ -30,6 +38,7 @@ export class TokenEventLog {
       db: runtime.db,
       schema: runtime.schema,
       cipher: runtime.cipher,
+      clock: runtime.clock,
       registry: new EventRegistry(tokenEventTypes),
     });
   }
@@ -59,7 +68,13 @@ export class TokenEventLog {
   async createSalt(salt: string): Promise<void> {
     await this.store.append(
       TOKEN_SALT_STREAM,
-      [{ type: TOKEN_EVENT_TYPES.saltCreated.name, version: TOKEN_EVENT_TYPES.saltCreated.version, data: { salt } }],
+      [
+        {
+          type: TOKEN_EVENT_TYPES.saltCreated.name,
+          version: TOKEN_EVENT_TYPES.saltCreated.version,
+          data: { salt },
+        },
+      ],
       { expectedVersion: 0 },
     );
   }

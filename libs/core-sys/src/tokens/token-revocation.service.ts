@@ -48,7 +48,8 @@ export class TokenRevocationService {
    */
   async revokeByPathPrefix(prefix: string): Promise<RevokedTokens> {
     const all = empty();
-    for (const accessor of await this.repo.byPathPrefix(prefix)) merge(all, await this.revokeTreeQuietly(accessor, 'revoked'));
+    for (const accessor of await this.repo.byPathPrefix(prefix))
+      merge(all, await this.revokeTreeQuietly(accessor, 'revoked'));
     await this.announce(all);
     return all;
   }
@@ -63,11 +64,16 @@ export class TokenRevocationService {
     return revoked;
   }
 
-  private async revokeOne(accessor: string, reason: RevocationReason): Promise<{ accessor: string; tokenRef: string } | undefined> {
+  private async revokeOne(
+    accessor: string,
+    reason: RevocationReason,
+  ): Promise<{ accessor: string; tokenRef: string } | undefined> {
     return retryOnConflict(async () => {
       const current = await this.repo.byAccessor(accessor);
       if (!current) return undefined; // already revoked (by another request or replica)
-      await this.log.append(accessor, current.version, [{ type: 'TokenRevoked', data: decideRevoke(reason, this.now()) }]);
+      await this.log.append(accessor, current.version, [
+        { type: 'TokenRevoked', data: decideRevoke(reason, this.now()) },
+      ]);
       return { accessor, tokenRef: current.state.tokenRef };
     });
   }
@@ -76,7 +82,9 @@ export class TokenRevocationService {
     await retryOnConflict(async () => {
       const current = await this.repo.byAccessor(accessor);
       if (!current || current.state.parentAccessor === null) return;
-      await this.log.append(accessor, current.version, [{ type: 'TokenOrphaned', data: { orphanedAt: this.now() } }]);
+      await this.log.append(accessor, current.version, [
+        { type: 'TokenOrphaned', data: { orphanedAt: this.now() } },
+      ]);
     });
   }
 

@@ -31,6 +31,11 @@ export class TokenSalt {
     return this.hasher;
   }
 
+  /** Drops the salt from memory (the barrier was sealed). */
+  forget(): void {
+    this.hasher = undefined;
+  }
+
   private async load(): Promise<TokenHasher> {
     const existing = await this.log.readSalt();
     if (existing !== undefined) return new TokenHasher(Buffer.from(existing, 'base64'));

@@ -9,6 +9,7 @@ import type { ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../tokens-di';
 import { TokenRepository } from './token.repository';
 import { TokenRevocationService } from './token-revocation.service';
+import { TokenSalt } from './token-salt';
 
 export interface TokenSweepSettings {
   /** how often each replica looks for tokens to revoke */
@@ -45,6 +46,7 @@ export class TokenSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly repo: TokenRepository,
     private readonly revocation: TokenRevocationService,
+    private readonly salt: TokenSalt,
     @Inject(TOKEN_SWEEP_SETTINGS) private readonly settings: TokenSweepSettings,
   ) {}
 
@@ -61,14 +63,21 @@ export class TokenSweeper implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** One pass; answers how many tokens it revoked. */
   async sweep(): Promise<number> {
-    if (this.runtime.cipher.sealed) return 0;
+    if (this.runtime.cipher.sealed) {
+      // Nothing may be written while sealed, and the salt must not outlive the keyring in memory.
+      this.salt.forget();
+      return 0;
+    }
     const nowMs = this.runtime.clock().getTime();
     const { batchSize } = this.settings;
     let count = 0;
     for (const accessor of await this.repo.expired(nowMs, batchSize)) {
       count += (await this.revocation.revokeTree(accessor, 'expired')).accessors.length;
     }
-    for (const accessor of await this.repo.exhaustedBefore(nowMs - this.settings.exhaustedGraceMs, batchSize)) {
+    for (const accessor of await this.repo.exhaustedBefore(
+      nowMs - this.settings.exhaustedGraceMs,
+      batchSize,
+    )) {
       count += (await this.revocation.revokeTree(accessor, 'uses_exhausted')).accessors.length;
     }
     for (const accessor of await this.repo.dangling(batchSize)) {

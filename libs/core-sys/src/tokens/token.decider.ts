@@ -118,7 +118,10 @@ export function validateCustomId(id: string): void {
  */
 export function decideChildSpec(cmd: ChildTokenCommand): TokenSpec {
   const { parent, sudo, params } = cmd;
-  if (parent.numUses > 0) throw invalidRequest('restricted use token cannot generate child tokens');
+  // Used-up tokens count as use-limited too (their remaining count is 0, not "unlimited").
+  if (parent.numUses > 0 || parent.exhaustedAt !== null) {
+    throw invalidRequest('restricted use token cannot generate child tokens');
+  }
 
   if (params.id !== undefined && params.id !== '') {
     if (!sudo) throw invalidRequest('root or sudo privileges required to specify token id');
@@ -154,7 +157,8 @@ export function decideChildSpec(cmd: ChildTokenCommand): TokenSpec {
     parentAccessor = null;
   }
 
-  if (params.period > 0 && !sudo) throw invalidRequest('root or sudo privileges required to create periodic token');
+  if (params.period > 0 && !sudo)
+    throw invalidRequest('root or sudo privileges required to create periodic token');
 
   return {
     customId: params.id || undefined,
@@ -212,7 +216,8 @@ export function issueToken(spec: TokenSpec, ctx: IssueContext): IssueDecision {
   if (ttl === 0 && spec.explicitMaxTtl > 0) ttl = spec.explicitMaxTtl;
   let renewable = spec.renewable;
   if (ttl === 0) {
-    if (spec.creatorExpires) throw invalidRequest('expiring root tokens cannot create non-expiring root tokens');
+    if (spec.creatorExpires)
+      throw invalidRequest('expiring root tokens cannot create non-expiring root tokens');
     // Non-expiring tokens are not advertised as renewable: renewing them is refused.
     renewable = false;
   }
@@ -248,7 +253,12 @@ export interface RenewDecision {
 }
 
 /** Vault's token renewal: a new TTL from the increment (or the base TTL), within the max TTL. */
-export function decideRenew(state: TokenState, increment: number, nowMs: number, mount: MountTtls): RenewDecision {
+export function decideRenew(
+  state: TokenState,
+  increment: number,
+  nowMs: number,
+  mount: MountTtls,
+): RenewDecision {
   if (state.expiresAt === 0) throw invalidRequest('lease does not expire');
   if (!state.renewable) throw invalidRequest('lease is not renewable');
   if (increment < 0) throw invalidRequest('increment must be positive');
@@ -267,8 +277,9 @@ export function decideRenew(state: TokenState, increment: number, nowMs: number,
 
 /** One request made with the token: use-limited tokens count down; undefined = nothing to record. */
 export function decideUse(state: TokenState, nowMs: number): TokenUsedData | undefined {
-  if (state.numUses === 0) return undefined;
+  // An exhausted token has 0 uses left, which must not read as "unlimited".
   if (state.exhaustedAt !== null) throw new DomainError('invalid_token', 'permission denied');
+  if (state.numUses === 0) return undefined;
   const remaining = state.numUses - 1;
   return { remaining, exhaustedAt: remaining === 0 ? nowMs : null };
 }
@@ -281,7 +292,10 @@ export function decideRevoke(reason: RevocationReason, nowMs: number): TokenRevo
  * Order in which to revoke a token tree: children before parents (root last), so a revocation
  * that stops half-way leaves the root alive and a retry finishes the job.
  */
-export function revocationOrder(root: string, tree: readonly { accessor: string; parentAccessor: string | null }[]): string[] {
+export function revocationOrder(
+  root: string,
+  tree: readonly { accessor: string; parentAccessor: string | null }[],
+): string[] {
   const children = new Map<string, string[]>();
   for (const node of tree) {
     if (node.parentAccessor === null) continue;

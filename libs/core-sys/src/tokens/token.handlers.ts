@@ -91,12 +91,16 @@ export class TokenInternalHandlers {
   constructor(private readonly tokens: TokenService) {}
 
   @Handles(coreTokenResolve)
-  resolve(@Payload() req: ContractRequest<typeof coreTokenResolve>): Promise<ContractResponse<typeof coreTokenResolve>> {
+  resolve(
+    @Payload() req: ContractRequest<typeof coreTokenResolve>,
+  ): Promise<ContractResponse<typeof coreTokenResolve>> {
     return this.tokens.resolve(req.token);
   }
 
   @Handles(coreTokenAlive)
-  async alive(@Payload() req: ContractRequest<typeof coreTokenAlive>): Promise<ContractResponse<typeof coreTokenAlive>> {
+  async alive(
+    @Payload() req: ContractRequest<typeof coreTokenAlive>,
+  ): Promise<ContractResponse<typeof coreTokenAlive>> {
     return { alive: await this.tokens.alive(req.tokenRefs) };
   }
 }

@@ -1,4 +1,4 @@
-import type { AnyTrx, StoredEvent } from '@coffer/event-store';
+import type { AnyTrx, AppendedEvent } from '@coffer/event-store';
 import { evolve, type TokenState } from './token.decider';
 import {
   TOKEN_EVENT_TYPES,
@@ -11,7 +11,7 @@ import {
 } from './token.events';
 import type { TokenRepository } from './token.repository';
 
-export function toTokenEvent(e: StoredEvent): TokenEvent {
+export function toTokenEvent(e: AppendedEvent): TokenEvent {
   switch (e.type) {
     case TOKEN_EVENT_TYPES.created.name:
       return { type: 'TokenCreated', data: tokenCreatedV1.parse(e.data) };
@@ -32,7 +32,11 @@ export function toTokenEvent(e: StoredEvent): TokenEvent {
  * Read-model update for one append to a token stream, in the append's transaction: the row is
  * the fold of the stream (evolve), so the projection never re-implements the transitions.
  */
-export async function projectToken(repo: TokenRepository, trx: AnyTrx, events: StoredEvent[]): Promise<TokenState | null> {
+export async function projectToken(
+  repo: TokenRepository,
+  trx: AnyTrx,
+  events: AppendedEvent[],
+): Promise<TokenState | null> {
   const first = events[0];
   const last = events[events.length - 1];
   if (!first || !last) return null;

@@ -2,7 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../tokens-di';
-import { rowToToken, TOKEN_COLUMNS, tokenToRow, type TokenDatabase, type VersionedToken } from './token.table';
+import {
+  rowToToken,
+  TOKEN_COLUMNS,
+  tokenToRow,
+  type TokenDatabase,
+  type VersionedToken,
+} from './token.table';
 import type { TokenState } from './token.decider';
 
 /** All SQL of the token read model. */
@@ -15,17 +21,29 @@ export class TokenRepository {
   }
 
   async byHash(tokenHash: string): Promise<VersionedToken | undefined> {
-    const row = await this.db().selectFrom('tokens').select(TOKEN_COLUMNS).where('token_hash', '=', tokenHash).executeTakeFirst();
+    const row = await this.db()
+      .selectFrom('tokens')
+      .select(TOKEN_COLUMNS)
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
     return row && rowToToken(row);
   }
 
   async byAccessor(accessor: string, trx?: AnyTrx): Promise<VersionedToken | undefined> {
-    const row = await this.db(trx).selectFrom('tokens').select(TOKEN_COLUMNS).where('accessor', '=', accessor).executeTakeFirst();
+    const row = await this.db(trx)
+      .selectFrom('tokens')
+      .select(TOKEN_COLUMNS)
+      .where('accessor', '=', accessor)
+      .executeTakeFirst();
     return row && rowToToken(row);
   }
 
   async existsByHash(tokenHash: string): Promise<boolean> {
-    const row = await this.db().selectFrom('tokens').select('accessor').where('token_hash', '=', tokenHash).executeTakeFirst();
+    const row = await this.db()
+      .selectFrom('tokens')
+      .select('accessor')
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
     return row !== undefined;
   }
 
@@ -43,7 +61,11 @@ export class TokenRepository {
   }
 
   async childrenOf(accessor: string): Promise<string[]> {
-    const rows = await this.db().selectFrom('tokens').select('accessor').where('parent_accessor', '=', accessor).execute();
+    const rows = await this.db()
+      .selectFrom('tokens')
+      .select('accessor')
+      .where('parent_accessor', '=', accessor)
+      .execute();
     return rows.map((r) => r.accessor);
   }
 
@@ -55,7 +77,11 @@ export class TokenRepository {
   /** Which of these refs belong to tokens that still exist (exhausted ones included: their last request may still run). */
   async existingRefs(refs: readonly string[]): Promise<string[]> {
     if (refs.length === 0) return [];
-    const rows = await this.db().selectFrom('tokens').select('token_ref').where('token_ref', 'in', [...refs]).execute();
+    const rows = await this.db()
+      .selectFrom('tokens')
+      .select('token_ref')
+      .where('token_ref', 'in', [...refs])
+      .execute();
     return rows.map((r) => r.token_ref);
   }
 
@@ -99,7 +125,11 @@ export class TokenRepository {
   /** Accessors of the tokens created under a path prefix (e.g. every login of an auth mount). */
   async byPathPrefix(prefix: string): Promise<string[]> {
     const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const rows = await this.db().selectFrom('tokens').select('accessor').where('path', 'like', `${escaped}%`).execute();
+    const rows = await this.db()
+      .selectFrom('tokens')
+      .select('accessor')
+      .where('path', 'like', `${escaped}%`)
+      .execute();
     return rows.map((r) => r.accessor);
   }
 

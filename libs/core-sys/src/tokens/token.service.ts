@@ -12,6 +12,9 @@ import { mountTtls, type MountTtls } from './token-ttl';
 import { authBlock, resolvedToken } from './token.views';
 import type { VersionedToken } from './token.table';
 
+/** Concurrent requests with one use-limited token contend on its stream; each retry is cheap. */
+const USE_ATTEMPTS = 25;
+
 export const invalidToken = (): DomainError => new DomainError('invalid_token', 'permission denied');
 
 export interface IssuedToken {
@@ -179,10 +182,12 @@ export class TokenService {
       if (!attempt || !isUsable(attempt.state, nowMs)) throw invalidToken();
       const used = decideUse(attempt.state, nowMs);
       if (!used) return attempt.state;
-      const after = await this.log.append(attempt.state.accessor, attempt.version, [{ type: 'TokenUsed', data: used }]);
+      const after = await this.log.append(attempt.state.accessor, attempt.version, [
+        { type: 'TokenUsed', data: used },
+      ]);
       if (!after) throw invalidToken();
       return after;
-    });
+    }, USE_ATTEMPTS);
   }
 
   private now(): number {

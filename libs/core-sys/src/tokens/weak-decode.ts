@@ -17,7 +17,9 @@ export function weakBool(value: unknown, field: string): boolean | undefined {
     if (value === '') return false;
     if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
     if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
-    throw invalidRequest(`cannot parse '${field}' as bool: strconv.ParseBool: parsing ${quote(value)}: invalid syntax`);
+    throw invalidRequest(
+      `cannot parse '${field}' as bool: strconv.ParseBool: parsing ${quote(value)}: invalid syntax`,
+    );
   }
   throw invalidRequest(`cannot parse '${field}' as bool`);
 }
@@ -32,7 +34,9 @@ export function weakInt(value: unknown, field: string): number | undefined {
   if (typeof value === 'string') {
     if (value === '') return 0;
     if (!/^[+-]?\d+$/.test(value.trim())) {
-      throw invalidRequest(`cannot parse '${field}' as int: strconv.ParseInt: parsing ${quote(value)}: invalid syntax`);
+      throw invalidRequest(
+        `cannot parse '${field}' as int: strconv.ParseInt: parsing ${quote(value)}: invalid syntax`,
+      );
     }
     return Number.parseInt(value.trim(), 10);
   }
@@ -42,7 +46,8 @@ export function weakInt(value: unknown, field: string): number | undefined {
 /** Seconds; Go duration strings, integer seconds or "<n>d". Parse errors carry Go's text. */
 export function weakDuration(value: unknown, field: string): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' && typeof value !== 'number') throw invalidRequest(`cannot parse '${field}' as duration`);
+  if (typeof value !== 'string' && typeof value !== 'number')
+    throw invalidRequest(`cannot parse '${field}' as duration`);
   return parseDuration(value);
 }
 
@@ -56,11 +61,14 @@ export function weakString(value: unknown, field: string): string | undefined {
 /** map[string]string: values that are not strings are stringified like Vault's TypeKVPairs. */
 export function weakStringMap(value: unknown, field: string): Record<string, string> | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) throw invalidRequest(`cannot parse '${field}' as map[string]string`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw invalidRequest(`cannot parse '${field}' as map[string]string`);
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof v === 'object' && v !== null) throw invalidRequest(`cannot parse '${field}' as map[string]string`);
-    out[k] = v === null || v === undefined ? '' : String(v);
+    if (v === null || v === undefined) out[k] = '';
+    else if (typeof v === 'string') out[k] = v;
+    else if (typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
+    else throw invalidRequest(`cannot parse '${field}' as map[string]string`);
   }
   return out;
 }

@@ -50,4 +50,5 @@ export type UserpassEvent =
   | { type: 'UserpassPoliciesSet'; data: UserPoliciesSetData }
   | { type: 'UserpassUserDeleted'; data: UserDeletedData };
 
-export const userStream = (mountUuid: string, username: string): string => `userpass-user/${mountUuid}/${username}`;
+export const userStream = (mountUuid: string, username: string): string =>
+  `userpass-user/${mountUuid}/${username}`;

@@ -11,7 +11,7 @@ import { pathParam } from '../shared/engine-request';
 import { KvEventLog } from '../shared/event-log';
 import { isJsonObject, type JsonObject } from '../shared/json-object';
 import { assertSecretPath, isSecretPath, listFolder } from '../shared/paths';
-import { retryOnConflict } from '../shared/retry';
+import { StreamWriter } from '../shared/stream-writer';
 import { cubbyholeSecretStream, kvKeyStream } from '../shared/streams';
 import { Vacuum } from '../shared/vacuum';
 import { decideDelete, decideWrite, leaseAdvice } from './flat.decider';
@@ -31,6 +31,7 @@ export class FlatSecretService {
     private readonly log: KvEventLog,
     private readonly dataKeys: DataKeyCipher,
     private readonly vacuum: Vacuum,
+    private readonly writer: StreamWriter,
   ) {}
 
   async read(kind: FlatKind, scope: FlatScope, req: EngineRequest): Promise<EngineResponse> {
@@ -56,7 +57,7 @@ export class FlatSecretService {
     const data: JsonObject = req.body;
     if (Object.keys(data).length === 0) throw invalidRequest('missing data fields');
     const plaintext = Buffer.from(JSON.stringify(data), 'utf8');
-    await retryOnConflict(async () => {
+    await this.writer.run(streamOf(kind, scope, path), async () => {
       const head = await this.repo.head(scope, path);
       const sealed = this.dataKeys.seal(plaintext, flatLocation(scope.mountUuid, scope.owner, path));
       const events = decideWrite({ keyId: sealed.keyId, ciphertext: sealed.ciphertext.toString('base64') });
@@ -77,7 +78,7 @@ export class FlatSecretService {
   async delete(kind: FlatKind, scope: FlatScope, req: EngineRequest): Promise<EngineResponse> {
     const path = pathParam(req);
     if (!isSecretPath(path)) return {};
-    const removed = await retryOnConflict(async () => {
+    const removed = await this.writer.run(streamOf(kind, scope, path), async () => {
       const head = await this.repo.head(scope, path);
       const events = decideDelete(head ? { keyId: head.key_id } : null);
       if (!head || events.length === 0) return false;

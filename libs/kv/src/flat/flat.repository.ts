@@ -4,6 +4,7 @@ import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.tokens';
 import type { KvDatabase } from '../shared/kv.tables';
 import { listChildren } from '../shared/listing';
+import { Statement } from '../shared/statement';
 
 /** Where unversioned secrets live: a mount, and within it an owner ("" for kv v1, a token ref for cubbyhole). */
 export interface FlatScope {
@@ -25,7 +26,41 @@ export interface FlatHead {
 /** All SQL of unversioned secrets (kv v1 and cubbyhole). */
 @Injectable()
 export class FlatRepository {
-  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {}
+  private readonly readSql: Statement<FlatReadRow>;
+  private readonly headSql: Statement<FlatHead>;
+  /** Replacing a value: new data key, row update and erasure of the previous key, in one statement. */
+  private readonly replaceSql: Statement<{ updated: number }>;
+  /** A first value: data key and row; the plain insert fails for a concurrent creator. */
+  private readonly createSql: Statement<{ updated: number }>;
+
+  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {
+    this.readSql = new Statement(
+      runtime.schema,
+      `select s.key_id, s.ciphertext, d.wrapped
+         from {schema}.flat_secrets s left join {schema}.data_keys d on d.key_id = s.key_id
+        where s.mount_uuid = $1 and s.owner = $2 and s.path = $3`,
+    );
+    this.headSql = new Statement(
+      runtime.schema,
+      `select key_id, stream_version from {schema}.flat_secrets where mount_uuid = $1 and owner = $2 and path = $3`,
+    );
+    const newKey = `dk as (insert into {schema}.data_keys (key_id, mount_uuid, owner, wrapped) values ($4, $1, $2, $5))`;
+    this.replaceSql = new Statement(
+      runtime.schema,
+      `with ${newKey},
+       up as (update {schema}.flat_secrets set key_id = $4, ciphertext = $6, stream_version = $7
+               where mount_uuid = $1 and owner = $2 and path = $3 returning 1),
+       old as (delete from {schema}.data_keys where key_id = $8)
+       select count(*)::int as updated from up`,
+    );
+    this.createSql = new Statement(
+      runtime.schema,
+      `with ${newKey},
+       up as (insert into {schema}.flat_secrets (mount_uuid, owner, path, key_id, ciphertext, stream_version)
+              values ($1, $2, $3, $4, $6, $7) returning 1)
+       select count(*)::int as updated from up`,
+    );
+  }
 
   private db(trx?: AnyTrx): Kysely<KvDatabase> {
     return ((trx ?? this.runtime.db) as Kysely<KvDatabase>).withSchema(this.runtime.schema);
@@ -33,24 +68,11 @@ export class FlatRepository {
 
   /** The hot read path: the secret's ciphertext and its wrapped data key, one indexed select. */
   async read(scope: FlatScope, path: string): Promise<FlatReadRow | undefined> {
-    return this.db()
-      .selectFrom('flat_secrets as s')
-      .leftJoin('data_keys as d', 'd.key_id', 's.key_id')
-      .select(['s.key_id', 's.ciphertext', 'd.wrapped'])
-      .where('s.mount_uuid', '=', scope.mountUuid)
-      .where('s.owner', '=', scope.owner)
-      .where('s.path', '=', path)
-      .executeTakeFirst();
+    return this.readSql.first(this.runtime.db, [scope.mountUuid, scope.owner, path]);
   }
 
   async head(scope: FlatScope, path: string): Promise<FlatHead | undefined> {
-    return this.db()
-      .selectFrom('flat_secrets')
-      .select(['key_id', 'stream_version'])
-      .where('mount_uuid', '=', scope.mountUuid)
-      .where('owner', '=', scope.owner)
-      .where('path', '=', path)
-      .executeTakeFirst();
+    return this.headSql.first(this.runtime.db, [scope.mountUuid, scope.owner, path]);
   }
 
   async list(scope: FlatScope, folder: string): Promise<string[]> {
@@ -80,7 +102,7 @@ export class FlatRepository {
     return row !== undefined;
   }
 
-  /** Writes the projection of a SecretWritten: the row, the new data key, and erases the previous key. */
+  /** Projection of a SecretWritten: the row, the new data key, and erasure of the previous key. */
   async written(
     trx: AnyTrx,
     scope: FlatScope,
@@ -88,34 +110,12 @@ export class FlatRepository {
     write: { keyId: string; wrapped: Buffer; ciphertext: Buffer; streamVersion: number },
     previousKeyId: string | null,
   ): Promise<void> {
-    const db = this.db(trx);
-    await db
-      .insertInto('data_keys')
-      .values({ key_id: write.keyId, mount_uuid: scope.mountUuid, owner: scope.owner, wrapped: write.wrapped })
-      .execute();
-    if (previousKeyId === null) {
-      // Plain insert: a concurrent creator makes it fail, and the service retries as an update.
-      await db
-        .insertInto('flat_secrets')
-        .values({
-          mount_uuid: scope.mountUuid,
-          owner: scope.owner,
-          path,
-          key_id: write.keyId,
-          ciphertext: write.ciphertext,
-          stream_version: write.streamVersion,
-        })
-        .execute();
-      return;
-    }
-    await db
-      .updateTable('flat_secrets')
-      .set({ key_id: write.keyId, ciphertext: write.ciphertext, stream_version: write.streamVersion })
-      .where('mount_uuid', '=', scope.mountUuid)
-      .where('owner', '=', scope.owner)
-      .where('path', '=', path)
-      .execute();
-    await db.deleteFrom('data_keys').where('key_id', '=', previousKeyId).execute();
+    const params = [scope.mountUuid, scope.owner, path, write.keyId, write.wrapped, write.ciphertext, write.streamVersion];
+    const row =
+      previousKeyId === null
+        ? await this.createSql.first(trx, params)
+        : await this.replaceSql.first(trx, [...params, previousKeyId]);
+    if (row?.updated !== 1) throw new Error('kv projection: the secret row to update is missing');
   }
 
   async deleted(trx: AnyTrx, scope: FlatScope, path: string, keyId: string): Promise<void> {

@@ -3,7 +3,7 @@ import type { EngineRequest, EngineResponse } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.tokens';
 import { KvEventLog } from '../shared/event-log';
-import { retryOnConflict } from '../shared/retry';
+import { StreamWriter } from '../shared/stream-writer';
 import { kvConfigStream } from '../shared/streams';
 import { parseConfigInput } from './kv2.inputs';
 import { projectConfig } from './kv2.projection';
@@ -17,6 +17,7 @@ export class Kv2ConfigService {
     @Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly repo: Kv2Repository,
     private readonly log: KvEventLog,
+    private readonly writer: StreamWriter,
   ) {}
 
   async read(req: EngineRequest): Promise<EngineResponse> {
@@ -26,7 +27,7 @@ export class Kv2ConfigService {
 
   async write(req: EngineRequest): Promise<EngineResponse> {
     const mountUuid = req.mount.uuid;
-    await retryOnConflict(async () => {
+    await this.writer.run(kvConfigStream(mountUuid), async () => {
       const current = await this.repo.loadConfig(mountUuid);
       const next = parseConfigInput(req.body, current.config);
       if (!next) return;

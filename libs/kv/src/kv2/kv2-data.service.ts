@@ -7,7 +7,8 @@ import { kv2InvalidPath, pathParam } from '../shared/engine-request';
 import { isJsonObject, type JsonObject } from '../shared/json-object';
 import { mergePatch } from '../shared/merge-patch';
 import { assertSecretPath } from '../shared/paths';
-import { retryOnConflict } from '../shared/retry';
+import { StreamWriter } from '../shared/stream-writer';
+import { kvKeyStream } from '../shared/streams';
 import { decideDeleteLatest, decidePatch, decideWrite, writeEvents, type WritePlan } from './kv2.decider';
 import { parseDataWrite, parseDepthQuery, parseVersionQuery } from './kv2.inputs';
 import { toVersionState } from './kv2.mapping';
@@ -25,6 +26,7 @@ export class Kv2DataService {
     private readonly repo: Kv2Repository,
     private readonly store: Kv2Store,
     private readonly dataKeys: DataKeyCipher,
+    private readonly writer: StreamWriter,
   ) {}
 
   async read(req: EngineRequest): Promise<EngineResponse> {
@@ -44,7 +46,7 @@ export class Kv2DataService {
     const path = this.secretPath(req, 'update');
     const input = parseDataWrite(req.body);
     const plaintext = Buffer.from(JSON.stringify(input.data), 'utf8');
-    return retryOnConflict(async () => {
+    return this.writer.run(kvKeyStream(req.mount.uuid, path), async () => {
       const loaded = await this.store.load(req.mount.uuid, path);
       const plan = decideWrite(loaded.state, loaded.config, { cas: input.cas, now: this.runtime.clock() });
       return this.appendVersion(req.mount.uuid, path, loaded, plan, plaintext);
@@ -55,7 +57,7 @@ export class Kv2DataService {
   async patch(req: EngineRequest): Promise<EngineResponse> {
     const path = this.secretPath(req, 'patch');
     const input = parseDataWrite(req.body);
-    return retryOnConflict(async () => {
+    return this.writer.run(kvKeyStream(req.mount.uuid, path), async () => {
       const loaded = await this.store.load(req.mount.uuid, path);
       const plan = decidePatch(loaded.state, loaded.config, { cas: input.cas, now: this.runtime.clock() });
       const current = await this.repo.readVersion(req.mount.uuid, path, plan.version - 1);
@@ -69,7 +71,7 @@ export class Kv2DataService {
   /** DELETE data/:path: soft-deletes the latest version. */
   async deleteLatest(req: EngineRequest): Promise<EngineResponse> {
     const path = this.secretPath(req, 'delete');
-    await retryOnConflict(async () => {
+    await this.writer.run(kvKeyStream(req.mount.uuid, path), async () => {
       const loaded = await this.store.load(req.mount.uuid, path);
       await this.store.append(req.mount.uuid, path, loaded, decideDeleteLatest(loaded.state, this.runtime.clock()));
     });

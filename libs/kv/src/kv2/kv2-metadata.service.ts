@@ -4,7 +4,8 @@ import type { ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.tokens';
 import { kv2InvalidPath, pathParam } from '../shared/engine-request';
 import { assertSecretPath, listFolder } from '../shared/paths';
-import { retryOnConflict } from '../shared/retry';
+import { StreamWriter } from '../shared/stream-writer';
+import { kvKeyStream } from '../shared/streams';
 import { Vacuum } from '../shared/vacuum';
 import { decideMetadataDelete, decideMetadataPatch, decideMetadataWrite, type MetadataDecision } from './kv2.decider';
 import { parseMetadataPatch, parseMetadataWrite } from './kv2.inputs';
@@ -20,6 +21,7 @@ export class Kv2MetadataService {
     private readonly repo: Kv2Repository,
     private readonly store: Kv2Store,
     private readonly vacuum: Vacuum,
+    private readonly writer: StreamWriter,
   ) {}
 
   async read(req: EngineRequest): Promise<EngineResponse> {
@@ -57,7 +59,7 @@ export class Kv2MetadataService {
   /** DELETE: the key, its metadata and every version go; all its data keys are erased. */
   async delete(req: EngineRequest): Promise<EngineResponse> {
     const path = this.keyPath(req, 'delete');
-    const removed = await retryOnConflict(async () => {
+    const removed = await this.writer.run(kvKeyStream(req.mount.uuid, path), async () => {
       const loaded = await this.store.load(req.mount.uuid, path);
       const events = decideMetadataDelete(loaded.state);
       await this.store.append(req.mount.uuid, path, loaded, events);
@@ -77,7 +79,7 @@ export class Kv2MetadataService {
     path: string,
     decide: (loaded: LoadedKey) => MetadataDecision,
   ): Promise<EngineResponse> {
-    const warnings = await retryOnConflict(async () => {
+    const warnings = await this.writer.run(kvKeyStream(mountUuid, path), async () => {
       const loaded = await this.store.load(mountUuid, path);
       const decision = decide(loaded);
       await this.store.append(mountUuid, path, loaded, decision.events);

@@ -4,7 +4,8 @@ import type { ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.tokens';
 import { kv2InvalidPath, pathParam } from '../shared/engine-request';
 import { assertSecretPath } from '../shared/paths';
-import { retryOnConflict } from '../shared/retry';
+import { StreamWriter } from '../shared/stream-writer';
+import { kvKeyStream } from '../shared/streams';
 import { Vacuum } from '../shared/vacuum';
 import { decideDeleteVersions, decideDestroy, decideUndelete } from './kv2.decider';
 import type { Kv2Event } from './kv2.events';
@@ -18,6 +19,7 @@ export class Kv2VersionsService {
     @Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly store: Kv2Store,
     private readonly vacuum: Vacuum,
+    private readonly writer: StreamWriter,
   ) {}
 
   async delete(req: EngineRequest): Promise<EngineResponse> {
@@ -45,7 +47,7 @@ export class Kv2VersionsService {
     const path = pathParam(req);
     if (path === '' || path.endsWith('/')) throw kv2InvalidPath('update', req.path);
     assertSecretPath(path);
-    return retryOnConflict(async () => {
+    return this.writer.run(kvKeyStream(req.mount.uuid, path), async () => {
       const loaded = await this.store.load(req.mount.uuid, path);
       const events = decide(loaded);
       await this.store.append(req.mount.uuid, path, loaded, events);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineEvent } from '@coffer/event-store';
 
 /**
  * Events of a kv v2 key stream (`kv/<mount uuid>/<path>`) and of a mount's engine config stream
@@ -9,70 +10,38 @@ import { z } from 'zod';
 const versionList = z.array(z.number().int().positive());
 const timestamp = z.string();
 
-export const secretVersionWritten = {
-  name: 'SecretVersionWritten',
-  version: 1,
-  schema: z.object({
+export const secretVersionWritten = defineEvent('SecretVersionWritten', 1, z.object({
     version: z.number().int().positive(),
     createdTime: timestamp,
     deletionTime: timestamp.nullable(),
     keyId: z.string(),
     /** base64 of AES-256-GCM(data key, JSON of the secret data) */
     ciphertext: z.string(),
-  }),
-} as const;
+  }));
 
-export const secretVersionsPruned = {
-  name: 'SecretVersionsPruned',
-  version: 1,
-  schema: z.object({ versions: versionList, oldestVersion: z.number().int().nonnegative() }),
-} as const;
+export const secretVersionsPruned = defineEvent('SecretVersionsPruned', 1, z.object({ versions: versionList, oldestVersion: z.number().int().nonnegative() }));
 
-export const secretVersionsDeleted = {
-  name: 'SecretVersionsDeleted',
-  version: 1,
-  schema: z.object({ versions: versionList, deletionTime: timestamp }),
-} as const;
+export const secretVersionsDeleted = defineEvent('SecretVersionsDeleted', 1, z.object({ versions: versionList, deletionTime: timestamp }));
 
-export const secretVersionsUndeleted = {
-  name: 'SecretVersionsUndeleted',
-  version: 1,
-  schema: z.object({ versions: versionList, deletionTime: timestamp.nullable() }),
-} as const;
+export const secretVersionsUndeleted = defineEvent('SecretVersionsUndeleted', 1, z.object({ versions: versionList, deletionTime: timestamp.nullable() }));
 
-export const secretVersionsDestroyed = {
-  name: 'SecretVersionsDestroyed',
-  version: 1,
-  schema: z.object({ versions: versionList }),
-} as const;
+export const secretVersionsDestroyed = defineEvent('SecretVersionsDestroyed', 1, z.object({ versions: versionList }));
 
-export const secretMetadataWritten = {
-  name: 'SecretMetadataWritten',
-  version: 1,
-  schema: z.object({
+export const secretMetadataWritten = defineEvent('SecretMetadataWritten', 1, z.object({
     maxVersions: z.number().int().nonnegative(),
     casRequired: z.boolean(),
     deleteVersionAfter: z.number().int().nonnegative(),
     customMetadata: z.record(z.string(), z.string()).nullable(),
     at: timestamp,
-  }),
-} as const;
+  }));
 
-export const secretMetadataDeleted = {
-  name: 'SecretMetadataDeleted',
-  version: 1,
-  schema: z.object({ versions: z.array(z.number().int().positive()) }),
-} as const;
+export const secretMetadataDeleted = defineEvent('SecretMetadataDeleted', 1, z.object({ versions: z.array(z.number().int().positive()) }));
 
-export const kvConfigWritten = {
-  name: 'KvConfigWritten',
-  version: 1,
-  schema: z.object({
+export const kvConfigWritten = defineEvent('KvConfigWritten', 1, z.object({
     maxVersions: z.number().int().nonnegative(),
     casRequired: z.boolean(),
     deleteVersionAfter: z.number().int(),
-  }),
-} as const;
+  }));
 
 export type SecretVersionWritten = z.infer<typeof secretVersionWritten.schema>;
 export type SecretVersionsPruned = z.infer<typeof secretVersionsPruned.schema>;

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.tokens';
 import type { KvDatabase } from '../shared/kv.tables';
+import { Statement } from '../shared/statement';
 import type { EngineConfig } from './kv2.state';
 import type { Kv2Event } from './kv2.events';
 
@@ -28,22 +29,56 @@ export interface Kv2ProjectionContext {
  */
 @Injectable()
 export class Kv2Projection {
-  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {}
+  /**
+   * A new version of an existing key, in one statement (the common write): key row, version row,
+   * data key, and the versions (with their data keys) that max_versions pushes out of the window.
+   */
+  private readonly versionUpdateSql: Statement<{ updated: number }>;
+  /** The first version of a key without a row: a plain insert, which a concurrent creator fails. */
+  private readonly versionCreateSql: Statement<{ updated: number }>;
+
+  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {
+    const version = `
+      dk as (insert into {schema}.data_keys (key_id, mount_uuid, owner, wrapped) values ($6, $1, '', $7)),
+      ver as (insert into {schema}.kv2_versions (mount_uuid, path, version, created_ms, deletion_ms, destroyed, key_id, ciphertext)
+              values ($1, $2, $3, $4, $8, false, $6, $9)),
+      pruned as (delete from {schema}.kv2_versions where mount_uuid = $1 and path = $2 and version < $10 returning key_id),
+      pruned_keys as (delete from {schema}.data_keys where key_id in (select key_id from pruned where key_id is not null))`;
+    this.versionUpdateSql = new Statement(
+      runtime.schema,
+      `with up as (update {schema}.kv2_keys
+                      set current_version = $3, updated_ms = $4, stream_version = $5,
+                          oldest_version = greatest(oldest_version, $10)
+                    where mount_uuid = $1 and path = $2 returning 1),
+       ${version}
+       select count(*)::int as updated from up`,
+    );
+    this.versionCreateSql = new Statement(
+      runtime.schema,
+      `with up as (insert into {schema}.kv2_keys (mount_uuid, path, current_version, oldest_version, max_versions,
+                      cas_required, delete_version_after, custom_metadata, created_ms, updated_ms, stream_version)
+                   values ($1, $2, $3, $10, 0, false, 0, null, $4, $4, $5) returning 1),
+       ${version}
+       select count(*)::int as updated from up`,
+    );
+  }
 
   private db(trx: AnyTrx): Kysely<KvDatabase> {
     return (trx as Kysely<KvDatabase>).withSchema(this.runtime.schema);
   }
 
   async apply(trx: AnyTrx, ctx: Kv2ProjectionContext, events: readonly Kv2Event[]): Promise<void> {
+    const [first, second, ...more] = events;
+    if (first?.type === 'SecretVersionWritten' && more.length === 0 && (!second || second.type === 'SecretVersionsPruned')) {
+      return this.versionWritten(trx, ctx, first.data, second?.data.oldestVersion ?? 0);
+    }
     const db = this.db(trx);
     let exists = !ctx.created;
     let removed = false;
     for (const event of events) {
       switch (event.type) {
         case 'SecretVersionWritten':
-          await this.versionWritten(db, ctx, event.data, exists);
-          exists = true;
-          break;
+          throw new Error('kv2 projection: a version write comes alone or with its prune');
         case 'SecretVersionsPruned':
           await this.shred(db, ctx, { below: event.data.oldestVersion });
           await db
@@ -122,53 +157,20 @@ export class Kv2Projection {
   }
 
   private async versionWritten(
-    db: Kysely<KvDatabase>,
+    trx: AnyTrx,
     ctx: Kv2ProjectionContext,
     d: Extract<Kv2Event, { type: 'SecretVersionWritten' }>['data'],
-    exists: boolean,
+    oldestVersion: number,
   ): Promise<void> {
     const wrapped = ctx.wrappedKeys.get(d.keyId);
     const ciphertext = ctx.ciphertexts.get(d.keyId);
     if (!wrapped || !ciphertext) throw new Error('kv2 projection: missing data key of a written version');
     const createdMs = Date.parse(d.createdTime);
-    if (exists) {
-      await this.keyRow(db, ctx).set({ current_version: d.version, updated_ms: createdMs }).execute();
-    } else {
-      // Plain insert: a concurrent creator makes it fail, and the service retries as an update.
-      await db
-        .insertInto('kv2_keys')
-        .values({
-          mount_uuid: ctx.mountUuid,
-          path: ctx.path,
-          current_version: d.version,
-          oldest_version: 0,
-          max_versions: 0,
-          cas_required: false,
-          delete_version_after: 0,
-          custom_metadata: null,
-          created_ms: createdMs,
-          updated_ms: createdMs,
-          stream_version: ctx.streamVersion,
-        })
-        .execute();
-    }
-    await db
-      .insertInto('data_keys')
-      .values({ key_id: d.keyId, mount_uuid: ctx.mountUuid, owner: '', wrapped })
-      .execute();
-    await db
-      .insertInto('kv2_versions')
-      .values({
-        mount_uuid: ctx.mountUuid,
-        path: ctx.path,
-        version: d.version,
-        created_ms: createdMs,
-        deletion_ms: d.deletionTime === null ? null : Date.parse(d.deletionTime),
-        destroyed: false,
-        key_id: d.keyId,
-        ciphertext,
-      })
-      .execute();
+    const deletionMs = d.deletionTime === null ? null : Date.parse(d.deletionTime);
+    const statement = ctx.created ? this.versionCreateSql : this.versionUpdateSql;
+    const params = [ctx.mountUuid, ctx.path, d.version, createdMs, ctx.streamVersion, d.keyId, wrapped, deletionMs, ciphertext, oldestVersion];
+    const row = await statement.first(trx, params);
+    if (row?.updated !== 1) throw new Error('kv2 projection: the key row to update is missing');
   }
 
   /** Deletes the data keys of the selected versions of the key. */

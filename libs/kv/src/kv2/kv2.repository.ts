@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.tokens';
 import { listChildren } from '../shared/listing';
+import { Statement } from '../shared/statement';
 import type { KvDatabase } from '../shared/kv.tables';
 import type { EngineConfig } from './kv2.state';
 
@@ -44,22 +45,53 @@ export interface DecisionRows {
   versions: VersionRow[];
 }
 
-const KEY_COLUMNS = [
-  'k.current_version',
-  'k.oldest_version',
-  'k.max_versions',
-  'k.cas_required',
-  'k.delete_version_after',
-  'k.custom_metadata',
-  'k.created_ms',
-  'k.updated_ms',
-  'k.stream_version',
-] as const;
+const KEY_COLUMNS = `k.current_version, k.oldest_version, k.max_versions, k.cas_required, k.delete_version_after,
+  k.custom_metadata, k.created_ms, k.updated_ms, k.stream_version`;
+
+interface DecisionJoinRow extends KeyRowNullable {
+  c_max_versions: number | null;
+  c_cas_required: boolean | null;
+  c_delete_version_after: number | null;
+  c_stream_version: number | null;
+  version: number | null;
+  v_created_ms: number | null;
+  deletion_ms: number | null;
+  destroyed: boolean | null;
+}
+
+type KeyRowNullable = { [K in keyof KeyRow]: KeyRow[K] | null };
 
 /** Reads of the kv v2 read model (writes are in Kv2Projection, inside the append transaction). */
 @Injectable()
 export class Kv2Repository {
-  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {}
+  /** The hot read path: one indexed select returns the version, its key's metadata and its data key. */
+  private readonly readVersionSql: Statement<VersionReadRow>;
+  /** Everything a decision needs in one round trip: engine config, key row and version rows. */
+  private readonly decisionSql: Statement<DecisionJoinRow>;
+
+  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {
+    this.readVersionSql = new Statement(
+      runtime.schema,
+      `select ${KEY_COLUMNS}, v.version, v.created_ms as v_created_ms, v.deletion_ms, v.destroyed, v.key_id, v.ciphertext, d.wrapped
+         from {schema}.kv2_keys k
+         left join {schema}.kv2_versions v
+           on v.mount_uuid = k.mount_uuid and v.path = k.path
+          and v.version = (case when $3::int > 0 then $3::int else k.current_version end)
+         left join {schema}.data_keys d on d.key_id = v.key_id
+        where k.mount_uuid = $1 and k.path = $2`,
+    );
+    this.decisionSql = new Statement(
+      runtime.schema,
+      `select c.max_versions as c_max_versions, c.cas_required as c_cas_required,
+              c.delete_version_after as c_delete_version_after, c.stream_version as c_stream_version,
+              ${KEY_COLUMNS}, v.version, v.created_ms as v_created_ms, v.deletion_ms, v.destroyed
+         from (values (1)) as one (x)
+         left join {schema}.kv2_config c on c.mount_uuid = $1
+         left join {schema}.kv2_keys k on k.mount_uuid = $1 and k.path = $2
+         left join {schema}.kv2_versions v on v.mount_uuid = k.mount_uuid and v.path = k.path
+        order by v.version`,
+    );
+  }
 
   private db(): Kysely<KvDatabase> {
     return (this.runtime.db as Kysely<KvDatabase>).withSchema(this.runtime.schema);
@@ -67,47 +99,11 @@ export class Kv2Repository {
 
   /** The given version (0 = current) of a key, its metadata and its wrapped data key. */
   async readVersion(mountUuid: string, path: string, version: number): Promise<VersionReadRow | undefined> {
-    return this.db()
-      .selectFrom('kv2_keys as k')
-      .leftJoin('kv2_versions as v', (join) =>
-        join
-          .onRef('v.mount_uuid', '=', 'k.mount_uuid')
-          .onRef('v.path', '=', 'k.path')
-          .on('v.version', '=', version > 0 ? sql.val(version) : sql.ref('k.current_version')),
-      )
-      .leftJoin('data_keys as d', 'd.key_id', 'v.key_id')
-      .select(KEY_COLUMNS)
-      .select([
-        'v.version',
-        'v.created_ms as v_created_ms',
-        'v.deletion_ms',
-        'v.destroyed',
-        'v.key_id',
-        'v.ciphertext',
-        'd.wrapped',
-      ])
-      .where('k.mount_uuid', '=', mountUuid)
-      .where('k.path', '=', path)
-      .executeTakeFirst();
+    return this.readVersionSql.first(this.runtime.db, [mountUuid, path, version]);
   }
 
-  /** Everything a decision needs, in one round trip: engine config, key row and version rows. */
   async loadForDecision(mountUuid: string, path: string): Promise<DecisionRows> {
-    const rows = await this.db()
-      .selectFrom(sql<{ one: number }>`(values (1))`.as('one'))
-      .leftJoin('kv2_config as c', (join) => join.on('c.mount_uuid', '=', mountUuid))
-      .leftJoin('kv2_keys as k', (join) => join.on('k.mount_uuid', '=', mountUuid).on('k.path', '=', path))
-      .leftJoin('kv2_versions as v', (join) => join.onRef('v.mount_uuid', '=', 'k.mount_uuid').onRef('v.path', '=', 'k.path'))
-      .select([
-        'c.max_versions as c_max_versions',
-        'c.cas_required as c_cas_required',
-        'c.delete_version_after as c_delete_version_after',
-        'c.stream_version as c_stream_version',
-      ])
-      .select(KEY_COLUMNS)
-      .select(['v.version', 'v.created_ms as v_created_ms', 'v.deletion_ms', 'v.destroyed'])
-      .orderBy('v.version')
-      .execute();
+    const rows = await this.decisionSql.rows(this.runtime.db, [mountUuid, path]);
     const first = rows[0];
     if (!first) throw new Error('kv2 decision query returned no row');
     const config: EngineConfig =
@@ -135,12 +131,7 @@ export class Kv2Repository {
     const versions: VersionRow[] = [];
     for (const r of rows) {
       if (r.version === null) continue;
-      versions.push({
-        version: r.version,
-        created_ms: r.v_created_ms ?? 0,
-        deletion_ms: r.deletion_ms,
-        destroyed: r.destroyed ?? false,
-      });
+      versions.push({ version: r.version, created_ms: r.v_created_ms ?? 0, deletion_ms: r.deletion_ms, destroyed: r.destroyed ?? false });
     }
     return { config, configStreamVersion: first.c_stream_version, key, versions };
   }

@@ -3,8 +3,8 @@ import {
   EventRegistry,
   EventStore,
   type AnyTrx,
+  type AppendedEvent,
   type ServiceRuntime,
-  type StoredEvent,
 } from '@coffer/event-store';
 import { KV_EVENT_STORE } from '../kv.tokens';
 import { FLAT_EVENT_TYPES } from '../flat/flat.events';
@@ -15,8 +15,7 @@ import { MOUNT_EVENT_TYPES } from '../mounts/mount.events';
 export const KV_EVENT_TYPES = [...KV2_KEY_EVENT_TYPES, kvConfigWritten, ...FLAT_EVENT_TYPES, ...MOUNT_EVENT_TYPES];
 
 export function createKvEventStore(runtime: ServiceRuntime): EventStore {
-  const registry = new EventRegistry();
-  for (const type of KV_EVENT_TYPES) registry.register(type);
+  const registry = new EventRegistry(KV_EVENT_TYPES);
   return new EventStore({ db: runtime.db, schema: runtime.schema, cipher: runtime.cipher, registry });
 }
 
@@ -34,17 +33,17 @@ export class KvEventLog {
     stream: string,
     events: readonly KvEvent[],
     expectedVersion: number | 'any',
-    project: (trx: AnyTrx, stored: StoredEvent[], streamVersion: number) => Promise<void>,
+    project: (trx: AnyTrx, appended: AppendedEvent[], streamVersion: number) => Promise<void>,
   ): Promise<number> {
     const result = await this.store.append(
       stream,
       events.map((e) => ({ type: e.type, version: 1, data: e.data })),
       {
         expectedVersion,
-        project: async (trx, stored) => {
-          const last = stored[stored.length - 1];
-          if (!last) throw new Error('kv: append stored no event');
-          await project(trx, stored, last.streamVersion);
+        project: async (trx, appended) => {
+          const last = appended[appended.length - 1];
+          if (!last) throw new Error('kv: append without events');
+          await project(trx, appended, last.streamVersion);
         },
       },
     );

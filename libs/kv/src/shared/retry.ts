@@ -1,14 +1,19 @@
-import { ConcurrencyError } from '@coffer/event-store';
+import { isConcurrencyError } from '@coffer/event-store';
+
+/** Primary keys of read-model rows that a key's first append inserts (see the projections). */
+const CREATION_CONSTRAINTS = new Set(['kv2_keys_pk', 'flat_secrets_pk', 'kv2_config_pkey']);
 
 /**
  * Optimistic concurrency: a decision taken on a read model that another writer (this replica or
- * another) changed before the append fails with ConcurrencyError, or with a unique violation
- * when two writers create the same key at once. Both are retried from a fresh read.
+ * another) changed before the append fails with ConcurrencyError, or, when two writers create
+ * the same key at once, with a unique violation of the row the loser tried to insert. Both are
+ * retried from a fresh read.
  */
 export function isConflict(error: unknown): boolean {
-  if (error instanceof ConcurrencyError) return true;
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return code === '23505';
+  if (isConcurrencyError(error)) return true;
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; constraint?: unknown };
+  return e.code === '23505' && typeof e.constraint === 'string' && CREATION_CONSTRAINTS.has(e.constraint);
 }
 
 export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 20): Promise<T> {

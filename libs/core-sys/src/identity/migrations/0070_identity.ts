@@ -25,7 +25,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('identity_aliases_factors_key', ['mount_accessor', 'name'])
     .execute();
-  await db.schema.createIndex('identity_aliases_canonical_idx').on('identity_aliases').column('canonical_id').execute();
+  await db.schema
+    .createIndex('identity_aliases_canonical_idx')
+    .on('identity_aliases')
+    .column('canonical_id')
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

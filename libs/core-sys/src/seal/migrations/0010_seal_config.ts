@@ -1,6 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
 import { sql } from 'kysely';
-import { CORE_SYS_SCHEMA } from '../../tokens-di';
 
 /**
  * The seal configuration and the root-key-encrypted keyring. These rows sit below the barrier
@@ -10,7 +9,6 @@ import { CORE_SYS_SCHEMA } from '../../tokens-di';
 export const sealConfigMigration: Migration = {
   async up(db: Kysely<any>): Promise<void> {
     await db.schema
-      .withSchema(CORE_SYS_SCHEMA)
       .createTable('seal_config')
       .addColumn('id', 'smallint', (c) => c.primaryKey().check(sql`id = 1`))
       .addColumn('secret_shares', 'integer', (c) => c.notNull())
@@ -25,6 +23,6 @@ export const sealConfigMigration: Migration = {
       .execute();
   },
   async down(db: Kysely<any>): Promise<void> {
-    await db.schema.withSchema(CORE_SYS_SCHEMA).dropTable('seal_config').execute();
+    await db.schema.dropTable('seal_config').execute();
   },
 };

@@ -45,7 +45,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .column('exhausted_at')
     .where(sql.ref('exhausted_at'), 'is not', null)
     .execute();
-  await db.schema.createIndex('tokens_path_idx').on('tokens').expression(sql`path text_pattern_ops`).execute();
+  await db.schema
+    .createIndex('tokens_path_idx')
+    .on('tokens')
+    .expression(sql`path text_pattern_ops`)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

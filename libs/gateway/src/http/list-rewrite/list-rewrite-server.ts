@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { ListRewriteSocket } from './list-rewrite-socket';
 import { DEFAULT_FRAMER_LIMITS, type FramerLimits } from './request-framer';
@@ -11,20 +12,34 @@ type ConnectionListener = (this: Server, socket: unknown) => void;
  * and handed the wrapping socket instead of the TCP socket (Node documents that any Duplex may be
  * injected as a connection), so timeouts, keep-alive, closeIdleConnections and the rest behave
  * as usual. Usable as Fastify's `serverFactory`.
+ *
+ * With TLS the framer sits between TLS and HTTP: Node's HTTPS server hands its HTTP connection
+ * listener the decrypted TLS socket on `secureConnection`, and that listener is swapped the same way.
  */
+export interface ListRewriteServerOptions {
+  http?: ServerOptions;
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  limits?: FramerLimits;
+}
+
 export function createListRewriteServer(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
-  options: ServerOptions = {},
-  limits: FramerLimits = DEFAULT_FRAMER_LIMITS,
+  options: ListRewriteServerOptions = {},
 ): Server {
-  const server = createServer(options, (req, res) => {
+  const limits = options.limits ?? DEFAULT_FRAMER_LIMITS;
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const socket = req.socket as unknown;
     if (socket instanceof ListRewriteSocket) socket.track(res);
     handler(req, res);
-  });
-  const nodeListeners = server.listeners('connection') as ConnectionListener[];
-  server.removeAllListeners('connection');
-  server.on('connection', (socket: Socket) => {
+  };
+  const server: Server = options.tls
+    ? // an https.Server is an http.Server for everything Fastify uses (listen, close, connections)
+      (createHttpsServer({ ...options.http, cert: options.tls.cert, key: options.tls.key }, onRequest) as unknown as Server)
+    : createServer(options.http ?? {}, onRequest);
+  const event = options.tls ? 'secureConnection' : 'connection';
+  const nodeListeners = server.listeners(event) as ConnectionListener[];
+  server.removeAllListeners(event);
+  server.on(event, (socket: Socket) => {
     const wrapped = new ListRewriteSocket(socket, limits);
     for (const listener of nodeListeners) listener.call(server, wrapped);
   });

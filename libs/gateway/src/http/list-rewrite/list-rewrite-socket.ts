@@ -53,6 +53,10 @@ export class ListRewriteSocket extends Duplex {
   get localPort(): number | undefined {
     return this.raw.localPort;
   }
+  /** true over TLS (read by frameworks to tell http from https) */
+  get encrypted(): boolean {
+    return (this.raw as Socket & { encrypted?: boolean }).encrypted === true;
+  }
   get bytesRead(): number {
     return this.raw.bytesRead;
   }

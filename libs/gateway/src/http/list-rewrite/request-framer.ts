@@ -131,7 +131,7 @@ export class RequestFramer {
     let headStart = this.state === State.Head ? 0 : -1;
     try {
       while (i < n) {
-        switch (this.state) {
+        switch (this.state as State) {
           case State.Head: {
             if (headStart < 0) headStart = i;
             const end = this.scanHead(chunk, i);

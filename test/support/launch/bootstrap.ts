@@ -61,9 +61,12 @@ export async function sealStatus(baseUrl: string): Promise<SealStatus> {
 export async function initialize(baseUrl: string, shares: number, threshold: number): Promise<InitResult> {
   const body = expectOk(
     'sys/init',
-    await httpJson('PUT', `${baseUrl}/v1/sys/init`, { body: { secret_shares: shares, secret_threshold: threshold } }),
+    await httpJson('PUT', `${baseUrl}/v1/sys/init`, {
+      body: { secret_shares: shares, secret_threshold: threshold },
+    }),
   );
-  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const strings = (v: unknown) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
   const rootToken = body['root_token'];
   if (typeof rootToken !== 'string') throw new Error('sys/init: no root_token in the response');
   return { keys: strings(body['keys']), keysBase64: strings(body['keys_base64']), rootToken };
@@ -98,7 +101,10 @@ export async function waitForEngines(baseUrl: string, rootToken: string, consecu
 
 /** Mounts a kv version 2 engine at `path` unless something is mounted there already. */
 export async function ensureKvV2(baseUrl: string, rootToken: string, path = 'secret'): Promise<void> {
-  const mounts = expectOk('sys/mounts', await httpJson('GET', `${baseUrl}/v1/sys/mounts`, { token: rootToken }));
+  const mounts = expectOk(
+    'sys/mounts',
+    await httpJson('GET', `${baseUrl}/v1/sys/mounts`, { token: rootToken }),
+  );
   const data = isRecord(mounts['data']) ? mounts['data'] : mounts;
   if (`${path}/` in data) return;
   expectOk(

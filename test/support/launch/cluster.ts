@@ -42,7 +42,9 @@ export async function launchCluster(opts: ClusterLaunchOptions): Promise<Launche
   const readyTimeoutMs = opts.readyTimeoutMs ?? 60_000;
   let kvCount = 0;
 
-  const startService = async (kind: 'core-sys' | 'kv'): Promise<{ proc: ManagedProcess; ready: Promise<void> }> => {
+  const startService = async (
+    kind: 'core-sys' | 'kv',
+  ): Promise<{ proc: ManagedProcess; ready: Promise<void> }> => {
     const name = kind === 'kv' ? `kv-${++kvCount}` : kind;
     const opsPort = await freePort();
     const proc = ManagedProcess.launch({
@@ -105,7 +107,9 @@ export async function launchCluster(opts: ClusterLaunchOptions): Promise<Launche
 /** Waits for the ops health endpoint; fails fast (with the output) if the process dies first. */
 async function waitReady(proc: ManagedProcess, healthUrl: string, timeoutMs: number): Promise<void> {
   const died = proc.exited.then((info) => {
-    throw new Error(`${proc.name} exited (code ${info.code}, signal ${info.signal}) during start-up\n${proc.output()}`);
+    throw new Error(
+      `${proc.name} exited (code ${info.code}, signal ${info.signal}) during start-up\n${proc.output()}`,
+    );
   });
   // `died` stays pending while the process runs and rejects whenever it ends, maybe long after
   // start-up: that rejection only matters inside the race below.

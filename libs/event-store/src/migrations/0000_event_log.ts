@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { EVENT_LOG_TABLE, STREAM_VERSION_CONSTRAINT } from './event-log.table';
+import { EVENT_LOG_TABLE, STREAM_VERSION_CONSTRAINT } from '../event-log.table';
 
 /** Sorts before every service migration ("0001_..."), so the log exists first. */
 export const EVENT_LOG_MIGRATION = '0000_event_log';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 
 /** The repository root: every app is started from here so `-r ./tools/register.js` resolves. */
-export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 
 export interface LaunchOptions {
   /** short label used in prefixed output and error messages, e.g. "kv-2" */

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { ConfigError, defineAppConfig, listenerFor } from '@coffer/config';
+import { z } from 'zod';
+
+/**
+ * Dev mode takes no config file: the API listener from COFFER_DEV_LISTEN_ADDRESS (default
+ * 127.0.0.1:8200), the ops listener from COFFER_OPS_LISTEN_ADDRESS (127.0.0.1:9203), storage in
+ * memory unless COFFER_DEV_DATA_DIR, the root token id from COFFER_DEV_ROOT_TOKEN_ID.
+ */
+export const devAppConfig = defineAppConfig(
+  z.object({
+    apiAddress: z.string(),
+    opsAddress: z.string(),
+    maxRequestSize: z.number().int().positive(),
+    dataDir: z.string().optional(),
+    rootTokenId: z.string().min(1).optional(),
+    /** engines fetch the keyring from core-sys in-process exactly as in cluster mode */
+    clusterSecret: z.string().min(16),
+    otlpEndpoint: z.string().optional(),
+    gracefulShutdownWaitMs: z.number().int().nonnegative(),
+    logLevel: z.string(),
+  }),
+  (server) => {
+    if (server.dev === null) {
+      throw new ConfigError([
+        'dev mode takes no config file (unset COFFER_CONFIG; use the cluster apps for a file)',
+      ]);
+    }
+    const api = listenerFor(server, 'api');
+    return {
+      apiAddress: api.address,
+      opsAddress: listenerFor(server, 'ops').address,
+      maxRequestSize: api.maxRequestSize,
+      dataDir: server.dev.dataDir,
+      rootTokenId: server.dev.rootTokenId,
+      // One process: a fresh secret per boot is enough and never leaves it.
+      clusterSecret: server.clusterSecret ?? randomBytes(32).toString('base64'),
+      otlpEndpoint: server.telemetry.otlpEndpoint,
+      gracefulShutdownWaitMs: server.controller.gracefulShutdownWaitMs,
+      logLevel: server.logLevel,
+    };
+  },
+);
+export type DevAppConfig = ReturnType<typeof devAppConfig.load>;

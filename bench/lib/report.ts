@@ -1,0 +1,106 @@
+import os from 'node:os';
+import { formatNumber, markdownTable } from '../../tools/lib/markdown';
+import type { Summary } from '../../tools/lib/stats';
+
+export type Mode = 'baseline' | 'dev' | 'cluster';
+
+export interface Row {
+  mode: Mode;
+  scenario: string;
+  summary: Summary & { non2xx?: number };
+  /** the baseline this row is compared with (Coffer rows only) */
+  baseline?: { name: string; rps: number };
+}
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+  node: string;
+  os: string;
+}
+
+export function describeMachine(): Machine {
+  return {
+    cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
+    cores: os.availableParallelism(),
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+  };
+}
+
+/**
+ * The baseline a Coffer scenario is held against: in dev mode only the HTTP step exists outside
+ * the process (Fastify); in cluster mode a request crosses HTTP, NATS and Postgres, so the
+ * slowest of those three bounds it.
+ */
+export function relevantBaseline(
+  mode: Mode,
+  baselines: Map<string, number>,
+): { name: string; rps: number } | undefined {
+  const names = mode === 'dev' ? ['Fastify'] : ['Fastify', 'NATS', 'pg'];
+  const candidates = names
+    .map((name) => ({ name, rps: baselines.get(name) }))
+    .filter((c): c is { name: string; rps: number } => c.rps !== undefined && c.rps > 0);
+  return candidates.sort((a, b) => a.rps - b.rps)[0];
+}
+
+export function resultsTable(rows: Row[]): string {
+  return markdownTable(
+    ['mode', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'baseline', 'ratio'],
+    rows.map((r) => [
+      r.mode,
+      r.scenario,
+      formatNumber(r.summary.rps, 0),
+      formatNumber(r.summary.p50, 1),
+      formatNumber(r.summary.p99, 1),
+      String(r.summary.errors + (r.summary.non2xx ?? 0)),
+      r.baseline ? r.baseline.name : '—',
+      r.baseline ? `${formatNumber(r.summary.rps / r.baseline.rps, 2)}×` : '—',
+    ]),
+  );
+}
+
+export interface RunShape {
+  durationSeconds: number;
+  connections: number;
+  kvReplicas: number;
+}
+
+export function benchmarksDocument(rows: Row[], machine: Machine, shape: RunShape, date: Date): string {
+  const find = (scenario: string) =>
+    rows.find((r) => r.mode === 'cluster' && r.scenario === scenario)?.summary;
+  const reads = find('KV v2 read');
+  const writes = find('KV v2 write');
+  const verdict = (s: Summary | undefined, target: number) =>
+    s === undefined
+      ? 'not measured'
+      : `${formatNumber(s.rps, 0)}/s, p99 ${formatNumber(s.p99, 1)} ms (${s.rps >= target && s.p99 < 20 ? 'met' : 'not met'})`;
+  return [
+    '# Benchmarks',
+    '',
+    'Produced by `npm run bench` (bench/run.ts): autocannon drives the gateway over HTTP with',
+    `${shape.connections} connections for ${shape.durationSeconds} s per scenario, in dev mode (one process: PGlite,`,
+    `in-process transport) and in cluster mode (separate processes: gateway, core-sys, ${shape.kvReplicas} kv`,
+    'replica(s), NATS, Postgres). The baselines measure each step of the path alone: a bare Fastify route',
+    'returning a constant, a bare NATS request-reply echo to another process and a bare Postgres',
+    `primary-key select through a pool, each with ${shape.connections} requests in flight. "ratio" is the`,
+    "scenario's throughput over its baseline's (dev: Fastify; cluster: the slowest of Fastify, NATS, pg).",
+    'Load generator and servers share the machine.',
+    '',
+    `## Run of ${date.toISOString()}`,
+    '',
+    `- CPU: ${machine.cpu}, ${machine.cores} cores`,
+    `- Memory: ${machine.memoryGiB} GiB`,
+    `- Node.js ${machine.node} on ${machine.os}`,
+    '',
+    resultsTable(rows),
+    '',
+    '## Targets (cluster mode, 2-core machine)',
+    '',
+    `- KV v2 reads ≥ 4,000/s with p99 < 20 ms: ${verdict(reads, 4000)}`,
+    `- KV v2 writes ≥ 1,500/s with p99 < 20 ms: ${verdict(writes, 1500)}`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,126 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { natsUrl, pgUrl } from '@coffer/testing';
+import { startCluster, startDevServer } from '../test/support';
+import { REPO_ROOT } from '../test/support/launch/process';
+import { fastifyBaseline, natsBaseline, pgBaseline, type LoadShape } from './lib/baselines';
+import { prepare, runScenarios, type CofferTarget } from './lib/coffer';
+import {
+  benchmarksDocument,
+  describeMachine,
+  relevantBaseline,
+  resultsTable,
+  type Mode,
+  type Row,
+} from './lib/report';
+
+/**
+ * `npm run bench`: KV v2 writes, KV v2 reads and cubbyhole reads through the gateway in dev and
+ * cluster mode, plus the baselines of each step of the path, in one run. Prints a markdown table
+ * and writes docs/benchmarks.md. `npm run bench -- --duration 2 --connections 16` for a smoke run.
+ */
+interface Options {
+  duration: number;
+  connections: number;
+  modes: Mode[];
+  kvReplicas: number;
+  pgPool: number;
+  write: boolean;
+  out: string;
+}
+
+const positiveInt = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+};
+const modeList = (value: string): Mode[] => {
+  const modes = value.split(',').map((m) => m.trim());
+  for (const m of modes)
+    if (!['baseline', 'dev', 'cluster'].includes(m)) throw new InvalidArgumentError(`unknown mode "${m}"`);
+  return modes as Mode[];
+};
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function measureCoffer(mode: 'dev' | 'cluster', shape: LoadShape, opts: Options): Promise<Row[]> {
+  log(`${mode} mode: starting`);
+  const server =
+    mode === 'dev'
+      ? await startDevServer().then((d) => ({
+          target: { baseUrl: d.baseUrl, rootToken: d.rootToken },
+          stop: d.stop,
+        }))
+      : await startCluster({ kvReplicas: opts.kvReplicas, label: 'bench' }).then((c) => ({
+          target: { baseUrl: c.baseUrl, rootToken: c.rootToken } satisfies CofferTarget,
+          stop: c.stop,
+        }));
+  try {
+    await prepare(server.target);
+    const scenarios = await runScenarios(server.target, shape, log);
+    return scenarios.map((s) => ({ mode, scenario: s.name, summary: s.summary }));
+  } finally {
+    await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const opts = new Command()
+    .name('npm run bench --')
+    .option('--duration <seconds>', 'seconds per scenario', positiveInt, 10)
+    .option('--connections <n>', 'HTTP connections / requests in flight', positiveInt, 64)
+    .option('--modes <list>', 'comma-separated: baseline,dev,cluster', modeList, [
+      'baseline',
+      'dev',
+      'cluster',
+    ] as Mode[])
+    .option('--kv-replicas <n>', 'kv replicas in cluster mode', positiveInt, 1)
+    .option('--pg-pool <n>', 'pool size of the pg baseline (the services use 10)', positiveInt, 10)
+    .option('--no-write', 'print the table only; leave docs/benchmarks.md alone')
+    .option('--out <file>', 'where to write the report', path.join(REPO_ROOT, 'docs', 'benchmarks.md'))
+    .parse(process.argv)
+    .opts<Options>();
+  const shape: LoadShape = { durationSeconds: opts.duration, connections: opts.connections };
+  const rows: Row[] = [];
+
+  if (opts.modes.includes('baseline')) {
+    log('baselines');
+    const add = (scenario: string, summary: Row['summary']) => {
+      rows.push({ mode: 'baseline', scenario, summary });
+      log(`  ${scenario}: ${Math.round(summary.rps)} req/s, p99 ${summary.p99.toFixed(1)} ms`);
+    };
+    add('Fastify', await fastifyBaseline(shape));
+    add('NATS', await natsBaseline(shape, natsUrl()));
+    add('pg', await pgBaseline(shape, pgUrl(), opts.pgPool));
+  }
+  for (const mode of ['dev', 'cluster'] as const) {
+    if (opts.modes.includes(mode)) rows.push(...(await measureCoffer(mode, shape, opts)));
+  }
+
+  const baselines = new Map(
+    rows.filter((r) => r.mode === 'baseline').map((r) => [r.scenario, r.summary.rps]),
+  );
+  for (const row of rows) if (row.mode !== 'baseline') row.baseline = relevantBaseline(row.mode, baselines);
+
+  process.stdout.write(`\n${resultsTable(rows)}\n`);
+  if (opts.write) {
+    const doc = benchmarksDocument(
+      rows,
+      describeMachine(),
+      { ...shape, kvReplicas: opts.kvReplicas },
+      new Date(),
+    );
+    await mkdir(path.dirname(opts.out), { recursive: true });
+    await writeFile(opts.out, doc);
+    log(`\nwrote ${path.relative(process.cwd(), opts.out)}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

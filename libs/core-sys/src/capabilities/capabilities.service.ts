@@ -1,0 +1,66 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  invalidRequest,
+  isDomainError,
+  type CallerContext,
+  type EngineRequest,
+  type EngineResponse,
+  type ResolvedToken,
+} from '@coffer/contracts';
+import type { Acl } from '@coffer/acl';
+import { SealService } from '../seal/seal.service';
+import { TokenService } from '../tokens/token.service';
+import { AclService } from './acl.service';
+import { capabilitiesData, parseCapabilitiesBody } from './capabilities.logic';
+
+/** sys/capabilities-self, sys/capabilities, sys/capabilities-accessor, sys/internal/ui/resultant-acl. */
+@Injectable()
+export class CapabilitiesService {
+  constructor(
+    private readonly seal: SealService,
+    private readonly acls: AclService,
+    @Inject(TokenService) private readonly tokens: Pick<TokenService, 'resolve' | 'resolveAccessor'>,
+  ) {}
+
+  async self(req: EngineRequest, caller: CallerContext): Promise<EngineResponse> {
+    this.seal.assertUnsealed();
+    const { paths } = parseCapabilitiesBody(req.body);
+    return this.#answer(paths, await this.acls.forCaller(caller));
+  }
+
+  async ofToken(req: EngineRequest): Promise<EngineResponse> {
+    this.seal.assertUnsealed();
+    const { paths, token } = parseCapabilitiesBody(req.body);
+    if (token === '') throw invalidRequest('no token found');
+    const resolved = await this.#resolved(() => this.tokens.resolve(token), 'invalid token');
+    return this.#answer(paths, await this.acls.forToken(resolved));
+  }
+
+  async ofAccessor(req: EngineRequest): Promise<EngineResponse> {
+    this.seal.assertUnsealed();
+    const { paths, accessor } = parseCapabilitiesBody(req.body);
+    if (accessor === '') throw invalidRequest('missing accessor');
+    const resolved = await this.#resolved(() => this.tokens.resolveAccessor(accessor), 'invalid accessor');
+    return this.#answer(paths, await this.acls.forToken(resolved));
+  }
+
+  async resultantAcl(caller: CallerContext): Promise<EngineResponse> {
+    this.seal.assertUnsealed();
+    const acl = await this.acls.forCaller(caller);
+    return { data: { ...acl.resultant() } };
+  }
+
+  #answer(paths: string[], acl: Acl): EngineResponse {
+    return { kind: 'injected', data: capabilitiesData(paths, (p) => acl.capabilities(p)) };
+  }
+
+  /** An unknown token is the caller's mistake here (400), not an authentication failure (403). */
+  async #resolved(resolve: () => Promise<ResolvedToken>, message: string): Promise<ResolvedToken> {
+    try {
+      return await resolve();
+    } catch (error) {
+      if (isDomainError(error) && error.code === 'invalid_token') throw invalidRequest(message);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,152 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Kysely, Selectable } from 'kysely';
+import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../tokens-di';
+import { mountRecordSchema, type MountRecord } from './mount.model';
+import type { MountsDatabase, MountsTable } from './mounts.table';
+
+const COLUMNS = [
+  'uuid',
+  'path',
+  'table_kind',
+  'type',
+  'description',
+  'accessor',
+  'options',
+  'default_lease_ttl',
+  'max_lease_ttl',
+  'force_no_cache',
+  'listing_visibility',
+  'token_type',
+  'local',
+  'seal_wrap',
+  'external_entropy_access',
+] as const;
+
+type Row = Pick<Selectable<MountsTable>, (typeof COLUMNS)[number]>;
+
+function toRecord(row: Row): MountRecord {
+  return mountRecordSchema.parse({
+    uuid: row.uuid,
+    path: row.path,
+    table: row.table_kind,
+    type: row.type,
+    description: row.description,
+    accessor: row.accessor,
+    options: row.options,
+    config: {
+      defaultLeaseTtl: row.default_lease_ttl,
+      maxLeaseTtl: row.max_lease_ttl,
+      forceNoCache: row.force_no_cache,
+      listingVisibility: row.listing_visibility,
+      tokenType: row.token_type,
+    },
+    local: row.local,
+    sealWrap: row.seal_wrap,
+    externalEntropyAccess: row.external_entropy_access,
+  });
+}
+
+export interface MountTableSnapshot {
+  mounts: MountRecord[];
+  /** version of the mounts/table stream the snapshot reflects (at least) */
+  revision: number;
+}
+
+/** All SQL of the mount-table read model. */
+@Injectable()
+export class MountsRepository {
+  constructor(@Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime) {}
+
+  private db(trx?: AnyTrx) {
+    return ((trx ?? this.runtime.db) as Kysely<MountsDatabase>).withSchema(this.runtime.schema);
+  }
+
+  /**
+   * The revision is read before the rows: the rows are then at least that new, so deciding on
+   * them and appending at that revision either succeeds on current data or conflicts.
+   */
+  async snapshot(): Promise<MountTableSnapshot> {
+    const revision = await this.revision();
+    const rows = await this.db().selectFrom('mounts').select(COLUMNS).orderBy('path').execute();
+    return { mounts: rows.map(toRecord), revision };
+  }
+
+  async revision(trx?: AnyTrx): Promise<number> {
+    const row = await this.db(trx)
+      .selectFrom('mount_table_revision')
+      .select('revision')
+      .where('id', '=', 1)
+      .executeTakeFirst();
+    return row?.revision ?? 0;
+  }
+
+  async byAccessor(accessor: string): Promise<MountRecord | undefined> {
+    const row = await this.db()
+      .selectFrom('mounts')
+      .select(COLUMNS)
+      .where('accessor', '=', accessor)
+      .executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async byPath(path: string): Promise<MountRecord | undefined> {
+    const row = await this.db()
+      .selectFrom('mounts')
+      .select(COLUMNS)
+      .where('path', '=', path)
+      .executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async insert(trx: AnyTrx, m: MountRecord, at: Date): Promise<void> {
+    await this.db(trx)
+      .insertInto('mounts')
+      .values({
+        uuid: m.uuid,
+        path: m.path,
+        table_kind: m.table,
+        type: m.type,
+        description: m.description,
+        accessor: m.accessor,
+        options: JSON.stringify(m.options),
+        default_lease_ttl: m.config.defaultLeaseTtl,
+        max_lease_ttl: m.config.maxLeaseTtl,
+        force_no_cache: m.config.forceNoCache,
+        listing_visibility: m.config.listingVisibility,
+        token_type: m.config.tokenType,
+        local: m.local,
+        seal_wrap: m.sealWrap,
+        external_entropy_access: m.externalEntropyAccess,
+        enabled_at: at,
+      })
+      .execute();
+  }
+
+  async updateTunables(
+    trx: AnyTrx,
+    m: Pick<MountRecord, 'uuid' | 'description' | 'config' | 'options'>,
+  ): Promise<void> {
+    await this.db(trx)
+      .updateTable('mounts')
+      .set({
+        description: m.description,
+        options: JSON.stringify(m.options),
+        default_lease_ttl: m.config.defaultLeaseTtl,
+        max_lease_ttl: m.config.maxLeaseTtl,
+        force_no_cache: m.config.forceNoCache,
+        listing_visibility: m.config.listingVisibility,
+        token_type: m.config.tokenType,
+      })
+      .where('uuid', '=', m.uuid)
+      .execute();
+  }
+
+  async delete(trx: AnyTrx, uuid: string): Promise<void> {
+    await this.db(trx).deleteFrom('mounts').where('uuid', '=', uuid).execute();
+  }
+
+  async setRevision(trx: AnyTrx, revision: number): Promise<void> {
+    await this.db(trx).updateTable('mount_table_revision').set({ revision }).where('id', '=', 1).execute();
+  }
+}

@@ -1,0 +1,171 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { invalidation, mountDisabled, type EngineResponse, type MountEntry } from '@coffer/contracts';
+import {
+  defineEvent,
+  EventRegistry,
+  EventStore,
+  retryOnConflict,
+  type ServiceRuntime,
+} from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../tokens-di';
+import { SealService } from '../seal/seal.service';
+import { TokenRevocationService } from '../tokens/token-revocation.service';
+import { isAuthPath, type MountIds, type MountRecord } from './mount.model';
+import { parseEnableBody, parseTuneBody } from './mount-input';
+import { toMountEntry } from './mount.view';
+import {
+  authRoutingPath,
+  decideDisableAuth,
+  decideDisableSecret,
+  decideEnableAuth,
+  decideEnableSecret,
+  decideTune,
+  defaultMounts,
+} from './mounts.decider';
+import { MOUNT_EVENT_SCHEMAS, MOUNTS_STREAM, type MountEvent } from './mounts.events';
+import { projectMounts } from './mounts.projection';
+import { MountsRepository } from './mounts.repository';
+
+export type MountKind = 'secret' | 'auth';
+
+/** Every mount event type, for registries reading the core_sys log. */
+export const mountEventTypes = Object.entries(MOUNT_EVENT_SCHEMAS).map(([name, schema]) =>
+  defineEvent(name, 1, schema),
+);
+
+const ids: MountIds = { uuid: () => randomUUID(), suffix: () => randomBytes(4).toString('hex') };
+
+interface Decision<T> {
+  events: (MountEvent | undefined)[];
+  result: T;
+}
+
+/**
+ * The mount table: enabling, tuning and disabling secrets engines and auth methods, and the
+ * lookups other aggregates and services need. Every change is one append to `mounts/table`
+ * decided against the whole current table, then an `invalidation` {kind:'mounts'} broadcast.
+ */
+@Injectable()
+export class MountsService {
+  private readonly store: EventStore;
+
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly repo: MountsRepository,
+    private readonly seal: SealService,
+    @Inject(TokenRevocationService)
+    private readonly revocation: Pick<TokenRevocationService, 'revokeByPathPrefix'>,
+  ) {
+    this.store = new EventStore({
+      db: runtime.db,
+      schema: runtime.schema,
+      cipher: runtime.cipher,
+      registry: new EventRegistry(mountEventTypes),
+      clock: runtime.clock,
+    });
+  }
+
+  /** POST sys/mounts/:path or sys/auth/:path. */
+  async enable(kind: MountKind, path: string, body: Record<string, unknown>): Promise<EngineResponse> {
+    this.seal.assertUnsealed();
+    const input = parseEnableBody(body, kind === 'auth');
+    await this.#write((table) => ({
+      events: [
+        kind === 'auth'
+          ? decideEnableAuth(table, path, input, ids)
+          : decideEnableSecret(table, path, input, ids),
+      ],
+      result: undefined,
+    }));
+    return { kind: 'injected' };
+  }
+
+  /** A secrets engine enabled by the service itself (dev mode's secret/). */
+  async enableSecretEngine(path: string, body: Record<string, unknown>): Promise<void> {
+    await this.enable('secret', path, body);
+  }
+
+  /**
+   * DELETE sys/mounts/:path or sys/auth/:path. The engine's service purges the mount's data on
+   * the mountDisabled broadcast; tokens issued through a disabled auth method are revoked.
+   */
+  async disable(kind: MountKind, path: string): Promise<EngineResponse> {
+    this.seal.assertUnsealed();
+    const { events } = await this.#write((table) => ({
+      events: [kind === 'auth' ? decideDisableAuth(table, path) : decideDisableSecret(table, path)],
+      result: undefined,
+    }));
+    for (const event of events) {
+      if (event.type !== 'MountDisabled' && event.type !== 'AuthMethodDisabled') continue;
+      if (event.type === 'AuthMethodDisabled') await this.revocation.revokeByPathPrefix(event.data.path);
+      await this.runtime.transport.publish(mountDisabled, event.data);
+    }
+    return { kind: 'injected' };
+  }
+
+  /** POST sys/mounts/:path/tune or sys/auth/:path/tune. */
+  async tune(kind: MountKind, path: string, body: Record<string, unknown>): Promise<EngineResponse> {
+    this.seal.assertUnsealed();
+    const routing = kind === 'auth' ? authRoutingPath(path) : path;
+    const input = parseTuneBody(body, kind === 'auth' || isAuthPath(routing));
+    const { result: warnings } = await this.#write((table) => {
+      const decision = decideTune(table, routing, input);
+      return { events: [decision.event], result: decision.warnings };
+    });
+    return { kind: 'injected', warnings };
+  }
+
+  /** Creates whichever built-in mounts are missing (init, and after unseal for interrupted inits). */
+  async ensureDefaults(): Promise<void> {
+    await this.#write((table) => ({
+      events: defaultMounts(ids).filter((e) => !table.some((m) => m.path === (e.data as MountRecord).path)),
+      result: undefined,
+    }));
+  }
+
+  /** coreMountTable: every mount, auth methods with their auth/ prefix. */
+  async table(): Promise<{ mounts: MountEntry[]; revision: number }> {
+    this.seal.assertUnsealed();
+    const snapshot = await this.repo.snapshot();
+    return { mounts: snapshot.mounts.map(toMountEntry), revision: snapshot.revision };
+  }
+
+  /** An auth method by its path ("userpass", "auth/userpass/"...). */
+  async authMountByPath(path: string): Promise<MountEntry | undefined> {
+    const mount = await this.repo.byPath(authRoutingPath(path));
+    return mount ? toMountEntry(mount) : undefined;
+  }
+
+  /** An auth method by its accessor ("auth_userpass_1a2b3c4d"). */
+  async authMountByAccessor(accessor: string): Promise<MountEntry | undefined> {
+    const mount = await this.repo.byAccessor(accessor);
+    return mount && isAuthPath(mount.path) ? toMountEntry(mount) : undefined;
+  }
+
+  /** Read the table, decide, append at the revision read; again on a concurrent change. */
+  async #write<T>(
+    decide: (table: readonly MountRecord[]) => Decision<T>,
+  ): Promise<{ events: MountEvent[]; result: T }> {
+    const outcome = await retryOnConflict(async () => {
+      const snapshot = await this.repo.snapshot();
+      const decision = decide(snapshot.mounts);
+      const events = decision.events.filter((e): e is MountEvent => e !== undefined);
+      if (events.length > 0) {
+        await this.store.append(
+          MOUNTS_STREAM,
+          events.map((e) => ({ type: e.type, version: 1, data: e.data })),
+          {
+            expectedVersion: snapshot.revision,
+            project: (trx, stored) => projectMounts(this.repo, trx, stored),
+          },
+        );
+      }
+      return { events, result: decision.result };
+    });
+    if (outcome.events.length > 0) {
+      await this.runtime.transport.publish(invalidation, { kind: 'mounts', keys: [] });
+    }
+    return outcome;
+  }
+}

@@ -1,0 +1,31 @@
+import type { ColumnType } from 'kysely';
+
+export interface MountsTable {
+  uuid: string;
+  path: string;
+  table_kind: string;
+  type: string;
+  description: string;
+  accessor: string;
+  /** jsonb: written as a JSON string, read back as an object */
+  options: ColumnType<Record<string, string>, string, string>;
+  default_lease_ttl: number;
+  max_lease_ttl: number;
+  force_no_cache: boolean;
+  listing_visibility: string;
+  token_type: string;
+  local: boolean;
+  seal_wrap: boolean;
+  external_entropy_access: boolean;
+  enabled_at: ColumnType<Date, Date, never>;
+}
+
+export interface MountTableRevisionTable {
+  id: number;
+  revision: number;
+}
+
+export interface MountsDatabase {
+  mounts: MountsTable;
+  mount_table_revision: MountTableRevisionTable;
+}

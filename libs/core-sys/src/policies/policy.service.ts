@@ -1,0 +1,119 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DEFAULT_POLICY, DEFAULT_POLICY_NAME, parsePolicy, ROOT_POLICY_NAME, type Policy } from '@coffer/acl';
+import { invalidation, notFound, type EngineResponse } from '@coffer/contracts';
+import { defineEvent, EventRegistry, EventStore, type ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../tokens-di';
+import { SealService } from '../seal/seal.service';
+import { decideDelete, decideWrite, listKeys, normalisePolicyName, type PolicyEvent } from './policy.decider';
+import { POLICY_EVENT_SCHEMAS, policyStream } from './policy.events';
+import { projectPolicies } from './policy.projection';
+import { PolicyRepository } from './policy.repository';
+
+/** Every policy event type, for registries reading the core_sys log. */
+export const policyEventTypes = Object.entries(POLICY_EVENT_SCHEMAS).map(([name, schema]) =>
+  defineEvent(name, 1, schema),
+);
+
+/**
+ * ACL policies: sys/policies/acl and the legacy sys/policy. Writes are last-writer-wins per
+ * policy (Vault's semantics), one stream per name; caches are told before the writer is
+ * answered.
+ */
+@Injectable()
+export class PolicyService {
+  private readonly store: EventStore;
+
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly repo: PolicyRepository,
+    private readonly seal: SealService,
+  ) {
+    this.store = new EventStore({
+      db: runtime.db,
+      schema: runtime.schema,
+      cipher: runtime.cipher,
+      registry: new EventRegistry(policyEventTypes),
+      clock: runtime.clock,
+    });
+  }
+
+  /** LIST sys/policies/acl (envelope) or GET/LIST sys/policy (legacy: injected, also as `policies`). */
+  async list(legacy: boolean): Promise<EngineResponse> {
+    this.seal.assertUnsealed();
+    const keys = listKeys(await this.repo.names());
+    return legacy ? { kind: 'injected', data: { policies: keys, keys } } : { data: { keys } };
+  }
+
+  /** GET sys/policies/acl/:name ({name, policy}) or sys/policy/:name (legacy {name, rules}). */
+  async read(rawName: string, legacy: boolean): Promise<EngineResponse> {
+    this.seal.assertUnsealed();
+    const name = normalisePolicyName(rawName);
+    const text = name === ROOT_POLICY_NAME ? '' : (await this.repo.byName(name))?.policy;
+    if (text === undefined) throw notFound();
+    return legacy ? { kind: 'injected', data: { name, rules: text } } : { data: { name, policy: text } };
+  }
+
+  async write(rawName: string, body: Record<string, unknown>, legacy: boolean): Promise<EngineResponse> {
+    this.seal.assertUnsealed();
+    const { event, warnings } = decideWrite(rawName, body, legacy);
+    await this.#append(event);
+    return { kind: legacy ? 'injected' : 'envelope', warnings };
+  }
+
+  async delete(rawName: string, legacy: boolean): Promise<EngineResponse> {
+    this.seal.assertUnsealed();
+    const name = normalisePolicyName(rawName);
+    const exists = (await this.repo.byName(name)) !== undefined;
+    const event = decideDelete(name, exists);
+    if (event) await this.#append(event);
+    return { kind: legacy ? 'injected' : 'envelope' };
+  }
+
+  /** Existence check for create vs update capabilities. */
+  async exists(rawName: string): Promise<{ exists: boolean }> {
+    this.seal.assertUnsealed();
+    const name = normalisePolicyName(rawName);
+    return { exists: name === ROOT_POLICY_NAME || (await this.repo.byName(name)) !== undefined };
+  }
+
+  /** The given names that exist (root always does): for "policy does not exist" warnings. */
+  async existing(names: string[]): Promise<string[]> {
+    const wanted = names.map(normalisePolicyName);
+    const stored = new Set((await this.repo.byNames(wanted)).map((p) => p.name));
+    return names.filter((_, i) => {
+      const n = wanted[i] ?? '';
+      return n === ROOT_POLICY_NAME || stored.has(n);
+    });
+  }
+
+  /** corePolicyTexts: stored policies among `names` (root is implicit and never sent). */
+  async texts(names: string[]): Promise<{ policies: { name: string; text: string }[] }> {
+    this.seal.assertUnsealed();
+    const stored = await this.repo.byNames(names.map(normalisePolicyName));
+    return { policies: stored.map((p) => ({ name: p.name, text: p.policy })) };
+  }
+
+  /** Parsed stored policies among `names`, for ACL evaluation inside core-sys. */
+  async parsed(names: readonly string[]): Promise<Policy[]> {
+    const stored = await this.repo.byNames(names.map(normalisePolicyName));
+    return stored.map((p) => parsePolicy(p.name, p.policy));
+  }
+
+  /** Seeds the built-in default policy when it is missing (init, and after unseal). */
+  async ensureDefault(): Promise<void> {
+    if (await this.repo.byName(DEFAULT_POLICY_NAME)) return;
+    await this.#append({
+      type: 'PolicyWritten',
+      data: { name: DEFAULT_POLICY_NAME, policy: DEFAULT_POLICY },
+    });
+  }
+
+  async #append(event: PolicyEvent): Promise<void> {
+    const name = event.data.name;
+    await this.store.append(policyStream(name), [{ type: event.type, version: 1, data: event.data }], {
+      expectedVersion: 'any',
+      project: (trx, stored) => projectPolicies(this.repo, trx, stored),
+    });
+    await this.runtime.transport.publish(invalidation, { kind: 'policy', keys: [name] });
+  }
+}

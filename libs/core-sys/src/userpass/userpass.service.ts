@@ -1,0 +1,194 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  invalidRequest,
+  notFound,
+  type CallerContext,
+  type EngineRequest,
+  type EngineResponse,
+} from '@coffer/contracts';
+import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../tokens-di';
+import { IdentityService } from '../identity/identity.service';
+import { parseStringList } from '../tokens/token-policies';
+import { TokenService } from '../tokens/token.service';
+import { weakString } from '../tokens/weak-decode';
+import {
+  applyTokenFields,
+  authMountPath,
+  cidrAllows,
+  DEFAULT_TOKEN_SETTINGS,
+  loginDisplayName,
+  loginPolicies,
+  normalizeUsername,
+  userView,
+} from './userpass.decider';
+import { UserpassEventLog } from './userpass-event-log';
+import { burnPasswordCheck, hashPassword, verifyPassword } from './userpass-password';
+import { UserpassRepository } from './userpass.repository';
+
+const badCredentials = (): DomainError => invalidRequest('invalid username or password');
+const missingPassword = (): DomainError => invalidRequest('missing password');
+const noSuchUser = (): DomainError => invalidRequest('username does not exist');
+
+/** The userpass auth method: users of a mount (by mount uuid) and login. */
+@Injectable()
+export class UserpassService {
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly repo: UserpassRepository,
+    private readonly log: UserpassEventLog,
+    private readonly tokens: TokenService,
+    private readonly identity: IdentityService,
+  ) {}
+
+  async exists(req: EngineRequest): Promise<{ exists: boolean }> {
+    const found = await this.repo.find(req.mount.uuid, normalizeUsername(param(req, 'username')));
+    return { exists: found !== undefined };
+  }
+
+  /** Create (password required) or update (only the given fields change). 204. */
+  async write(req: EngineRequest): Promise<EngineResponse> {
+    const mountUuid = req.mount.uuid;
+    const username = normalizeUsername(param(req, 'username'));
+    const password = weakString(req.body['password'], 'password');
+    if (password === '') throw missingPassword();
+    // Hash once, outside the retry loop: scrypt is deliberately slow.
+    const passwordHash = password !== undefined ? await hashPassword(password) : undefined;
+    await retryOnConflict(async () => {
+      const current = await this.repo.find(mountUuid, username);
+      if (!current && passwordHash === undefined) throw missingPassword();
+      const settings = applyTokenFields(current?.state.settings ?? DEFAULT_TOKEN_SETTINGS, req.body);
+      await this.log.append(mountUuid, username, current?.version ?? 0, [
+        {
+          type: 'UserpassUserWritten',
+          data: {
+            mountUuid,
+            username,
+            passwordHash: passwordHash ?? current?.state.passwordHash ?? '',
+            settings,
+            writtenAt: this.now(),
+          },
+        },
+      ]);
+    });
+    return {};
+  }
+
+  async read(req: EngineRequest): Promise<EngineResponse> {
+    const found = await this.repo.find(req.mount.uuid, normalizeUsername(param(req, 'username')));
+    if (!found) throw notFound();
+    return { data: userView(found.state.settings) };
+  }
+
+  async delete(req: EngineRequest): Promise<EngineResponse> {
+    const mountUuid = req.mount.uuid;
+    const username = normalizeUsername(param(req, 'username'));
+    await retryOnConflict(async () => {
+      const current = await this.repo.find(mountUuid, username);
+      if (!current) return;
+      await this.log.append(mountUuid, username, current.version, [
+        { type: 'UserpassUserDeleted', data: { deletedAt: this.now() } },
+      ]);
+    });
+    return {};
+  }
+
+  async list(req: EngineRequest): Promise<EngineResponse> {
+    const keys = await this.repo.usernames(req.mount.uuid);
+    if (keys.length === 0) throw notFound();
+    return { data: { keys } };
+  }
+
+  async setPassword(req: EngineRequest): Promise<EngineResponse> {
+    const mountUuid = req.mount.uuid;
+    const username = normalizeUsername(param(req, 'username'));
+    const password = weakString(req.body['password'], 'password');
+    if (!(await this.repo.find(mountUuid, username))) throw noSuchUser();
+    if (!password) throw missingPassword();
+    const passwordHash = await hashPassword(password);
+    await retryOnConflict(async () => {
+      const current = await this.repo.find(mountUuid, username);
+      if (!current) throw noSuchUser();
+      await this.log.append(mountUuid, username, current.version, [
+        { type: 'UserpassPasswordSet', data: { passwordHash, setAt: this.now() } },
+      ]);
+    });
+    return {};
+  }
+
+  async setPolicies(req: EngineRequest): Promise<EngineResponse> {
+    const mountUuid = req.mount.uuid;
+    const username = normalizeUsername(param(req, 'username'));
+    const raw = req.body['token_policies'] !== undefined ? req.body['token_policies'] : req.body['policies'];
+    const tokenPolicies = parseStringList(raw) ?? [];
+    await retryOnConflict(async () => {
+      const current = await this.repo.find(mountUuid, username);
+      if (!current) throw noSuchUser();
+      await this.log.append(mountUuid, username, current.version, [
+        { type: 'UserpassPoliciesSet', data: { tokenPolicies, setAt: this.now() } },
+      ]);
+    });
+    return {};
+  }
+
+  /** Deletes every user of a mount (the auth method was disabled); idempotent across replicas. */
+  async purgeMount(mountUuid: string): Promise<number> {
+    let count = 0;
+    for (const username of await this.repo.usernames(mountUuid)) {
+      await retryOnConflict(async () => {
+        const current = await this.repo.find(mountUuid, username);
+        if (!current) return;
+        await this.log.append(mountUuid, username, current.version, [
+          { type: 'UserpassUserDeleted', data: { deletedAt: this.now() } },
+        ]);
+        count += 1;
+      });
+    }
+    return count;
+  }
+
+  /**
+   * Login: a token with the user's settings, tied to the identity entity of the alias
+   * (mount accessor, username), created on first login. Unknown users and wrong passwords get
+   * the same answer after the same work.
+   */
+  async login(req: EngineRequest, caller: CallerContext | undefined): Promise<EngineResponse> {
+    const username = normalizeUsername(param(req, 'username'));
+    const password = weakString(req.body['password'], 'password');
+    if (!password) throw missingPassword();
+    const found = await this.repo.find(req.mount.uuid, username);
+    const ok = found
+      ? await verifyPassword(password, found.state.passwordHash)
+      : await burnPasswordCheck(password);
+    if (!found || !ok) throw badCredentials();
+
+    const { settings } = found.state;
+    if (!cidrAllows(settings.tokenBoundCidrs, caller?.clientAddress ?? '')) {
+      throw new DomainError('permission_denied', 'permission denied');
+    }
+    const policies = loginPolicies(settings);
+    const entityId = await this.identity.entityForAlias(req.mount.accessor, username);
+    const mountPath = authMountPath(req.mount.path);
+    const { auth, warnings } = await this.tokens.issueLoginToken({
+      policies,
+      meta: { username },
+      displayName: loginDisplayName(mountPath, username),
+      path: `${mountPath}login/${username}`,
+      entityId,
+      numUses: settings.tokenNumUses,
+      ttl: settings.tokenTtl,
+      maxTtl: settings.tokenMaxTtl,
+      explicitMaxTtl: settings.tokenExplicitMaxTtl,
+      period: settings.tokenPeriod,
+      mount: { accessor: req.mount.accessor, config: req.mount.config },
+    });
+    return { data: null, auth, warnings };
+  }
+
+  private now(): number {
+    return this.runtime.clock().getTime();
+  }
+}
+
+const param = (req: EngineRequest, name: string): string => req.params[name] ?? '';

@@ -1,0 +1,94 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { compileAcl, ROOT_POLICY_NAME, type Acl } from '@coffer/acl';
+import type { ResolvedToken } from '@coffer/contracts';
+import { KeyedCache } from '../cache/keyed-cache';
+import { GATEWAY_OPTIONS, resolveCacheOptions, type GatewayOptions } from '../gateway.options';
+import { EntityService } from './entity.service';
+import { PolicyService, type MaybePolicy } from './policy.service';
+
+interface PolicySet {
+  policies: MaybePolicy[];
+  templated: boolean;
+  /** the compiled ACL when no policy is templated (it does not depend on the entity then) */
+  acl: Acl;
+}
+
+const ROOT_ACL = compileAcl([], { root: true });
+
+/** Token policies + identity policies, trimmed, lower-cased, de-duplicated and sorted. */
+export function effectivePolicies(token: Pick<ResolvedToken, 'policies' | 'identityPolicies'>): string[] {
+  const names = new Set<string>();
+  for (const p of token.policies) names.add(p.trim().toLowerCase());
+  for (const p of token.identityPolicies) names.add(p.trim().toLowerCase());
+  names.delete('');
+  return [...names].sort();
+}
+
+/**
+ * Compiled ACLs, cached per policy set, and per policy set + entity when a policy is templated
+ * ({{identity.entity.id}} ...). Dropped on "policy" (all) and "entity" (templated ones)
+ * invalidations.
+ */
+@Injectable()
+export class AclService {
+  private readonly sets: KeyedCache<string, PolicySet>;
+  private readonly templated: KeyedCache<string, Acl>;
+  private readonly names = new WeakMap<ResolvedToken, string[]>();
+  private readonly maxAgeMs: number;
+
+  constructor(
+    private readonly policies: PolicyService,
+    private readonly entities: EntityService,
+    @Inject(GATEWAY_OPTIONS) options: GatewayOptions,
+  ) {
+    const config = resolveCacheOptions(options.cache);
+    this.sets = new KeyedCache(config.maxEntries);
+    this.templated = new KeyedCache(config.maxEntries);
+    this.maxAgeMs = config.maxAgeMs;
+  }
+
+  /** The caller's effective policy names (memoised per cached token). */
+  policyNames(token: ResolvedToken): string[] {
+    let names = this.names.get(token);
+    if (!names) {
+      names = effectivePolicies(token);
+      this.names.set(token, names);
+    }
+    return names;
+  }
+
+  isRoot(token: ResolvedToken): boolean {
+    return this.policyNames(token).includes(ROOT_POLICY_NAME);
+  }
+
+  async forToken(token: ResolvedToken): Promise<Acl> {
+    const names = this.policyNames(token);
+    if (names.includes(ROOT_POLICY_NAME)) return ROOT_ACL;
+    const key = names.join('\n');
+    const set = await this.sets.get(key, () => this.compileSet(names), () => this.maxAgeMs);
+    if (!set.templated) return set.acl;
+    return this.templated.get(
+      `${key}\0${token.entityId}`,
+      async () => {
+        const entity = token.entityId ? await this.entities.facts(token.entityId) : null;
+        return compileAcl(set.policies, { entity });
+      },
+      () => this.maxAgeMs,
+    );
+  }
+
+  invalidatePolicies(): void {
+    this.sets.clear();
+    this.templated.clear();
+  }
+
+  invalidateEntities(): void {
+    this.templated.clear();
+  }
+
+  private async compileSet(names: string[]): Promise<PolicySet> {
+    const policies = await this.policies.get(names);
+    const templated = policies.some((p) => p?.templated === true);
+    return { policies, templated, acl: compileAcl(templated ? [] : policies) };
+  }
+}

@@ -1,0 +1,46 @@
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AclService } from './auth/acl.service';
+import { EntityService } from './auth/entity.service';
+import { PolicyService } from './auth/policy.service';
+import { TokenService } from './auth/token.service';
+import { GATEWAY_LOGGER, GATEWAY_OPTIONS, GATEWAY_TRANSPORT, type GatewayOptions } from './gateway.options';
+import type { GatewayLogger } from './gateway.logger';
+import { GatewayService } from './gateway.service';
+import { GatewayExceptionFilter } from './http/gateway-exception.filter';
+import { InvalidationListener } from './invalidation.listener';
+import { MountTableService } from './routing/mount-table.service';
+import { SealStateService } from './routing/seal-state.service';
+
+const SILENT: GatewayLogger = { log: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** The gateway's Nest module: caches, the request pipeline and the invalidation listener. */
+@Module({})
+export class GatewayModule {
+  static forRoot(options: GatewayOptions): DynamicModule {
+    const logger: GatewayLogger =
+      options.logger === false ? SILENT : options.logger ? (options.logger as GatewayLogger) : new Logger('Gateway');
+    return {
+      module: GatewayModule,
+      providers: [
+        { provide: GATEWAY_OPTIONS, useValue: options },
+        { provide: GATEWAY_TRANSPORT, useValue: options.transport },
+        { provide: GATEWAY_LOGGER, useValue: logger },
+        SealStateService,
+        MountTableService,
+        TokenService,
+        PolicyService,
+        EntityService,
+        AclService,
+        InvalidationListener,
+        GatewayService,
+        {
+          provide: APP_FILTER,
+          useFactory: (service: GatewayService) => new GatewayExceptionFilter(service),
+          inject: [GatewayService],
+        },
+      ],
+      exports: [GatewayService],
+    };
+  }
+}

@@ -1,0 +1,62 @@
+import type { LoggerService } from '@nestjs/common';
+import type { MountInfo, RouteTable } from '@coffer/contracts';
+import type { Transport } from '@coffer/transport';
+
+export interface GatewayListenerOptions {
+  /** "host:port" ("127.0.0.1:8200", "[::1]:8200"); port 0 picks a free port */
+  address: string;
+  /** bytes; default 32 MiB (Vault's max_request_size) */
+  maxRequestSize?: number;
+  /** PEM certificate and key; absent = plain HTTP */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+}
+
+export interface GatewayCacheOptions {
+  /** safety net for missed invalidation broadcasts (default 30 s) */
+  maxAgeMs?: number;
+  /** seal state is re-read at least this often (default 5 s) */
+  sealMaxAgeMs?: number;
+  /** bound on cached tokens, ACLs, policies and entities each (default 10 000) */
+  maxEntries?: number;
+}
+
+export interface GatewayOptions {
+  transport: Transport;
+  listeners: {
+    api: GatewayListenerOptions;
+    /** serves GET /health (Boundary-style controller health); optional in dev mode */
+    ops?: GatewayListenerOptions;
+  };
+  /** health answers 503 this long before the API listener closes, requests still served (default 0) */
+  gracefulShutdownWaitSeconds?: number;
+  /** Nest logger; false silences it */
+  logger?: LoggerService | false;
+  /** time-out of engine requests (default 30 s) */
+  engineTimeoutMs?: number;
+  cache?: GatewayCacheOptions;
+  /** route table serving a mount; default: the registry in @coffer/contracts (tableForMount) */
+  routeTableFor?: (mount: Pick<MountInfo, 'type' | 'options'>) => RouteTable | undefined;
+}
+
+export const GATEWAY_OPTIONS = Symbol('GATEWAY_OPTIONS');
+export const GATEWAY_TRANSPORT = Symbol('GATEWAY_TRANSPORT');
+export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
+
+export const DEFAULT_MAX_REQUEST_SIZE = 32 * 1024 * 1024;
+
+export interface ResolvedCacheOptions {
+  maxAgeMs: number;
+  sealMaxAgeMs: number;
+  maxEntries: number;
+}
+
+export function resolveCacheOptions(options: GatewayCacheOptions | undefined): ResolvedCacheOptions {
+  return {
+    maxAgeMs: options?.maxAgeMs ?? 30_000,
+    sealMaxAgeMs: options?.sealMaxAgeMs ?? 5_000,
+    maxEntries: options?.maxEntries ?? 10_000,
+  };
+}
+
+/** Internal lookups (tokens, policies, seal state) should fail fast rather than hold requests. */
+export const CORE_LOOKUP_TIMEOUT_MS = 10_000;

@@ -1,0 +1,241 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Acl } from '@coffer/acl';
+import {
+  DomainError,
+  encodeContext,
+  invalidRequest,
+  notFound,
+  permissionDenied,
+  tableForMount,
+  type CallerContext,
+  type EngineRequest,
+  type MountInfo,
+  type RouteTable,
+  type Operation,
+  type ResolvedToken,
+} from '@coffer/contracts';
+import { formatIssues, type Transport } from '@coffer/transport';
+import { context as otelContext, propagation } from '@opentelemetry/api';
+import type { z } from 'zod';
+import { AclService } from './auth/acl.service';
+import { authorize } from './auth/authorizer';
+import { TokenService } from './auth/token.service';
+import { GatewayError } from './errors/gateway-error';
+import { renderError } from './errors/error-table';
+import { GATEWAY_LOGGER, GATEWAY_OPTIONS, GATEWAY_TRANSPORT, type GatewayOptions } from './gateway.options';
+import { buildHelp } from './help/help';
+import { jsonResult, renderEngineResponse, type HttpResult } from './response/envelope';
+import { checkMergePatchContentType, parseJsonBody } from './request/request-body';
+import { readNamespaceHeader, readToken, readWrapTtl } from './request/request-headers';
+import { classifyRequest, type RequestKind } from './request/request-kind';
+import { normaliseNamespace, normalisePath, splitTarget } from './request/request-path';
+import { parseQuery } from './request/request-query';
+import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.service';
+import { operationsOf, resolveRoute, type ResolvedRoute, type Routing } from './routing/route-resolver';
+import { SealStateService } from './routing/seal-state.service';
+import type { GatewayLogger } from './gateway.logger';
+
+export interface GatewayRequest {
+  method: string;
+  /** raw request target, "/v1/..." with the query string */
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** raw body of writes; undefined when there is none */
+  body: Buffer | undefined;
+  clientAddress: string;
+}
+
+interface Caller {
+  token?: ResolvedToken;
+  /** undefined when the route is not under the ACL */
+  acl?: Acl;
+}
+
+const V1 = '/v1/';
+
+/**
+ * The request pipeline behind /v1/*: path normalisation, seal state, mount and route, token and
+ * ACL, body validation, the engine call over the transport, and the envelope or error table.
+ */
+@Injectable()
+export class GatewayService {
+  private readonly engineTimeoutMs: number;
+  private readonly tableFor: (mount: MountInfo) => RouteTable | undefined;
+
+  constructor(
+    @Inject(GATEWAY_TRANSPORT) private readonly transport: Transport,
+    @Inject(GATEWAY_OPTIONS) options: GatewayOptions,
+    @Inject(GATEWAY_LOGGER) private readonly logger: GatewayLogger,
+    private readonly seal: SealStateService,
+    private readonly mounts: MountTableService,
+    private readonly tokens: TokenService,
+    private readonly acls: AclService,
+  ) {
+    this.engineTimeoutMs = options.engineTimeoutMs ?? 30_000;
+    this.tableFor = options.routeTableFor ?? tableForMount;
+  }
+
+  async handle(req: GatewayRequest): Promise<HttpResult> {
+    const requestId = randomUUID();
+    try {
+      return await this.process(req, requestId);
+    } catch (error) {
+      return this.failure(error, requestId, req.method);
+    }
+  }
+
+  /** Renders a failure through the error table; unexpected ones are logged (never with bodies). */
+  failure(error: unknown, requestId: string, method: string): HttpResult {
+    const rendered = renderError(error, requestId);
+    if (rendered.unexpected) {
+      const detail = error instanceof Error ? `${error.name}: ${error.message}` : typeof error;
+      this.logger.error(`request ${requestId} (${method}) failed: ${detail}`, error instanceof Error ? error.stack : undefined);
+    }
+    return jsonResult(rendered.status, rendered.body);
+  }
+
+  private async process(req: GatewayRequest, requestId: string): Promise<HttpResult> {
+    const target = splitTarget(req.url);
+    if (!target.path.startsWith(V1)) throw notFound();
+    const path = normalisePath(target.path.slice(V1.length));
+    const fullPath = normaliseNamespace(readNamespaceHeader(req.headers)) + path;
+    const query = parseQuery(target.query);
+    const kind = classifyRequest(req.method, query);
+    if (kind === 'patch') checkMergePatchContentType(firstHeader(req.headers['content-type']));
+    const body = kind === 'write' || kind === 'patch' ? parseJsonBody(req.body) : {};
+    const wrapTtl = readWrapTtl(req.headers);
+    const token = readToken(req.headers);
+
+    const sealed = await this.seal.isSealed();
+    const routing = resolveRoute(sealed ? SEALED_MOUNT_INDEX : await this.mounts.get(), fullPath, path, kind, this.tableFor);
+    if (sealed && !(routing.kind === 'route' && routing.route.allowSealed)) {
+      throw new DomainError('sealed', 'Vault is sealed');
+    }
+    const aclPath = kind === 'list' && fullPath !== '' && !fullPath.endsWith('/') ? `${fullPath}/` : fullPath;
+    const aclParams = kind === 'write' || kind === 'patch' ? body : query.values;
+
+    const unauthenticated = routing.kind !== 'help' && routing.route?.unauthenticated === true;
+    const caller = unauthenticated ? {} : await this.authenticate(token, routing.kind === 'route' && routing.route.noAcl === true);
+
+    if (routing.kind === 'failed') {
+      if (caller.acl && !this.mayAccess(caller.acl, kind, aclPath, aclParams, wrapTtl)) throw permissionDenied();
+      throw routing.error;
+    }
+    if (routing.kind === 'help') {
+      if (caller.acl && caller.acl.capabilities(aclPath).includes('deny')) throw permissionDenied();
+      const help = buildHelp(routing.table, routing.match.rel, path);
+      if (!help) throw new DomainError('unsupported_path', 'unsupported path');
+      return jsonResult(200, help);
+    }
+
+    const ctx = this.callerContext(requestId, routing, caller.token, req.clientAddress);
+    const engineRequest: EngineRequest = {
+      operation: 'read',
+      mount: routing.match.mount,
+      path: routing.path,
+      params: routing.params,
+      body,
+      query: query.values,
+      headers: forwardedHeaders(routing, req.headers),
+    };
+    const headers = encodeContext(ctx);
+    const operation = await authorize({
+      acl: caller.acl,
+      route: routing.route,
+      kind: kind as Exclude<RequestKind, 'help'>,
+      aclPath,
+      params: aclParams,
+      wrapTtl,
+      exists: async () => {
+        const check = routing.route.existenceCheck;
+        if (!check) return false;
+        const answer = await this.transport.request(check, { ...engineRequest, operation: 'update' }, { headers, timeoutMs: this.engineTimeoutMs });
+        return answer.exists;
+      },
+    });
+    engineRequest.operation = operation;
+    const def = routing.route.operations[operation];
+    if (!def) throw new DomainError('unsupported_operation', 'unsupported operation');
+    if (def.body && (kind === 'write' || kind === 'patch')) validate(def.body, body, 'body');
+    if (def.query) validate(def.query, query.values, 'query');
+
+    const result = await this.transport.request(def.contract, engineRequest, { headers, timeoutMs: this.engineTimeoutMs });
+    this.afterSuccess(routing, operation);
+    return renderEngineResponse(result, operation, requestId);
+  }
+
+  /** Whether a failed routing may be told (404/405/503) or must look like a denial (403). */
+  private mayAccess(acl: Acl, kind: RequestKind, path: string, params: Record<string, unknown>, wrapTtl: number | undefined): boolean {
+    if (kind === 'help') return !acl.capabilities(path).includes('deny');
+    return operationsOf(kind).some((operation) => acl.allowOperation({ path, operation, params, wrapTtl }).allowed);
+  }
+
+  private async authenticate(token: string | undefined, noAcl: boolean): Promise<Caller> {
+    if (token === undefined) throw new GatewayError('missing_token');
+    const resolved = await this.tokens.resolve(token);
+    if (noAcl) return { token: resolved };
+    return { token: resolved, acl: await this.acls.forToken(resolved) };
+  }
+
+  private callerContext(
+    requestId: string,
+    routing: ResolvedRoute,
+    token: ResolvedToken | undefined,
+    clientAddress: string,
+  ): CallerContext {
+    const ctx: CallerContext = {
+      requestId,
+      namespace: routing.match.mount.namespace,
+      clientAddress,
+      policies: token ? this.acls.policyNames(token) : [],
+      root: token ? this.acls.isRoot(token) : false,
+    };
+    if (token) {
+      ctx.accessor = token.accessor;
+      ctx.tokenRef = token.tokenRef;
+      if (token.entityId) ctx.entityId = token.entityId;
+      if (token.displayName) ctx.displayName = token.displayName;
+    }
+    const carrier: Record<string, string> = {};
+    propagation.inject(otelContext.active(), carrier);
+    if (carrier['traceparent']) ctx.traceparent = carrier['traceparent'];
+    return ctx;
+  }
+
+  /**
+   * Belt and braces next to the invalidation broadcasts: writes to the system backend can change
+   * the mount table or the seal state, and a revoke must never leave a cached token behind.
+   */
+  private afterSuccess(routing: ResolvedRoute, operation: Operation): void {
+    if (operation === 'read' || operation === 'list') return;
+    if (routing.table.engine === 'system') {
+      this.mounts.invalidate();
+      this.seal.invalidate();
+    } else if (routing.table.engine === 'token' && routing.route.pattern.startsWith('revoke')) {
+      this.tokens.clear();
+    }
+  }
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function forwardedHeaders(routing: ResolvedRoute, headers: IncomingHttpHeaders): Record<string, string> {
+  const names = routing.route.headers;
+  if (!names || names.length === 0) return {};
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = headers[name];
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Checks a body or query against the route's schema before it travels; engines parse it again. */
+function validate(schema: z.ZodType, value: unknown, what: string): void {
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalidRequest(`invalid request ${what}: ${formatIssues(result.error)}`);
+}

@@ -1,0 +1,148 @@
+import type { Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DEFAULT_MAX_REQUEST_SIZE, type GatewayListenerOptions, type GatewayOptions } from './gateway.options';
+import { GatewayModule } from './gateway.module';
+import { GatewayService } from './gateway.service';
+import { createListRewriteServer } from './http/list-rewrite/list-rewrite-server';
+import { createOpsServer } from './http/ops-server';
+import { registerV1Routes } from './http/v1-routes';
+
+export interface Gateway {
+  /** Starts the API listener (and the ops listener when configured). */
+  listen(): Promise<void>;
+  /**
+   * Graceful shutdown: /health answers 503 at once, requests are still served for
+   * gracefulShutdownWaitSeconds, then the API listener closes (in-flight requests finish) and the
+   * ops listener after it. Idempotent. The transport is the caller's to close.
+   */
+  close(): Promise<void>;
+  /** "http://127.0.0.1:8200" once listening */
+  readonly apiAddress: string;
+  readonly opsAddress: string | undefined;
+}
+
+export function createGateway(options: GatewayOptions): Gateway {
+  return new GatewayHost(options);
+}
+
+/** "127.0.0.1:8200" / "[::1]:8200" / "localhost:0" -> host and port. */
+export function parseListenAddress(address: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(address.trim());
+  const port = Number(m?.[3]);
+  if (!m || port > 65535) throw new Error(`invalid listener address "${address}" (expected host:port)`);
+  return { host: m[1] ?? m[2] ?? '', port };
+}
+
+function formatAddress(info: AddressInfo, tls: boolean): string {
+  const host = info.family === 'IPv6' || info.address.includes(':') ? `[${info.address}]` : info.address;
+  return `${tls ? 'https' : 'http'}://${host}:${info.port}`;
+}
+
+/** Node's answer to a request it could not parse, in the API's error shape. */
+function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, text] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout']
+        : [400, 'Bad Request'];
+  const body = JSON.stringify({ errors: [status === 400 ? 'malformed HTTP request' : text.toLowerCase()] });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+class GatewayHost implements Gateway {
+  private app: NestFastifyApplication | undefined;
+  private ops: Server | undefined;
+  private api: AddressInfo | undefined;
+  private opsInfo: AddressInfo | undefined;
+  private draining = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: GatewayOptions) {}
+
+  get apiAddress(): string {
+    if (!this.api) throw new Error('the gateway is not listening');
+    return formatAddress(this.api, this.options.listeners.api.tls !== undefined);
+  }
+
+  get opsAddress(): string | undefined {
+    return this.opsInfo ? formatAddress(this.opsInfo, this.options.listeners.ops?.tls !== undefined) : undefined;
+  }
+
+  async listen(): Promise<void> {
+    if (this.app) throw new Error('the gateway is already listening');
+    const { api: apiListener, ops: opsListener } = this.options.listeners;
+    const api = parseListenAddress(apiListener.address);
+    const bodyLimit = apiListener.maxRequestSize ?? DEFAULT_MAX_REQUEST_SIZE;
+    const adapter = new FastifyAdapter({
+      serverFactory: (handler: Parameters<typeof createListRewriteServer>[0]) =>
+        createListRewriteServer(handler, apiListener.tls ? { tls: apiListener.tls } : {}),
+      bodyLimit,
+      logger: false,
+      clientErrorHandler,
+      routerOptions: { maxParamLength: 64 * 1024 },
+      skipMiddie: true,
+    });
+    const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(this.options), adapter, {
+      bodyParser: false,
+      abortOnError: false,
+      // Nest's logger option is process-wide; only set it when the caller chose one
+      ...(this.options.logger !== undefined ? { logger: this.options.logger } : {}),
+    });
+    this.app = app;
+    registerV1Routes(adapter.getInstance(), app.get(GatewayService), bodyLimit);
+    await app.listen(api.port, api.host);
+    this.api = (app.getHttpServer() as Server).address() as AddressInfo;
+    if (opsListener) await this.listenOps(opsListener);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private healthStatus(): number {
+    if (this.draining) return 503;
+    return this.app && (this.app.getHttpServer() as Server).listening ? 200 : 503;
+  }
+
+  private async listenOps(listener: GatewayListenerOptions): Promise<void> {
+    const { host, port } = parseListenAddress(listener.address);
+    const server = createOpsServer(() => this.healthStatus());
+    this.ops = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.opsInfo = server.address() as AddressInfo;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.draining = true;
+    const waitMs = (this.options.gracefulShutdownWaitSeconds ?? 0) * 1000;
+    // The grace period itself is the point here: load balancers see 503 on /health and move
+    // traffic away while requests still succeed.
+    if (waitMs > 0 && this.app) await delay(waitMs);
+    await this.app?.close();
+    const ops = this.ops;
+    if (ops) {
+      await new Promise<void>((resolve) => {
+        ops.close(() => resolve());
+        ops.closeAllConnections();
+      });
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import type { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { GatewayService } from '../gateway.service';
+import type { HttpResult } from '../response/envelope';
+
+/** The Fastify instance Nest's adapter runs (@nestjs/platform-fastify may carry its own copy). */
+export type GatewayFastify = FastifyAdapter['instance'];
+
+/** The part of a Fastify reply the gateway uses. */
+export interface ReplyLike {
+  code(status: number): ReplyLike;
+  header(name: string, value: string): ReplyLike;
+  type(contentType: string): ReplyLike;
+  send(payload?: string): ReplyLike;
+}
+
+/** The Fastify side of /v1/*: raw bodies for every content type, one catch-all route. */
+export function registerV1Routes(fastify: GatewayFastify, service: GatewayService, bodyLimit: number): void {
+  // Vault does not require a Content-Type: every body is read raw and parsed as JSON by the
+  // pipeline, once, after the method says it matters.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
+  fastify.all('/v1/*', { bodyLimit }, async (request, reply) => {
+    const result = await service.handle({
+      method: request.raw.method ?? 'GET',
+      url: request.raw.url ?? '/',
+      headers: request.headers,
+      body: Buffer.isBuffer(request.body) ? request.body : undefined,
+      clientAddress: request.raw.socket.remoteAddress ?? '',
+    });
+    return sendResult(reply, result);
+  });
+}
+
+export function sendResult<R extends ReplyLike>(reply: R, result: HttpResult): ReplyLike {
+  reply.code(result.status).header('cache-control', 'no-store');
+  if (result.body === undefined) return reply.send();
+  return reply.type(result.contentType).send(result.body);
+}

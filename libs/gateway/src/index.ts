@@ -1,0 +1,16 @@
+export { createGateway, parseListenAddress, type Gateway } from './gateway';
+export {
+  DEFAULT_MAX_REQUEST_SIZE,
+  type GatewayCacheOptions,
+  type GatewayListenerOptions,
+  type GatewayOptions,
+} from './gateway.options';
+export type { GatewayLogger } from './gateway.logger';
+export { GatewayModule } from './gateway.module';
+export { GatewayService, type GatewayRequest } from './gateway.service';
+export { ERROR_TABLE, GATEWAY_ERROR_TABLE, multiError, renderError, type RenderedError } from './errors/error-table';
+export { GatewayError, type GatewayErrorKind } from './errors/gateway-error';
+export { buildEnvelope, renderEngineResponse, type Envelope, type EngineResult, type HttpResult } from './response/envelope';
+export { buildHelp, type HelpDocument, type OpenApiDocument } from './help/help';
+export { createListRewriteServer, type ListRewriteServerOptions } from './http/list-rewrite/list-rewrite-server';
+export { RequestFramer, FramingError, rewriteListTarget, type FramerLimits } from './http/list-rewrite/request-framer';
