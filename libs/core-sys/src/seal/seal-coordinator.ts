@@ -213,9 +213,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     this.#leaderSubscriptions = [];
   }
 
-  async #fetchKeyring(
-    contract: Contract<typeof coreBarrierKeyring.request, typeof coreBarrierKeyring.response>,
-  ): Promise<FetchResult> {
+  async #fetchKeyring(contract: KeyringContract): Promise<FetchResult> {
     const pair = generateRecipientKeyPair();
     const nonce = randomBytes(16).toString('base64url');
     const mac = keyringRequestMac(this.options.clusterSecret, KEYRING_REQUESTER, pair.publicKey, nonce);

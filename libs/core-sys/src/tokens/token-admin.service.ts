@@ -26,7 +26,8 @@ import { mountTtls, type MountTtls } from './token-ttl';
 import { authBlock, lookupData } from './token.views';
 import { weakString } from './weak-decode';
 
-const badToken = (): DomainError => new DomainError('permission_denied', 'bad token');
+// Vault pairs "bad token" with ErrPermissionDenied, but its HTTP layer answers the message: 400.
+const badToken = (): DomainError => invalidRequest('bad token');
 const missingToken = (): DomainError => invalidRequest('missing token ID');
 const missingAccessor = (): DomainError => invalidRequest('missing accessor');
 const invalidAccessor = (): DomainError => invalidRequest('invalid accessor');

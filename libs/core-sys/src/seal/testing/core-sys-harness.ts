@@ -169,7 +169,7 @@ export class CoreSysHarness {
       headers: {},
     };
     const headers = encodeContext({ ...ROOT_CALLER, ...caller, requestId: randomUUID() });
-    return this.client.request(contract, payload as never, { headers }) as Promise<ContractResponse<C>>;
+    return this.client.request(contract, payload as never, { headers });
   }
 
   async failure(promise: Promise<unknown>): Promise<Failure> {
