@@ -9,6 +9,7 @@ async function main() {
   const mode = process.argv[2] ?? 'read';
   const total = Number(process.argv[3] ?? 4000);
   const t = Date.now();
+  const cpu0 = process.cpuUsage();
   let n = 0;
   await Promise.all(Array.from({ length: 64 }, async (_, c) => {
     while (n < total) {
@@ -17,7 +18,8 @@ async function main() {
       else await h.call(kvV2.dataWrite, { mount, operation: 'update', path: `data/w${c}`, body: { data: { n } } });
     }
   }));
-  console.log(mode, 'ops/s', total / ((Date.now() - t) / 1000));
+  const cpu = process.cpuUsage(cpu0);
+  console.log(mode, 'ops/s', total / ((Date.now() - t) / 1000), 'node cpu us/op', (cpu.user + cpu.system) / total);
   await h.close();
 }
 main().catch((e) => { console.error(e); process.exit(1); });

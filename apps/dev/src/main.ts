@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { Logger, type INestMicroservice, type LogLevel } from '@nestjs/common';
+import { Logger, type LogLevel } from '@nestjs/common';
 import { Barrier, KeyringClient } from '@coffer/barrier';
 import { CORE_SYS_SCHEMA, CoreSysModule, SealService, coreSysMigrations } from '@coffer/core-sys';
 import { createPgliteDb, migrateSchema, type ServiceRuntime } from '@coffer/event-store';
@@ -10,7 +10,8 @@ import { KV_SCHEMA, KvModule, kvMigrations } from '@coffer/kv';
 import { startTelemetry } from '@coffer/telemetry';
 import { InProcessTransport, createServiceApp } from '@coffer/transport';
 import { renderBanner } from './banner';
-import { devAppConfig } from './config';
+import { devAppConfig, type DevAppConfig } from './config';
+import { ShutdownSequence } from './shutdown';
 
 const VERSION = '0.1.0';
 
@@ -22,17 +23,36 @@ const VERSION = '0.1.0';
 async function main(): Promise<void> {
   const config = devAppConfig.loadOrExit({ argv: [] });
   const logger = new Logger('coffer-dev');
+  const shutdown = new ShutdownSequence(logger);
+  shutdown.installSignalHandlers();
+  try {
+    await start(config, logger, shutdown);
+  } catch (error) {
+    // A signal during start-up closes what exists; the start-up step it interrupted then fails.
+    if (shutdown.started) return;
+    logger.error(
+      `start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    await shutdown.run().catch(() => undefined);
+    process.exit(1);
+  }
+}
+
+async function start(config: DevAppConfig, logger: Logger, shutdown: ShutdownSequence): Promise<void> {
   const logLevels = nestLogLevels(config.logLevel);
   const telemetry = startTelemetry({ serviceName: 'coffer-dev', otlpEndpoint: config.otlpEndpoint });
+  shutdown.add('telemetry', () => telemetry.shutdown());
   const clock = () => new Date();
 
   // The PGlite cluster gets a folder of its own: the data dir also keeps the dev unseal key.
   const database = createPgliteDb(
     config.dataDir === undefined ? {} : { dataDir: path.join(config.dataDir, 'pgdata') },
   );
+  shutdown.add('database', () => database.close());
   await migrateSchema(database.db, CORE_SYS_SCHEMA, coreSysMigrations);
   await migrateSchema(database.db, KV_SCHEMA, kvMigrations);
   const transport = new InProcessTransport();
+  shutdown.add('transport', () => transport.close());
   const runtime = (schema: string, cipher: ServiceRuntime['cipher']): ServiceRuntime => ({
     db: database.db,
     schema,
@@ -53,11 +73,14 @@ async function main(): Promise<void> {
     'core-sys',
     { logger: logLevels },
   );
+  shutdown.add('core-sys', () => core.close());
   const keyring = new KeyringClient({ transport, clusterSecret: config.clusterSecret, service: 'kv' });
   await keyring.start();
+  shutdown.add('keyring', () => keyring.stop());
   const kv = await createServiceApp(KvModule.register(runtime(KV_SCHEMA, keyring.barrier)), transport, 'kv', {
     logger: logLevels,
   });
+  shutdown.add('kv', () => kv.close());
 
   const { unsealKey, rootToken } = await core.get(SealService).devBootstrap({
     rootTokenId: config.rootTokenId,
@@ -67,7 +90,7 @@ async function main(): Promise<void> {
   // after the banner never meets a sealed kv.
   if (!(await keyring.refresh())) throw new Error('dev bootstrap: kv did not receive the barrier keyring');
 
-  const gateway = await createGateway({
+  const gateway = createGateway({
     transport,
     listeners: {
       api: { address: config.apiAddress, maxRequestSize: config.maxRequestSize },
@@ -75,6 +98,8 @@ async function main(): Promise<void> {
     },
     gracefulShutdownWaitSeconds: Math.ceil(config.gracefulShutdownWaitMs / 1000),
   });
+  // Registered last so that it runs first: health turns 503, in-flight requests finish.
+  shutdown.add('gateway', () => gateway.close());
   await gateway.listen();
 
   process.stdout.write(
@@ -87,32 +112,6 @@ async function main(): Promise<void> {
       rootToken,
     }),
   );
-
-  const apps: INestMicroservice[] = [kv, core];
-  let stopping = false;
-  const shutdown = async () => {
-    // The gateway first: health turns 503, in-flight requests finish, then the services stop.
-    await gateway.close();
-    for (const app of apps) await app.close();
-    keyring.stop();
-    await transport.close();
-    await database.close();
-    await telemetry.shutdown();
-  };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      if (stopping) process.exit(1);
-      stopping = true;
-      logger.log(`${signal}: shutting down`);
-      shutdown().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
-          process.exit(1);
-        },
-      );
-    });
-  }
 }
 
 /** Vault-style log_level to Nest's levels. */

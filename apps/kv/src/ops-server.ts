@@ -3,22 +3,24 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * The service's ops listener: GET/HEAD /health answers 200 with an empty body while the service
- * serves, 503 once shutdown has begun (so an orchestrator stops counting the replica as ready).
+ * serves, 503 while it starts and once shutdown has begun (so an orchestrator counts the replica
+ * as ready exactly while it takes requests).
  */
 export interface OpsServer {
   /** host:port actually bound */
   readonly address: string;
+  markServing(): void;
   beginShutdown(): void;
   close(): Promise<void>;
 }
 
 export async function startOpsServer(address: string): Promise<OpsServer> {
-  let shuttingDown = false;
+  let state: 'starting' | 'serving' | 'stopping' = 'starting';
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/health') res.statusCode = 404;
     else if (req.method !== 'GET' && req.method !== 'HEAD') res.statusCode = 405;
-    else res.statusCode = shuttingDown ? 503 : 200;
+    else res.statusCode = state === 'serving' ? 200 : 503;
     res.end();
   });
   const separator = address.lastIndexOf(':');
@@ -31,8 +33,11 @@ export async function startOpsServer(address: string): Promise<OpsServer> {
   const bound = server.address() as AddressInfo;
   return {
     address: `${host}:${bound.port}`,
+    markServing: () => {
+      if (state === 'starting') state = 'serving';
+    },
     beginShutdown: () => {
-      shuttingDown = true;
+      state = 'stopping';
     },
     close: () =>
       new Promise<void>((resolve) => {

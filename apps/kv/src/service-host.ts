@@ -10,6 +10,7 @@ import { connectNatsTransport, createServiceApp } from '@coffer/transport';
 import type { Migration } from 'kysely';
 import { serviceAppConfig, type ServiceAppConfig } from './config';
 import { startOpsServer } from './ops-server';
+import { ShutdownSequence } from './shutdown';
 
 export interface ClusterServiceSpec {
   /** service name = NATS queue group, e.g. "kv" */
@@ -28,33 +29,65 @@ export interface ClusterServiceSpec {
 export async function runClusterService(spec: ClusterServiceSpec): Promise<void> {
   const config = serviceAppConfig.loadOrExit();
   const logger = new Logger(`coffer-${spec.service}`);
+  const shutdown = new ShutdownSequence(logger);
+  shutdown.installSignalHandlers();
+  try {
+    await start(spec, config, logger, shutdown);
+  } catch (error) {
+    // A signal during start-up closes what exists; the start-up step it interrupted then fails.
+    if (shutdown.started) return;
+    logger.error(
+      `start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    await shutdown.run().catch(() => undefined);
+    process.exit(1);
+  }
+}
+
+async function start(
+  spec: ClusterServiceSpec,
+  config: ServiceAppConfig,
+  logger: Logger,
+  shutdown: ShutdownSequence,
+): Promise<void> {
   const instanceId = `${spec.service}-${hostname()}-${process.pid}`;
+  // First up, last down: /health answers 503 until the service serves and again while it stops.
+  const ops = await startOpsServer(config.opsAddress);
+  shutdown.add('ops listener', () => ops.close());
   const telemetry = startTelemetry({
     serviceName: `coffer-${spec.service}`,
     otlpEndpoint: config.otlpEndpoint,
   });
+  shutdown.add('telemetry', () => telemetry.shutdown());
 
   const database = createPgDb(config.databaseUrl, {
     max: config.databaseMaxConnections,
     applicationName: instanceId,
     onError: (error) => logger.warn(`idle database connection failed: ${error.message}`),
   });
+  shutdown.add('database', () => database.close());
   await migrateSchema(database.db, spec.schema, spec.migrations);
   const transport = await connectNatsTransport({
     servers: config.natsUrl.split(',').map((s) => s.trim()),
     subjectPrefix: config.subjectPrefix,
     name: instanceId,
   });
+  shutdown.add('transport', () => transport.close());
 
   let barrier: Barrier;
-  let keyring: KeyringClient | undefined;
   if (spec.cipher === 'keyring') {
-    keyring = new KeyringClient({ transport, clusterSecret: config.clusterSecret, service: spec.service });
+    const keyring = new KeyringClient({
+      transport,
+      clusterSecret: config.clusterSecret,
+      service: spec.service,
+    });
     await keyring.start();
+    shutdown.add('keyring', () => keyring.stop());
     barrier = keyring.barrier;
   } else {
     // Starts sealed: sys/unseal loads the keyring into it, sys/seal wipes it.
     barrier = new Barrier();
+    shutdown.add('barrier', () => barrier.wipe());
   }
 
   const runtime: ServiceRuntime = {
@@ -67,42 +100,17 @@ export async function runClusterService(spec: ClusterServiceSpec): Promise<void>
   const app = await createServiceApp(spec.module(runtime, { config, instanceId }), transport, spec.service, {
     logger: nestLogLevels(config.logLevel),
   });
-  const ops = await startOpsServer(config.opsAddress);
+  shutdown.add('app', () => app.close());
+  // Runs before the app closes: stop taking requests, let the ones already taken answer.
+  shutdown.add('drain', () => transport.close());
+  shutdown.add('stop serving', async () => {
+    ops.beginShutdown();
+    if (config.gracefulShutdownWaitMs > 0) await delay(config.gracefulShutdownWaitMs);
+  });
+  ops.markServing();
   logger.log(
     `${instanceId} serving on ${config.natsUrl} (prefix "${config.subjectPrefix}"), ops on ${ops.address}`,
   );
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    ops.beginShutdown();
-    if (config.gracefulShutdownWaitMs > 0) await delay(config.gracefulShutdownWaitMs);
-    logger.log(`${signal}: draining`);
-    // Draining the transport first lets requests already taken answer before the app closes.
-    await transport.close();
-    await app.close();
-    keyring?.stop();
-    barrier.wipe();
-    await database.close();
-    await ops.close();
-    await telemetry.shutdown();
-    logger.log('stopped');
-  };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => {
-      if (stopping) {
-        logger.warn(`${signal} again: exiting without draining`);
-        process.exit(1);
-      }
-      stopping = true;
-      shutdown(signal).then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
-          process.exit(1);
-        },
-      );
-    });
-  }
 }
 
 /** Vault-style log_level to Nest's levels. */

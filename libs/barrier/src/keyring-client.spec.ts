@@ -1,11 +1,5 @@
-import {
-  coreBarrierKeyring,
-  DomainError,
-  invalidation,
-  type Broadcast,
-  type Contract,
-} from '@coffer/contracts';
-import type { Subscription, Transport } from '@coffer/transport';
+import { coreBarrierKeyring, DomainError, invalidation } from '@coffer/contracts';
+import { InProcessTransport, type Transport } from '@coffer/transport';
 import { waitFor } from '@coffer/testing';
 import { Barrier } from './barrier';
 import { createKeyring, rotateKeyring } from './keyring';
@@ -13,53 +7,21 @@ import { sealKeyringForRecipient, verifyKeyringRequestMac } from './keyring-tran
 import { KeyringClient } from './keyring-client';
 import type { KeyringData } from './types';
 
-/** Minimal in-memory transport: contracts validated both ways, broadcasts to every subscriber. */
-class MemoryTransport implements Transport {
-  private readonly handlers = new Map<
-    string,
-    (payload: any, headers: Record<string, string>) => Promise<any>
-  >();
-  private readonly subscribers = new Map<string, Set<(payload: any) => void | Promise<void>>>();
-
-  async request(contract: Contract, payload: any): Promise<any> {
-    const handler = this.handlers.get(contract.subject);
-    if (!handler)
-      throw new DomainError('service_unavailable', 'no running replica of the "core-sys" service');
-    return contract.response.parse(await handler(contract.request.parse(payload), {}));
-  }
-  serve(
-    contract: Contract,
-    _queue: string,
-    handler: (payload: any, headers: Record<string, string>) => Promise<any>,
-  ): Subscription {
-    this.handlers.set(contract.subject, handler);
-    return { unsubscribe: () => this.handlers.delete(contract.subject) };
-  }
-  async publish(broadcast: Broadcast, payload: any): Promise<void> {
-    const parsed = broadcast.payload.parse(payload);
-    for (const handler of this.subscribers.get(broadcast.subject) ?? []) await handler(parsed);
-  }
-  subscribe(broadcast: Broadcast, handler: (payload: any) => void | Promise<void>): Subscription {
-    const set = this.subscribers.get(broadcast.subject) ?? new Set();
-    set.add(handler);
-    this.subscribers.set(broadcast.subject, set);
-    return { unsubscribe: () => set.delete(handler) };
-  }
-  async flush(): Promise<void> {}
-  async close(): Promise<void> {}
-}
+const quiet = { error: () => undefined, warn: () => undefined };
+const newTransport = (): Transport => new InProcessTransport({ logger: quiet });
 
 const CLUSTER_SECRET = 'test-cluster-secret';
 const aad = Buffer.from('aad');
 
 /** Plays core-sys: serves the keyring contract while unsealed. */
 function fakeCore(transport: Transport) {
-  const state: { keyring: KeyringData | undefined; gate: Promise<void> | undefined; requests: number } = {
-    keyring: undefined,
-    gate: undefined,
-    requests: 0,
-  };
-  transport.serve(coreBarrierKeyring, 'core-sys', async (req) => {
+  const state: {
+    keyring: KeyringData | undefined;
+    gate: Promise<void> | undefined;
+    requests: number;
+    stop: () => void;
+  } = { keyring: undefined, gate: undefined, requests: 0, stop: () => undefined };
+  const subscription = transport.serve(coreBarrierKeyring, 'core-sys', async (req) => {
     state.requests += 1;
     if (!verifyKeyringRequestMac(CLUSTER_SECRET, req.service, req.publicKey, req.nonce, req.mac)) {
       throw new DomainError('permission_denied', 'permission denied');
@@ -69,6 +31,7 @@ function fakeCore(transport: Transport) {
     if (!keyring) throw new DomainError('sealed', 'Vault is sealed');
     return sealKeyringForRecipient(keyring, req.publicKey);
   });
+  state.stop = () => subscription.unsubscribe();
   return state;
 }
 
@@ -78,7 +41,7 @@ describe('KeyringClient', () => {
 
   it('stays sealed without failing when core-sys is not running', async () => {
     client = new KeyringClient({
-      transport: new MemoryTransport(),
+      transport: newTransport(),
       clusterSecret: CLUSTER_SECRET,
       service: 'kv',
     });
@@ -87,9 +50,14 @@ describe('KeyringClient', () => {
   });
 
   it('follows seal and unseal broadcasts', async () => {
-    const transport = new MemoryTransport();
+    const transport = newTransport();
     const core = fakeCore(transport);
-    client = new KeyringClient({ transport, clusterSecret: CLUSTER_SECRET, service: 'kv' });
+    client = new KeyringClient({
+      transport,
+      clusterSecret: CLUSTER_SECRET,
+      service: 'kv',
+      requestTimeoutMs: 200,
+    });
     await client.start();
     expect(client.barrier.sealed).toBe(true);
 
@@ -102,26 +70,31 @@ describe('KeyringClient', () => {
     expect(client.barrier.decrypt(ct, aad).toString()).toBe('shared');
 
     core.keyring = undefined;
+    core.gate = new Promise(() => undefined); // core-sys never answers the next request
     await transport.publish(invalidation, { kind: 'seal', keys: [] });
-    expect(client.barrier.sealed).toBe(true); // wiped at once, before asking again
-    await waitFor(() => core.requests >= 3, { timeoutMs: 2000 });
-    expect(client.barrier.sealed).toBe(true);
+    // wiped on the broadcast itself, not when (if ever) the new answer comes
+    await waitFor(() => core.requests === 3 && client!.barrier.sealed, { timeoutMs: 2000 });
   });
 
   it('ignores other invalidation kinds', async () => {
-    const transport = new MemoryTransport();
+    const transport = newTransport();
     const core = fakeCore(transport);
     core.keyring = createKeyring();
     client = new KeyringClient({ transport, clusterSecret: CLUSTER_SECRET, service: 'kv' });
     await client.start();
     expect(client.barrier.sealed).toBe(false);
+    let delivered = false;
+    transport.subscribe(invalidation, () => {
+      delivered = true; // subscribed after the client, so delivered after it
+    });
     await transport.publish(invalidation, { kind: 'policy', keys: ['default'] });
+    await waitFor(() => delivered);
     expect(client.barrier.sealed).toBe(false);
     expect(core.requests).toBe(1);
   });
 
   it('does not reinstall a keyring fetched before a seal broadcast', async () => {
-    const transport = new MemoryTransport();
+    const transport = newTransport();
     const core = fakeCore(transport);
     core.keyring = createKeyring();
     let release!: () => void;
@@ -138,7 +111,7 @@ describe('KeyringClient', () => {
   });
 
   it('fails to start with a wrong cluster secret', async () => {
-    const transport = new MemoryTransport();
+    const transport = newTransport();
     fakeCore(transport).keyring = createKeyring();
     client = new KeyringClient({ transport, clusterSecret: 'wrong', service: 'kv' });
     await expect(client.start()).rejects.toMatchObject({ code: 'permission_denied' });
@@ -146,7 +119,7 @@ describe('KeyringClient', () => {
   });
 
   it('picks up rotations and missed broadcasts by refreshing periodically', async () => {
-    const transport = new MemoryTransport();
+    const transport = newTransport();
     const core = fakeCore(transport);
     core.keyring = createKeyring();
     client = new KeyringClient({
@@ -163,7 +136,7 @@ describe('KeyringClient', () => {
   });
 
   it('reports background failures without throwing', async () => {
-    const transport = new MemoryTransport();
+    const transport = newTransport();
     const core = fakeCore(transport);
     const errors: unknown[] = [];
     client = new KeyringClient({
@@ -173,6 +146,7 @@ describe('KeyringClient', () => {
       onError: (e) => errors.push(e),
     });
     await client.start();
+    core.stop();
     transport.serve(coreBarrierKeyring, 'core-sys', async () => {
       throw new DomainError('internal', 'internal error');
     });

@@ -17,6 +17,8 @@ export const callerContextSchema = z.object({
   displayName: z.string().optional(),
   /** true when the caller holds the root policy */
   root: z.boolean().default(false),
+  /** true when the ACL grants sudo on the requested path (parameter-level sudo checks) */
+  sudo: z.boolean().default(false),
   /** W3C trace context, propagated gateway -> service */
   traceparent: z.string().optional(),
 });
