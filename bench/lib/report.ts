@@ -46,6 +46,11 @@ export function relevantBaseline(
   return candidates.sort((a, b) => a.rps - b.rps)[0];
 }
 
+/** Two decimals, three below 0.1 so that small ratios do not all read 0.00. */
+function ratio(value: number): string {
+  return `${formatNumber(value, value < 0.1 ? 3 : 2)}×`;
+}
+
 export function resultsTable(rows: Row[]): string {
   return markdownTable(
     ['mode', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'baseline', 'ratio'],
@@ -57,7 +62,7 @@ export function resultsTable(rows: Row[]): string {
       formatNumber(r.summary.p99, 1),
       String(r.summary.errors + (r.summary.non2xx ?? 0)),
       r.baseline ? r.baseline.name : '—',
-      r.baseline ? `${formatNumber(r.summary.rps / r.baseline.rps, 2)}×` : '—',
+      r.baseline ? ratio(r.summary.rps / r.baseline.rps) : '—',
     ]),
   );
 }

@@ -3,4 +3,5 @@ export { startDevServer, type DevServer } from './dev-server';
 export { startCluster, type Cluster, type ClusterOptions } from './cluster';
 export { startTarget, TARGETS, START_TIMEOUT_MS, type Target, type TargetKind } from './targets';
 export { uniq, poll, searchDatabaseText, searchFilesForBytes, encodings } from './helpers';
+export { rawRequest, type RawResponse, type RawRequestOptions } from './raw-http';
 export type { ManagedProcess } from './launch/process';

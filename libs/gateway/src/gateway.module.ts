@@ -19,7 +19,11 @@ const SILENT: GatewayLogger = { log: () => undefined, warn: () => undefined, err
 export class GatewayModule {
   static forRoot(options: GatewayOptions): DynamicModule {
     const logger: GatewayLogger =
-      options.logger === false ? SILENT : options.logger ? (options.logger as GatewayLogger) : new Logger('Gateway');
+      options.logger === false
+        ? SILENT
+        : options.logger === undefined || Array.isArray(options.logger)
+          ? new Logger('Gateway')
+          : (options.logger as GatewayLogger);
     return {
       module: GatewayModule,
       providers: [

@@ -1,4 +1,4 @@
-import type { LoggerService } from '@nestjs/common';
+import type { LoggerService, LogLevel } from '@nestjs/common';
 import type { MountInfo, RouteTable } from '@coffer/contracts';
 import type { Transport } from '@coffer/transport';
 
@@ -29,8 +29,11 @@ export interface GatewayOptions {
   };
   /** health answers 503 this long before the API listener closes, requests still served (default 0) */
   gracefulShutdownWaitSeconds?: number;
-  /** Nest logger; false silences it */
-  logger?: LoggerService | false;
+  /**
+   * Nest's logger option (a logger, log levels, or false for silence). Nest applies it
+   * process-wide; leave it unset to keep the process's current logger.
+   */
+  logger?: LoggerService | LogLevel[] | false;
   /** time-out of engine requests (default 30 s) */
   engineTimeoutMs?: number;
   cache?: GatewayCacheOptions;

@@ -140,8 +140,7 @@ export class GatewayService {
       query: query.values,
       headers: forwardedHeaders(routing, req.headers),
     };
-    const headers = encodeContext(ctx);
-    const operation = await authorize({
+    const { operation, sudo } = await authorize({
       acl: caller.acl,
       route: routing.route,
       kind: kind as Exclude<RequestKind, 'help'>,
@@ -151,10 +150,13 @@ export class GatewayService {
       exists: async () => {
         const check = routing.route.existenceCheck;
         if (!check) return false;
-        const answer = await this.transport.request(check, { ...engineRequest, operation: 'update' }, { headers, timeoutMs: this.engineTimeoutMs });
+        const request = { ...engineRequest, operation: 'update' as const };
+        const answer = await this.transport.request(check, request, { headers: encodeContext(ctx), timeoutMs: this.engineTimeoutMs });
         return answer.exists;
       },
     });
+    ctx.sudo = sudo ?? ctx.root;
+    const headers = encodeContext(ctx);
     engineRequest.operation = operation;
     const def = routing.route.operations[operation];
     if (!def) throw new DomainError('unsupported_operation', 'unsupported operation');
@@ -191,6 +193,7 @@ export class GatewayService {
       clientAddress,
       policies: token ? this.acls.policyNames(token) : [],
       root: token ? this.acls.isRoot(token) : false,
+      sudo: false,
     };
     if (token) {
       ctx.accessor = token.accessor;

@@ -10,12 +10,14 @@ import {
   invalidation,
   tableForMount,
   type EngineRequest,
+  type EngineResponse,
   type EntityFacts,
   type Invalidation,
   type MountEntry,
   type ResolvedToken,
   type RouteTable,
 } from '@coffer/contracts';
+import { connect } from 'node:net';
 import { InProcessTransport } from '@coffer/transport';
 import { z } from 'zod';
 import { createGateway, type Gateway, type GatewayOptions } from '../src';
@@ -110,6 +112,7 @@ export const testEng = {
   list: engineContract('testeng.list'),
   special: engineContract('testeng.special'),
   validated: engineContract('testeng.validated'),
+  slow: engineContract('testeng.slow'),
 };
 
 export const testEngineRoutes: RouteTable = {
@@ -159,6 +162,7 @@ export const testEngineRoutes: RouteTable = {
         update: { contract: testEng.special, summary: 'Special write.' },
       },
     },
+    { pattern: 'slow', synopsis: 'Answers when released.', operations: { read: { contract: testEng.slow, summary: 'Slow read.' } } },
     {
       pattern: 'validated',
       synopsis: 'Validated body.',
@@ -175,12 +179,20 @@ export const testEngineRoutes: RouteTable = {
 
 export interface TestEngine {
   items: Set<string>;
+  /** the slow route answers once this resolves */
+  hold: Promise<void>;
+  slowStarted: boolean;
   requests: Array<{ req: EngineRequest; headers: Record<string, string> }>;
 }
 
 /** Serves the test engine's contracts on the transport. */
 export function serveTestEngine(transport: InProcessTransport): TestEngine {
-  const engine: TestEngine = { items: new Set(['existing']), requests: [] };
+  const engine: TestEngine = { items: new Set(['existing']), requests: [], hold: Promise.resolve(), slowStarted: false };
+  transport.serve(testEng.slow, 'testeng', async () => {
+    engine.slowStarted = true;
+    await engine.hold;
+    return { data: { slow: true } };
+  });
   const record = (req: EngineRequest, headers: Record<string, string>): void => {
     engine.requests.push({ req, headers });
   };
@@ -198,13 +210,13 @@ export function serveTestEngine(transport: InProcessTransport): TestEngine {
     if (!engine.items.has(req.params['name'] ?? '')) throw new DomainError('not_found', '');
     return { data: { name: req.params['name'] } };
   });
-  transport.serve(testEng.list, 'testeng', async (req) => {
-    record(req, {});
+  transport.serve(testEng.list, 'testeng', async (req, headers) => {
+    record(req, headers);
     const prefix = req.params['prefix'] ?? '';
     return { data: { keys: prefix === 'empty/' ? [] : ['a', 'b/'] } };
   });
   transport.serve(testEng.validated, 'testeng', async (req) => ({ data: { count: req.body['count'] } }));
-  transport.serve(testEng.special, 'testeng', async (req) => {
+  transport.serve(testEng.special, 'testeng', async (req): Promise<EngineResponse> => {
     switch (req.params['what']) {
       case 'raw':
         return { kind: 'raw', status: 299, body: { raw: true } };
@@ -300,4 +312,28 @@ export async function call(
     parsed = undefined;
   }
   return { status: res.status, body: parsed, text, headers: res.headers };
+}
+
+/** Sends raw bytes on a fresh connection and returns everything received until the server closes it. */
+export function rawExchange(url: string, data: string | Buffer, timeoutMs = 5000): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(data));
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no close within ${timeoutMs} ms; got ${Buffer.concat(chunks).toString('latin1')}`));
+    }, timeoutMs);
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    });
+  });
+}
+
+/** Status codes of the responses in a raw HTTP/1.1 byte stream, in order. */
+export function statusesOf(raw: string): number[] {
+  return [...raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
 }

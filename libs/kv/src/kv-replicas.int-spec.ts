@@ -20,26 +20,57 @@ describe('two kv replicas on one database (NATS + Postgres)', () => {
   it('reads through one replica what was written through the other, at once', async () => {
     for (let i = 0; i < 20; i++) {
       const writer = i % 2;
-      await h.call(kvV2.dataWrite, { mount, operation: 'update', path: 'data/rw', body: { data: { i } } }, via(writer));
+      await h.call(
+        kvV2.dataWrite,
+        { mount, operation: 'update', path: 'data/rw', body: { data: { i } } },
+        via(writer),
+      );
       const got = await h.call(kvV2.dataRead, { mount, operation: 'read', path: 'data/rw' }, via(1 - writer));
       expect(got.data).toMatchObject({ data: { i }, metadata: { version: i + 1 } });
     }
     const v1 = h.mount('kv-v1');
     await h.call(kvV1.write, { mount: v1, operation: 'create', path: 'a', body: { v: 1 } }, via(0));
-    expect((await h.call(kvV1.read, { mount: v1, operation: 'read', path: 'a' }, via(1))).data).toEqual({ v: 1 });
+    expect((await h.call(kvV1.read, { mount: v1, operation: 'read', path: 'a' }, via(1))).data).toEqual({
+      v: 1,
+    });
     const cub = h.mount('cubbyhole');
     const caller = { caller: { tokenRef: 'tok' } };
-    await h.call(cubbyhole.write, { mount: cub, operation: 'create', path: 'c', body: { v: 2 } }, { ...caller, replica: 1 });
-    expect((await h.call(cubbyhole.read, { mount: cub, operation: 'read', path: 'c' }, { ...caller, replica: 0 })).data).toEqual({ v: 2 });
+    await h.call(
+      cubbyhole.write,
+      { mount: cub, operation: 'create', path: 'c', body: { v: 2 } },
+      { ...caller, replica: 1 },
+    );
+    expect(
+      (await h.call(cubbyhole.read, { mount: cub, operation: 'read', path: 'c' }, { ...caller, replica: 0 }))
+        .data,
+    ).toEqual({ v: 2 });
   });
 
   it('sees settings, deletes and destroys made through the other replica', async () => {
-    await h.call(kvV2.dataWrite, { mount, operation: 'create', path: 'data/s', body: { data: { a: 1 } } }, via(0));
-    await h.call(kvV2.configWrite, { mount, operation: 'update', path: 'config', body: { cas_required: true } }, via(0));
-    expect(await h.fail(kvV2.dataWrite, { mount, operation: 'update', path: 'data/s', body: { data: { a: 2 } } }, via(1))).toMatchObject({
+    await h.call(
+      kvV2.dataWrite,
+      { mount, operation: 'create', path: 'data/s', body: { data: { a: 1 } } },
+      via(0),
+    );
+    await h.call(
+      kvV2.configWrite,
+      { mount, operation: 'update', path: 'config', body: { cas_required: true } },
+      via(0),
+    );
+    expect(
+      await h.fail(
+        kvV2.dataWrite,
+        { mount, operation: 'update', path: 'data/s', body: { data: { a: 2 } } },
+        via(1),
+      ),
+    ).toMatchObject({
       message: 'check-and-set parameter required for this call',
     });
-    await h.call(kvV2.versionsDestroy, { mount, operation: 'update', path: 'destroy/s', body: { versions: [1] } }, via(1));
+    await h.call(
+      kvV2.versionsDestroy,
+      { mount, operation: 'update', path: 'destroy/s', body: { versions: [1] } },
+      via(1),
+    );
     expect(await h.fail(kvV2.dataRead, { mount, operation: 'read', path: 'data/s' }, via(0))).toMatchObject({
       data: { metadata: { destroyed: true } },
     });
@@ -47,7 +78,11 @@ describe('two kv replicas on one database (NATS + Postgres)', () => {
 
   it('serialises concurrent writes to one key across replicas: no lost or duplicate version', async () => {
     const writes = Array.from({ length: 40 }, (_, i) =>
-      h.call(kvV2.dataWrite, { mount, operation: 'update', path: 'data/hot', body: { data: { i } } }, via(i % 2)),
+      h.call(
+        kvV2.dataWrite,
+        { mount, operation: 'update', path: 'data/hot', body: { data: { i } } },
+        via(i % 2),
+      ),
     );
     const versions = (await Promise.all(writes)).map((r) => (r.data as { version: number }).version);
     expect([...versions].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
@@ -58,7 +93,11 @@ describe('two kv replicas on one database (NATS + Postgres)', () => {
   it('lets exactly one of two concurrent check-and-set creations win', async () => {
     const attempts = [0, 1, 0, 1].map((r) =>
       h
-        .call(kvV2.dataWrite, { mount, operation: 'create', path: 'data/once', body: { data: { r }, options: { cas: 0 } } }, via(r))
+        .call(
+          kvV2.dataWrite,
+          { mount, operation: 'create', path: 'data/once', body: { data: { r }, options: { cas: 0 } } },
+          via(r),
+        )
         .then(
           () => 'ok',
           (e: { message: string }) => e.message,
@@ -74,12 +113,22 @@ describe('two kv replicas on one database (NATS + Postgres)', () => {
   it('creates the same new key from both replicas at once without an error', async () => {
     const results = await Promise.all(
       [0, 1, 0, 1, 0, 1].map((r) =>
-        h.call(kvV1.write, { mount: h.mount('kv-v1'), operation: 'create', path: 'new', body: { r } }, via(r)),
+        h.call(
+          kvV1.write,
+          { mount: h.mount('kv-v1'), operation: 'create', path: 'new', body: { r } },
+          via(r),
+        ),
       ),
     );
     expect(results).toHaveLength(6);
     const shared = h.mount('kv-v1');
-    await Promise.all([0, 1, 0, 1].map((r) => h.call(kvV1.write, { mount: shared, operation: 'create', path: 'same', body: { r } }, via(r))));
-    expect((await h.call(kvV1.read, { mount: shared, operation: 'read', path: 'same' }, via(0))).data).toHaveProperty('r');
+    await Promise.all(
+      [0, 1, 0, 1].map((r) =>
+        h.call(kvV1.write, { mount: shared, operation: 'create', path: 'same', body: { r } }, via(r)),
+      ),
+    );
+    expect(
+      (await h.call(kvV1.read, { mount: shared, operation: 'read', path: 'same' }, via(0))).data,
+    ).toHaveProperty('r');
   });
 });

@@ -22,7 +22,12 @@ describe('crypto-shredding (Postgres, whole-database search)', () => {
   let dataKeys: DataKeyCipher;
   beforeAll(async () => {
     h = await startKvHarness('kv_shred');
-    store = new EventStore({ db: h.database.db, schema: 'kv', cipher: h.barrier, registry: new EventRegistry(KV_EVENT_TYPES) });
+    store = new EventStore({
+      db: h.database.db,
+      schema: 'kv',
+      cipher: h.barrier,
+      registry: new EventRegistry(KV_EVENT_TYPES),
+    });
     dataKeys = new DataKeyCipher(h.barrier);
   });
   afterAll(async () => {
@@ -32,7 +37,11 @@ describe('crypto-shredding (Postgres, whole-database search)', () => {
   const secretValue = () => `plaintext-${randomUUID()}-ünïcødé`;
 
   async function allWrappedKeys(): Promise<Map<string, Buffer>> {
-    const rows = await h.database.db.withSchema('kv').selectFrom('data_keys').select(['key_id', 'wrapped']).execute();
+    const rows = await h.database.db
+      .withSchema('kv')
+      .selectFrom('data_keys')
+      .select(['key_id', 'wrapped'])
+      .execute();
     return new Map(rows.map((r: { key_id: string; wrapped: Buffer }) => [r.key_id, r.wrapped]));
   }
 
@@ -45,7 +54,10 @@ describe('crypto-shredding (Postgres, whole-database search)', () => {
       const { ciphertext } = event.data as { ciphertext: string };
       for (const [keyId, wrappedKey] of keys) {
         try {
-          const plain = dataKeys.open({ keyId, wrappedKey, ciphertext: Buffer.from(ciphertext, 'base64') }, locationOf(event));
+          const plain = dataKeys.open(
+            { keyId, wrappedKey, ciphertext: Buffer.from(ciphertext, 'base64') },
+            locationOf(event),
+          );
           recovered.push(plain.toString('utf8'));
         } catch {
           // not this key
@@ -55,7 +67,12 @@ describe('crypto-shredding (Postgres, whole-database search)', () => {
     return recovered;
   }
 
-  async function expectGone(values: string[], stream: string, locationOf: (e: StoredEvent) => string, wrapped: Buffer[]) {
+  async function expectGone(
+    values: string[],
+    stream: string,
+    locationOf: (e: StoredEvent) => string,
+    wrapped: Buffer[],
+  ) {
     expect(await searchDatabase(h.database.db, values)).toEqual([]);
     for (const w of wrapped) expect(await rowsContainBytes(h.database.db, w)).toBe(false);
     expect(await recoverFromLog(stream, locationOf)).toEqual([]);
@@ -68,18 +85,28 @@ describe('crypto-shredding (Postgres, whole-database search)', () => {
     return keyIds.map((id) => keys.get(id)).filter((w): w is Buffer => w !== undefined);
   };
   const keyIdsOf = async (stream: string) =>
-    (await store.readStream(stream)).flatMap((e) => ('keyId' in (e.data as object) ? [(e.data as { keyId: string }).keyId] : []));
+    (await store.readStream(stream)).flatMap((e) =>
+      'keyId' in (e.data as object) ? [(e.data as { keyId: string }).keyId] : [],
+    );
 
   it('kv v2 destroy: every destroyed version is unrecoverable; live versions stay readable', async () => {
     const mount: MountInfo = h.mount('kv-v2');
     const [v1, v2, v3] = [secretValue(), secretValue(), secretValue()];
     for (const v of [v1, v2, v3]) {
-      await h.call(kvV2.dataWrite, { mount, operation: 'update', path: 'data/app/db', body: { data: { password: v } } });
+      await h.call(kvV2.dataWrite, {
+        mount,
+        operation: 'update',
+        path: 'data/app/db',
+        body: { data: { password: v } },
+      });
     }
     const stream = `kv/${mount.uuid}/app/db`;
-    const location = (e: StoredEvent) => kv2Location(mount.uuid, 'app/db', (e.data as { version: number }).version);
+    const location = (e: StoredEvent) =>
+      kv2Location(mount.uuid, 'app/db', (e.data as { version: number }).version);
     // positive control: with the barrier and the stored data keys, the log yields every value
-    expect((await recoverFromLog(stream, location)).sort()).toEqual([v1, v2, v3].map((v) => JSON.stringify({ password: v })).sort());
+    expect((await recoverFromLog(stream, location)).sort()).toEqual(
+      [v1, v2, v3].map((v) => JSON.stringify({ password: v })).sort(),
+    );
     // and the plaintext was never stored in clear, in any form
     expect(await searchDatabase(h.database.db, [v1, v2, v3])).toEqual([]);
     // control of the search itself: a value stored in clear is found in rows and on disk
@@ -96,32 +123,62 @@ describe('crypto-shredding (Postgres, whole-database search)', () => {
     const wrapped = await wrappedOf(ids.slice(0, 2));
     expect(wrapped).toHaveLength(2);
     for (const w of wrapped) expect(await rowsContainBytes(h.database.db, w)).toBe(true);
-    await h.call(kvV2.versionsDestroy, { mount, operation: 'update', path: 'destroy/app/db', body: { versions: [1, 2] } });
+    await h.call(kvV2.versionsDestroy, {
+      mount,
+      operation: 'update',
+      path: 'destroy/app/db',
+      body: { versions: [1, 2] },
+    });
     expect(await searchDatabase(h.database.db, [v1, v2])).toEqual([]);
     for (const w of wrapped) expect(await rowsContainBytes(h.database.db, w)).toBe(false);
     expect(await recoverFromLog(stream, location)).toEqual([JSON.stringify({ password: v3 })]);
-    expect((await h.call(kvV2.dataRead, { mount, operation: 'read', path: 'data/app/db' })).data).toMatchObject({ data: { password: v3 } });
+    expect(
+      (await h.call(kvV2.dataRead, { mount, operation: 'read', path: 'data/app/db' })).data,
+    ).toMatchObject({ data: { password: v3 } });
   });
 
   it('kv v2 DELETE metadata: every version of the key is unrecoverable', async () => {
     const mount = h.mount('kv-v2');
     const values = [secretValue(), secretValue()];
-    for (const v of values) await h.call(kvV2.dataWrite, { mount, operation: 'update', path: 'data/k', body: { data: { v } } });
-    await h.call(kvV2.dataPatch, { mount, operation: 'patch', path: 'data/k', body: { data: { extra: values[0] } } });
+    for (const v of values)
+      await h.call(kvV2.dataWrite, { mount, operation: 'update', path: 'data/k', body: { data: { v } } });
+    await h.call(kvV2.dataPatch, {
+      mount,
+      operation: 'patch',
+      path: 'data/k',
+      body: { data: { extra: values[0] } },
+    });
     const stream = `kv/${mount.uuid}/k`;
     const wrapped = await wrappedOf(await keyIdsOf(stream));
     expect(wrapped).toHaveLength(3);
     await h.call(kvV2.metadataDelete, { mount, operation: 'delete', path: 'metadata/k' });
-    await expectGone(values, stream, (e) => kv2Location(mount.uuid, 'k', (e.data as { version: number }).version), wrapped);
+    await expectGone(
+      values,
+      stream,
+      (e) => kv2Location(mount.uuid, 'k', (e.data as { version: number }).version),
+      wrapped,
+    );
   });
 
   it('kv v2 max_versions: pruned versions are unrecoverable', async () => {
     const mount = h.mount('kv-v2');
-    await h.call(kvV2.metadataWrite, { mount, operation: 'create', path: 'metadata/p', body: { max_versions: 1 } });
+    await h.call(kvV2.metadataWrite, {
+      mount,
+      operation: 'create',
+      path: 'metadata/p',
+      body: { max_versions: 1 },
+    });
     const old = secretValue();
     await h.call(kvV2.dataWrite, { mount, operation: 'update', path: 'data/p', body: { data: { old } } });
-    await h.call(kvV2.dataWrite, { mount, operation: 'update', path: 'data/p', body: { data: { fresh: 'x' } } });
-    const recovered = await recoverFromLog(`kv/${mount.uuid}/p`, (e) => kv2Location(mount.uuid, 'p', (e.data as { version: number }).version));
+    await h.call(kvV2.dataWrite, {
+      mount,
+      operation: 'update',
+      path: 'data/p',
+      body: { data: { fresh: 'x' } },
+    });
+    const recovered = await recoverFromLog(`kv/${mount.uuid}/p`, (e) =>
+      kv2Location(mount.uuid, 'p', (e.data as { version: number }).version),
+    );
     expect(recovered).toEqual([JSON.stringify({ fresh: 'x' })]);
   });
 
@@ -144,8 +201,21 @@ describe('crypto-shredding (Postgres, whole-database search)', () => {
     const cubStream = `cubbyhole/shred-me/${cub.uuid}/note`;
     const cubWrapped = await wrappedOf(await keyIdsOf(cubStream));
     await h.client.publish(tokenRevoked, { accessors: [], tokenRefs: ['shred-me'] });
-    await waitFor(async () => (await h.database.db.withSchema('kv').selectFrom('flat_secrets').select('path').where('owner', '=', 'shred-me').execute()).length === 0);
-    await waitFor(async () => (await recoverFromLog(cubStream, () => flatLocation(cub.uuid, 'shred-me', 'note'))).length === 0);
+    await waitFor(
+      async () =>
+        (
+          await h.database.db
+            .withSchema('kv')
+            .selectFrom('flat_secrets')
+            .select('path')
+            .where('owner', '=', 'shred-me')
+            .execute()
+        ).length === 0,
+    );
+    await waitFor(
+      async () =>
+        (await recoverFromLog(cubStream, () => flatLocation(cub.uuid, 'shred-me', 'note'))).length === 0,
+    );
     await expectGone([c], cubStream, () => flatLocation(cub.uuid, 'shred-me', 'note'), cubWrapped);
   });
 });

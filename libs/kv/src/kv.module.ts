@@ -9,7 +9,12 @@ import { Kv2ConfigService } from './kv2/kv2-config.service';
 import { Kv2DataService } from './kv2/kv2-data.service';
 import { Kv2MetadataService } from './kv2/kv2-metadata.service';
 import { Kv2VersionsService } from './kv2/kv2-versions.service';
-import { Kv2ConfigHandlers, Kv2DataHandlers, Kv2MetadataHandlers, Kv2VersionsHandlers } from './kv2/kv2.handlers';
+import {
+  Kv2ConfigHandlers,
+  Kv2DataHandlers,
+  Kv2MetadataHandlers,
+  Kv2VersionsHandlers,
+} from './kv2/kv2.handlers';
 import { Kv2Projection } from './kv2/kv2.projection';
 import { Kv2Repository } from './kv2/kv2.repository';
 import { Kv2Store } from './kv2/kv2.store';

@@ -23,7 +23,7 @@ export const cubbyholeRoutes: RouteTable = {
   help: [
     'The cubbyhole secrets engine gives every token its own private key/value storage.',
     '',
-    'No token can read another token\'s cubbyhole, not even a root token. When the token is',
+    "No token can read another token's cubbyhole, not even a root token. When the token is",
     'revoked or expires, its cubbyhole is destroyed.',
   ].join('\n'),
   routes: [

@@ -53,7 +53,9 @@ export const kvV2DataBodySchema = z.object({
     .object({
       cas: versionNumberInputSchema
         .optional()
-        .describe('Check-and-set: the write succeeds only if this equals the current version (0: key must not exist).'),
+        .describe(
+          'Check-and-set: the write succeeds only if this equals the current version (0: key must not exist).',
+        ),
     })
     .catchall(z.unknown())
     .optional(),
@@ -129,7 +131,11 @@ export const kvV2Routes: RouteTable = {
             max_versions: z.number().int(),
           }),
         },
-        update: { contract: kvV2.configWrite, summary: 'Write the engine settings.', body: kvV2ConfigBodySchema },
+        update: {
+          contract: kvV2.configWrite,
+          summary: 'Write the engine settings.',
+          body: kvV2ConfigBodySchema,
+        },
       },
     },
     {

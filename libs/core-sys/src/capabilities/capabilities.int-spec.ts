@@ -35,10 +35,10 @@ describe('capabilities (NATS + Postgres)', () => {
       { accessor: root.accessor, tokenRef: root.tokenRef, policies: ['root'], root: true },
     );
     reader = created.auth as AuthBlock;
-  });
+  }, 30_000);
   afterAll(async () => {
     await h?.close();
-  });
+  }, 30_000);
 
   const c = sysContracts;
   const self = (body: Record<string, unknown>, caller = { policies: ['default', 'reader'], root: false }) =>

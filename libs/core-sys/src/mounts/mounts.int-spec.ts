@@ -20,10 +20,10 @@ describe('mounts and auth methods (NATS + Postgres)', () => {
     await h.unseal(init.keys);
     invalidations = h.record(invalidation) as Invalidation[];
     disabled = h.record(mountDisabled);
-  });
+  }, 30_000);
   afterAll(async () => {
     await h?.close();
-  });
+  }, 30_000);
 
   const c = sysContracts;
   const mountsInvalidations = () => invalidations.filter((i) => i.kind === 'mounts').length;

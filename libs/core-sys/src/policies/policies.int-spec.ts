@@ -15,10 +15,10 @@ describe('ACL policies (NATS + Postgres)', () => {
     const init = await h.initialise(1, 1);
     await h.unseal(init.keys);
     invalidations = h.record(invalidation) as Invalidation[];
-  });
+  }, 30_000);
   afterAll(async () => {
     await h?.close();
-  });
+  }, 30_000);
 
   const c = sysContracts;
   const list = async () => (await h.sys(c.policiesList, { operation: 'list', path: 'policies/acl' })).data;

@@ -5,6 +5,9 @@ import { coreMountTable, coreTokenResolve, sysContracts } from '@coffer/contract
 import { SealService } from './seal.service';
 import { CoreSysHarness } from './testing/core-sys-harness';
 
+// Start-up, fail-over (lock retry) and teardown of several replicas take a few seconds under load.
+jest.setTimeout(30_000);
+
 describe('dev bootstrap', () => {
   let dataDir: string;
 

@@ -5,6 +5,9 @@ import { SealCoordinator } from './seal-coordinator';
 import { SealService } from './seal.service';
 import { CLUSTER_SECRET, CoreSysHarness, type InitResult } from './testing/core-sys-harness';
 
+// Start-up, fail-over (lock retry) and teardown of several replicas take a few seconds under load.
+jest.setTimeout(30_000);
+
 describe('seal with two core-sys replicas (leader + follower)', () => {
   let h: CoreSysHarness;
   let init: InitResult;
@@ -22,11 +25,11 @@ describe('seal with two core-sys replicas (leader + follower)', () => {
       refreshIntervalMs: 0,
     });
     await engine.start();
-  });
+  }, 30_000);
   afterAll(async () => {
     engine?.stop();
     await h?.close();
-  });
+  }, 30_000);
 
   it('elects exactly one leader: the first replica to start', () => {
     expect(coordinator(0).isLeader).toBe(true);

@@ -17,10 +17,10 @@ describe('seal: init, unseal, seal, health (NATS + Postgres)', () => {
   beforeAll(async () => {
     h = await CoreSysHarness.start('seal_lifecycle');
     sealBroadcasts = h.record(invalidation);
-  });
+  }, 30_000);
   afterAll(async () => {
     await h?.close();
-  });
+  }, 30_000);
 
   const status = async () =>
     (await h.sys(sysContracts.sealStatus, { operation: 'read', path: 'seal-status' })).body as Record<

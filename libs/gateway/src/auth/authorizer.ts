@@ -21,19 +21,24 @@ export function needsSudo(route: RouteDef, operation: Operation): boolean {
   return sudo === true || (typeof sudo === 'object' && sudo[operation] === true);
 }
 
+export interface Authorization {
+  operation: Operation;
+  /** the ACL grants sudo on the path (undefined without an ACL) */
+  sudo: boolean | undefined;
+}
+
 /**
  * Decides the operation (POST/PUT -> create or update) and checks it against the ACL, sudo
  * included. Throws permission_denied or unsupported_operation.
  */
-export async function authorize(input: AuthorizeInput): Promise<Operation> {
+export async function authorize(input: AuthorizeInput): Promise<Authorization> {
   const operation = input.kind === 'write' ? await resolveWrite(input) : input.kind;
   const { acl } = input;
-  if (acl) {
-    const result = acl.allowOperation({ path: input.aclPath, operation, params: input.params, wrapTtl: input.wrapTtl });
-    if (!result.allowed) throw permissionDenied();
-    if (needsSudo(input.route, operation) && !result.sudo) throw permissionDenied();
-  }
-  return operation;
+  if (!acl) return { operation, sudo: undefined };
+  const result = acl.allowOperation({ path: input.aclPath, operation, params: input.params, wrapTtl: input.wrapTtl });
+  if (!result.allowed) throw permissionDenied();
+  if (needsSudo(input.route, operation) && !result.sudo) throw permissionDenied();
+  return { operation, sudo: result.sudo };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { DomainError } from '@coffer/contracts';
-import { jsonResult } from '../response/envelope';
+import { jsonResult, type HttpResult } from '../response/envelope';
 import type { GatewayService } from '../gateway.service';
 import { sendResult, type ReplyLike } from './v1-routes';
 
@@ -20,15 +20,13 @@ export class GatewayExceptionFilter implements ExceptionFilter {
     sendResult(reply, this.render(exception, request.raw?.method ?? 'GET'));
   }
 
-  private render(exception: unknown, method: string) {
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      return jsonResult(status, { errors: status === 404 ? [] : [exception.message] });
-    }
-    const status = (exception as { statusCode?: unknown } | null)?.statusCode;
+  private render(exception: unknown, method: string): HttpResult {
+    const status =
+      exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: unknown } | null)?.statusCode;
     if (status === 413) {
       return this.service.failure(new DomainError('payload_too_large', 'http: request body too large'), randomUUID(), method);
     }
+    if (status === 404) return jsonResult(404, { errors: [] });
     if (typeof status === 'number' && status >= 400 && status < 500) {
       return jsonResult(status, { errors: [(exception as Error).message] });
     }

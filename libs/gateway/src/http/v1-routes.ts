@@ -19,7 +19,9 @@ export function registerV1Routes(fastify: GatewayFastify, service: GatewayServic
   // pipeline, once, after the method says it matters.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
-  fastify.all('/v1/*', { bodyLimit }, async (request, reply) => {
+  fastify.all('/v1/*', { bodyLimit, onRequest: hideContentType }, async (request, reply) => {
+    const contentType = contentTypes.get(request.raw);
+    if (contentType !== undefined) request.raw.headers['content-type'] = contentType;
     const result = await service.handle({
       method: request.raw.method ?? 'GET',
       url: request.raw.url ?? '/',
@@ -29,6 +31,22 @@ export function registerV1Routes(fastify: GatewayFastify, service: GatewayServic
     });
     return sendResult(reply, result);
   });
+}
+
+/**
+ * Fastify refuses bodies whose Content-Type is malformed or empty (415) before any parser runs;
+ * Vault reads any body as JSON. The header is set aside until the body is read, so every body
+ * goes to the catch-all parser, and put back for the pipeline (PATCH checks it).
+ */
+const contentTypes = new WeakMap<object, string>();
+
+function hideContentType(request: { raw: { headers: Record<string, unknown> } }, _reply: unknown, done: () => void): void {
+  const contentType = request.raw.headers['content-type'];
+  if (typeof contentType === 'string') {
+    contentTypes.set(request.raw, contentType);
+    delete request.raw.headers['content-type'];
+  }
+  done();
 }
 
 export function sendResult<R extends ReplyLike>(reply: R, result: HttpResult): ReplyLike {

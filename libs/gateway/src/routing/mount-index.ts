@@ -42,12 +42,13 @@ export class MountIndex {
 
   find(fullPath: string): MountMatch | undefined {
     let prefix = fullPath.endsWith('/') ? fullPath : `${fullPath}/`;
-    while (prefix.length > 0) {
+    for (;;) {
       const hit = this.byPrefix.get(prefix);
       if (hit) return { ...hit, rel: fullPath.length > prefix.length ? fullPath.slice(prefix.length) : '' };
-      const cut = prefix.lastIndexOf('/', prefix.length - 2);
-      prefix = cut < 0 ? '' : prefix.slice(0, cut + 1);
+      // the next shorter prefix ending in "/"; each step strictly shortens it
+      const cut = prefix.length < 2 ? -1 : prefix.lastIndexOf('/', prefix.length - 2);
+      if (cut < 0) return undefined;
+      prefix = prefix.slice(0, cut + 1);
     }
-    return undefined;
   }
 }

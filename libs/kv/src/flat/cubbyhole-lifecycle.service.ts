@@ -82,7 +82,9 @@ export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnAppl
       .then(() => undefined)
       .catch((error: unknown) => {
         // Sealed or core-sys briefly unavailable: the next pass catches up.
-        this.logger.warn(`cubbyhole sweep skipped: ${error instanceof Error ? error.message : 'unknown error'}`);
+        this.logger.warn(
+          `cubbyhole sweep skipped: ${error instanceof Error ? error.message : 'unknown error'}`,
+        );
       })
       .finally(() => {
         this.sweeping = undefined;
@@ -93,8 +95,11 @@ export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnAppl
   /** Appends CubbyholeDestroyed when the token has data; true when something was destroyed. */
   private async destroy(tokenRef: string, reason: Reason): Promise<boolean> {
     if (tokenRef === '' || !(await this.repo.ownerHasData(tokenRef))) return false;
-    await this.log.append(cubbyholeStream(tokenRef), [{ type: 'CubbyholeDestroyed', data: { reason } }], 'any', (trx) =>
-      this.repo.ownerDestroyed(trx, tokenRef),
+    await this.log.append(
+      cubbyholeStream(tokenRef),
+      [{ type: 'CubbyholeDestroyed', data: { reason } }],
+      'any',
+      (trx) => this.repo.ownerDestroyed(trx, tokenRef),
     );
     return true;
   }

@@ -21,7 +21,9 @@ import { FlatRepository, type FlatScope } from './flat.repository';
 export type FlatKind = 'kv' | 'cubbyhole';
 
 const streamOf = (kind: FlatKind, scope: FlatScope, path: string): string =>
-  kind === 'kv' ? kvKeyStream(scope.mountUuid, path) : cubbyholeSecretStream(scope.owner, scope.mountUuid, path);
+  kind === 'kv'
+    ? kvKeyStream(scope.mountUuid, path)
+    : cubbyholeSecretStream(scope.owner, scope.mountUuid, path);
 
 /** Read, write, delete, list and existence of unversioned secrets (kv v1 and cubbyhole). */
 @Injectable()
@@ -61,14 +63,23 @@ export class FlatSecretService {
       const head = await this.repo.head(scope, path);
       const sealed = this.dataKeys.seal(plaintext, flatLocation(scope.mountUuid, scope.owner, path));
       const events = decideWrite({ keyId: sealed.keyId, ciphertext: sealed.ciphertext.toString('base64') });
-      await this.log.append(streamOf(kind, scope, path), events, head?.stream_version ?? 'any', (trx, _stored, version) =>
-        this.repo.written(
-          trx,
-          scope,
-          path,
-          { keyId: sealed.keyId, wrapped: sealed.wrappedKey, ciphertext: sealed.ciphertext, streamVersion: version },
-          head?.key_id ?? null,
-        ),
+      await this.log.append(
+        streamOf(kind, scope, path),
+        events,
+        head?.stream_version ?? 'any',
+        (trx, _stored, version) =>
+          this.repo.written(
+            trx,
+            scope,
+            path,
+            {
+              keyId: sealed.keyId,
+              wrapped: sealed.wrappedKey,
+              ciphertext: sealed.ciphertext,
+              streamVersion: version,
+            },
+            head?.key_id ?? null,
+          ),
       );
     });
     return {};

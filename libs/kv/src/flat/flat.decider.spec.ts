@@ -4,7 +4,9 @@ const mount = (defaultTtl = 0) => ({ config: { default_lease_ttl: defaultTtl, ma
 
 describe('unversioned secrets', () => {
   it('write replaces, delete only when present', () => {
-    expect(decideWrite({ keyId: 'k', ciphertext: 'c' })).toEqual([{ type: 'SecretWritten', data: { keyId: 'k', ciphertext: 'c' } }]);
+    expect(decideWrite({ keyId: 'k', ciphertext: 'c' })).toEqual([
+      { type: 'SecretWritten', data: { keyId: 'k', ciphertext: 'c' } },
+    ]);
     expect(decideDelete(null)).toEqual([]);
     expect(decideDelete({ keyId: 'k' })).toEqual([{ type: 'SecretDeleted', data: {} }]);
   });

@@ -25,7 +25,8 @@ export const SYSTEM_DEFAULT_LEASE_TTL = 2_764_800;
  * the mount's default lease TTL. No lease is created (lease_id stays empty, not renewable).
  */
 export function leaseAdvice(data: JsonObject, mount: Pick<MountInfo, 'config'>): number {
-  const fallback = mount.config.default_lease_ttl > 0 ? mount.config.default_lease_ttl : SYSTEM_DEFAULT_LEASE_TTL;
+  const fallback =
+    mount.config.default_lease_ttl > 0 ? mount.config.default_lease_ttl : SYSTEM_DEFAULT_LEASE_TTL;
   const raw = getOwn(data, 'ttl') ?? getOwn(data, 'lease');
   if (typeof raw !== 'string' && typeof raw !== 'number') return fallback;
   try {

@@ -98,7 +98,12 @@ export class FlatRepository {
   }
 
   async ownerHasData(owner: string): Promise<boolean> {
-    const row = await this.db().selectFrom('flat_secrets').select('owner').where('owner', '=', owner).limit(1).executeTakeFirst();
+    const row = await this.db()
+      .selectFrom('flat_secrets')
+      .select('owner')
+      .where('owner', '=', owner)
+      .limit(1)
+      .executeTakeFirst();
     return row !== undefined;
   }
 
@@ -110,7 +115,15 @@ export class FlatRepository {
     write: { keyId: string; wrapped: Buffer; ciphertext: Buffer; streamVersion: number },
     previousKeyId: string | null,
   ): Promise<void> {
-    const params = [scope.mountUuid, scope.owner, path, write.keyId, write.wrapped, write.ciphertext, write.streamVersion];
+    const params = [
+      scope.mountUuid,
+      scope.owner,
+      path,
+      write.keyId,
+      write.wrapped,
+      write.ciphertext,
+      write.streamVersion,
+    ];
     const row =
       previousKeyId === null
         ? await this.createSql.first(trx, params)

@@ -16,7 +16,8 @@ describe('kv v1 (NATS + Postgres)', () => {
     mount = h.mount('kv-v1');
   });
 
-  const write = (path: string, body: Record<string, unknown>) => h.call(kvV1.write, { mount, operation: 'create', path, body });
+  const write = (path: string, body: Record<string, unknown>) =>
+    h.call(kvV1.write, { mount, operation: 'create', path, body });
   const read = (path: string) => h.call(kvV1.read, { mount, operation: 'read', path });
   const list = (path: string) => h.call(kvV1.list, { mount, operation: 'list', path });
 
@@ -35,13 +36,17 @@ describe('kv v1 (NATS + Postgres)', () => {
     expect((await read('ttl')).lease).toEqual({ lease_id: '', lease_duration: 3600, renewable: false });
     const custom = { ...mount, config: { default_lease_ttl: 60, max_lease_ttl: 0 } };
     await h.call(kvV1.write, { mount: custom, operation: 'create', path: 'plain', body: { v: 1 } });
-    expect((await h.call(kvV1.read, { mount: custom, operation: 'read', path: 'plain' })).lease?.lease_duration).toBe(60);
+    expect(
+      (await h.call(kvV1.read, { mount: custom, operation: 'read', path: 'plain' })).lease?.lease_duration,
+    ).toBe(60);
   });
 
   it('deletes, answering 404 afterwards; deleting a missing secret is fine', async () => {
     await write('del', { a: 1 });
     await h.call(kvV1.delete, { mount, operation: 'delete', path: 'del' });
-    expect(await h.fail(kvV1.read, { mount, operation: 'read', path: 'del' })).toMatchObject({ code: 'not_found' });
+    expect(await h.fail(kvV1.read, { mount, operation: 'read', path: 'del' })).toMatchObject({
+      code: 'not_found',
+    });
     await h.call(kvV1.delete, { mount, operation: 'delete', path: 'del' });
   });
 
@@ -50,7 +55,9 @@ describe('kv v1 (NATS + Postgres)', () => {
     expect((await list('')).data).toEqual({ keys: ['a', 'b.x', 'b/', 'b0', 'z/'] });
     expect((await list('b/')).data).toEqual({ keys: ['c', 'd/'] });
     expect((await list('z')).data).toEqual({ keys: ['🔑'] });
-    expect(await h.fail(kvV1.list, { mount, operation: 'list', path: 'a/' })).toMatchObject({ code: 'not_found' });
+    expect(await h.fail(kvV1.list, { mount, operation: 'list', path: 'a/' })).toMatchObject({
+      code: 'not_found',
+    });
   });
 
   it('answers existence checks', async () => {
@@ -64,10 +71,18 @@ describe('kv v1 (NATS + Postgres)', () => {
       code: 'invalid_request',
       message: 'missing data fields',
     });
-    expect(await h.fail(kvV1.write, { mount, operation: 'create', path: '', body: { a: 1 } })).toMatchObject({ message: 'missing path' });
-    expect(await h.fail(kvV1.write, { mount, operation: 'create', path: 'a/../b', body: { a: 1 } })).toMatchObject({ code: 'invalid_request' });
-    expect(await h.fail(kvV1.write, { mount, operation: 'create', path: 'a.', body: { a: 1 } })).toMatchObject({ code: 'unsupported_path' });
-    expect(await h.fail(kvV1.read, { mount, operation: 'read', path: '' })).toMatchObject({ code: 'not_found' });
+    expect(await h.fail(kvV1.write, { mount, operation: 'create', path: '', body: { a: 1 } })).toMatchObject({
+      message: 'missing path',
+    });
+    expect(
+      await h.fail(kvV1.write, { mount, operation: 'create', path: 'a/../b', body: { a: 1 } }),
+    ).toMatchObject({ code: 'invalid_request' });
+    expect(
+      await h.fail(kvV1.write, { mount, operation: 'create', path: 'a.', body: { a: 1 } }),
+    ).toMatchObject({ code: 'unsupported_path' });
+    expect(await h.fail(kvV1.read, { mount, operation: 'read', path: '' })).toMatchObject({
+      code: 'not_found',
+    });
   });
 
   it('round-trips 1,000 keys and unicode exactly', async () => {
@@ -82,10 +97,20 @@ describe('kv v1 (NATS + Postgres)', () => {
   it('erases the data key of a replaced value: the log keeps no readable old value', async () => {
     await write('rot', { v: 'old-value' });
     await write('rot', { v: 'new-value' });
-    const store = new EventStore({ db: h.database.db, schema: 'kv', cipher: h.barrier, registry: new EventRegistry(KV_EVENT_TYPES) });
+    const store = new EventStore({
+      db: h.database.db,
+      schema: 'kv',
+      cipher: h.barrier,
+      registry: new EventRegistry(KV_EVENT_TYPES),
+    });
     const events = await store.readStream(`kv/${mount.uuid}/rot`);
     const keyIds = events.map((e) => (e.data as { keyId: string }).keyId);
-    const rows = await h.database.db.withSchema('kv').selectFrom('data_keys').select('key_id').where('key_id', 'in', keyIds).execute();
+    const rows = await h.database.db
+      .withSchema('kv')
+      .selectFrom('data_keys')
+      .select('key_id')
+      .where('key_id', 'in', keyIds)
+      .execute();
     expect(rows.map((r) => r.key_id)).toEqual([keyIds[1]]);
   });
 });

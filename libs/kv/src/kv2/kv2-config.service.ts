@@ -32,8 +32,12 @@ export class Kv2ConfigService {
       const next = parseConfigInput(req.body, current.config);
       if (!next) return;
       const event = { type: 'KvConfigWritten', data: next };
-      await this.log.append(kvConfigStream(mountUuid), [event], current.streamVersion ?? 'any', (trx, _stored, version) =>
-        projectConfig(trx, this.runtime.schema, mountUuid, next, version, current.streamVersion === null),
+      await this.log.append(
+        kvConfigStream(mountUuid),
+        [event],
+        current.streamVersion ?? 'any',
+        (trx, _stored, version) =>
+          projectConfig(trx, this.runtime.schema, mountUuid, next, version, current.streamVersion === null),
       );
     });
     return {};

@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, notFound, type EngineRequest, type EngineResponse, type Operation } from '@coffer/contracts';
+import {
+  DomainError,
+  notFound,
+  type EngineRequest,
+  type EngineResponse,
+  type Operation,
+} from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.tokens';
 import { DataKeyCipher, kv2Location } from '../shared/data-keys';
@@ -39,7 +45,9 @@ export class Kv2DataService {
     const path = this.secretPath(req, 'read');
     const depth = parseDepthQuery(req.query);
     const found = await this.readLive(req.mount.uuid, path, parseVersionQuery(req.query), 'subkeys');
-    return { data: { subkeys: subkeys(this.open(found.row, req.mount.uuid, path), depth), metadata: found.metadata } };
+    return {
+      data: { subkeys: subkeys(this.open(found.row, req.mount.uuid, path), depth), metadata: found.metadata },
+    };
   }
 
   async write(req: EngineRequest): Promise<EngineResponse> {
@@ -73,7 +81,12 @@ export class Kv2DataService {
     const path = this.secretPath(req, 'delete');
     await this.writer.run(kvKeyStream(req.mount.uuid, path), async () => {
       const loaded = await this.store.load(req.mount.uuid, path);
-      await this.store.append(req.mount.uuid, path, loaded, decideDeleteLatest(loaded.state, this.runtime.clock()));
+      await this.store.append(
+        req.mount.uuid,
+        path,
+        loaded,
+        decideDeleteLatest(loaded.state, this.runtime.clock()),
+      );
     });
     return {};
   }
@@ -91,10 +104,19 @@ export class Kv2DataService {
     plaintext: Buffer,
   ): Promise<EngineResponse> {
     const sealed = this.dataKeys.seal(plaintext, kv2Location(mountUuid, path, plan.version));
-    const events = writeEvents(plan, { keyId: sealed.keyId, ciphertext: sealed.ciphertext.toString('base64') });
+    const events = writeEvents(plan, {
+      keyId: sealed.keyId,
+      ciphertext: sealed.ciphertext.toString('base64'),
+    });
     await this.store.append(mountUuid, path, loaded, events, [sealed]);
     const version = { createdTime: plan.createdTime, deletionTime: plan.deletionTime, destroyed: false };
-    return { data: versionMetadataView({ customMetadata: loaded.state?.customMetadata ?? null }, plan.version, version) };
+    return {
+      data: versionMetadataView(
+        { customMetadata: loaded.state?.customMetadata ?? null },
+        plan.version,
+        version,
+      ),
+    };
   }
 
   /**

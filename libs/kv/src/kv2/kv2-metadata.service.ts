@@ -7,7 +7,12 @@ import { assertSecretPath, listFolder } from '../shared/paths';
 import { StreamWriter } from '../shared/stream-writer';
 import { kvKeyStream } from '../shared/streams';
 import { Vacuum } from '../shared/vacuum';
-import { decideMetadataDelete, decideMetadataPatch, decideMetadataWrite, type MetadataDecision } from './kv2.decider';
+import {
+  decideMetadataDelete,
+  decideMetadataPatch,
+  decideMetadataWrite,
+  type MetadataDecision,
+} from './kv2.decider';
 import { parseMetadataPatch, parseMetadataWrite } from './kv2.inputs';
 import { Kv2Repository } from './kv2.repository';
 import { Kv2Store, type LoadedKey } from './kv2.store';

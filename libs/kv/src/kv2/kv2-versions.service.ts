@@ -30,7 +30,9 @@ export class Kv2VersionsService {
 
   async undelete(req: EngineRequest): Promise<EngineResponse> {
     const versions = parseVersionsBody(req.body);
-    await this.change(req, (loaded) => decideUndelete(loaded.state, loaded.config, versions, this.runtime.clock()));
+    await this.change(req, (loaded) =>
+      decideUndelete(loaded.state, loaded.config, versions, this.runtime.clock()),
+    );
     return {};
   }
 

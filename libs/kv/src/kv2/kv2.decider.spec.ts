@@ -35,7 +35,11 @@ function caught(fn: () => unknown): DomainError {
 }
 
 /** Folds writes through the decider, as the service would. */
-function writeN(n: number, config: EngineConfig = DEFAULT_ENGINE_CONFIG, start: KeyState | null = null): KeyState {
+function writeN(
+  n: number,
+  config: EngineConfig = DEFAULT_ENGINE_CONFIG,
+  start: KeyState | null = null,
+): KeyState {
   let state = start;
   for (let i = 0; i < n; i++) {
     const plan = decideWrite(state, config, { cas: undefined, now: at(i) });
@@ -64,7 +68,9 @@ describe('check-and-set', () => {
 
   it('requires cas when the engine or the key says so', () => {
     const engine = { ...DEFAULT_ENGINE_CONFIG, casRequired: true };
-    expect(caught(() => checkCas(null, engine, undefined)).message).toBe('check-and-set parameter required for this call');
+    expect(caught(() => checkCas(null, engine, undefined)).message).toBe(
+      'check-and-set parameter required for this call',
+    );
     const key = { ...writeN(1), casRequired: true };
     expect(caught(() => checkCas(key, DEFAULT_ENGINE_CONFIG, undefined)).message).toBe(CAS_REQUIRED);
     expect(() => checkCas(key, DEFAULT_ENGINE_CONFIG, 1)).not.toThrow();
@@ -73,7 +79,9 @@ describe('check-and-set', () => {
   it('applies to writes on a soft-deleted key: cas must equal the current version', () => {
     const state = fold(writeN(1), decideDeleteLatest(writeN(1), at(5)));
     expect(() => decideWrite(state, DEFAULT_ENGINE_CONFIG, { cas: 1, now: at(6) })).not.toThrow();
-    expect(caught(() => decideWrite(state, DEFAULT_ENGINE_CONFIG, { cas: 0, now: at(6) })).message).toBe(CAS_MISMATCH);
+    expect(caught(() => decideWrite(state, DEFAULT_ENGINE_CONFIG, { cas: 0, now: at(6) })).message).toBe(
+      CAS_MISMATCH,
+    );
   });
 });
 
@@ -143,7 +151,9 @@ describe('delete_version_after', () => {
     const config = engine(60);
     const state = writeN(1, config);
     const events = decideUndelete(state, config, [1], at(100));
-    expect(events).toEqual([{ type: 'SecretVersionsUndeleted', data: { versions: [1], deletionTime: at(160).toISOString() } }]);
+    expect(events).toEqual([
+      { type: 'SecretVersionsUndeleted', data: { versions: [1], deletionTime: at(160).toISOString() } },
+    ]);
   });
 });
 
@@ -151,7 +161,9 @@ describe('delete, undelete, destroy', () => {
   it('soft-deletes the latest version once', () => {
     const state = writeN(2);
     const events = decideDeleteLatest(state, at(10));
-    expect(events).toEqual([{ type: 'SecretVersionsDeleted', data: { versions: [2], deletionTime: at(10).toISOString() } }]);
+    expect(events).toEqual([
+      { type: 'SecretVersionsDeleted', data: { versions: [2], deletionTime: at(10).toISOString() } },
+    ]);
     expect(decideDeleteLatest(fold(state, events), at(11))).toEqual([]);
     expect(decideDeleteLatest(null, at(11))).toEqual([]);
   });
@@ -170,13 +182,17 @@ describe('delete, undelete, destroy', () => {
     state = fold(state, decideDeleteVersions(state, [1, 2], at(5)))!;
     state = fold(state, decideDestroy(state, [2]))!;
     const events = decideUndelete(state, DEFAULT_ENGINE_CONFIG, [1, 2], at(6));
-    expect(events).toEqual([{ type: 'SecretVersionsUndeleted', data: { versions: [1], deletionTime: null } }]);
+    expect(events).toEqual([
+      { type: 'SecretVersionsUndeleted', data: { versions: [1], deletionTime: null } },
+    ]);
     expect(fold(state, events)!.versions.get(1)?.deletionTime).toBeNull();
   });
 
   it('destroys listed versions once and needs a version list', () => {
     const state = writeN(2);
-    expect(decideDestroy(state, [2, 1, 2])).toEqual([{ type: 'SecretVersionsDestroyed', data: { versions: [1, 2] } }]);
+    expect(decideDestroy(state, [2, 1, 2])).toEqual([
+      { type: 'SecretVersionsDestroyed', data: { versions: [1, 2] } },
+    ]);
     expect(decideDestroy(fold(state, decideDestroy(state, [1, 2])), [1])).toEqual([]);
     expect(caught(() => decideDestroy(state, [])).message).toBe('no version number provided');
   });
@@ -197,7 +213,9 @@ describe('patch', () => {
 
   it('checks cas like a write', () => {
     const state = writeN(2);
-    expect(caught(() => decidePatch(state, DEFAULT_ENGINE_CONFIG, { cas: 1, now: at(5) })).message).toBe(CAS_MISMATCH);
+    expect(caught(() => decidePatch(state, DEFAULT_ENGINE_CONFIG, { cas: 1, now: at(5) })).message).toBe(
+      CAS_MISMATCH,
+    );
     expect(decidePatch(state, DEFAULT_ENGINE_CONFIG, { cas: 2, now: at(5) }).version).toBe(3);
   });
 });
@@ -217,7 +235,11 @@ describe('metadata', () => {
     const state = { ...writeN(1), maxVersions: 4, customMetadata: { a: '1' } };
     expect(decideMetadataWrite(state, DEFAULT_ENGINE_CONFIG, {}, T0).events).toEqual([]);
     const { events } = decideMetadataWrite(state, DEFAULT_ENGINE_CONFIG, { casRequired: true }, T0);
-    expect(fold(state, events)).toMatchObject({ maxVersions: 4, casRequired: true, customMetadata: { a: '1' } });
+    expect(fold(state, events)).toMatchObject({
+      maxVersions: 4,
+      casRequired: true,
+      customMetadata: { a: '1' },
+    });
   });
 
   it('warns when cas_required false is mandated by the engine', () => {
@@ -228,7 +250,9 @@ describe('metadata', () => {
   });
 
   it('patches only existing keys', () => {
-    expect(caught(() => decideMetadataPatch(null, DEFAULT_ENGINE_CONFIG, { maxVersions: 1 }, T0)).code).toBe('not_found');
+    expect(caught(() => decideMetadataPatch(null, DEFAULT_ENGINE_CONFIG, { maxVersions: 1 }, T0)).code).toBe(
+      'not_found',
+    );
     const state = writeN(1);
     const { events } = decideMetadataPatch(state, DEFAULT_ENGINE_CONFIG, { customMetadata: {} }, T0);
     expect(fold(state, events)?.customMetadata).toBeNull();

@@ -1,6 +1,12 @@
 import { DomainError, invalidRequest, notFound } from '@coffer/contracts';
 import type { Kv2Event } from './kv2.events';
-import { DEFAULT_MAX_VERSIONS, isDeleted, type EngineConfig, type KeyState, type VersionState } from './kv2.state';
+import {
+  DEFAULT_MAX_VERSIONS,
+  isDeleted,
+  type EngineConfig,
+  type KeyState,
+  type VersionState,
+} from './kv2.state';
 import { versionMetadataView } from './kv2.views';
 
 /**
@@ -22,7 +28,10 @@ export function checkCas(state: KeyState | null, config: EngineConfig, cas: numb
 }
 
 /** Versions kept: the key's setting when set, else the engine's, else 10. */
-export function effectiveMaxVersions(state: Pick<KeyState, 'maxVersions'> | null, config: EngineConfig): number {
+export function effectiveMaxVersions(
+  state: Pick<KeyState, 'maxVersions'> | null,
+  config: EngineConfig,
+): number {
   if (state && state.maxVersions > 0) return state.maxVersions;
   if (config.maxVersions > 0) return config.maxVersions;
   return DEFAULT_MAX_VERSIONS;
@@ -33,7 +42,11 @@ export function effectiveMaxVersions(state: Pick<KeyState, 'maxVersions'> | null
  * smaller non-zero delete_version_after of engine and key (so a key value above the engine's is
  * replaced by the engine's); never when both are unset or the engine disabled it (negative).
  */
-export function scheduledDeletion(from: Date, config: EngineConfig, keyDeleteVersionAfter: number): string | null {
+export function scheduledDeletion(
+  from: Date,
+  config: EngineConfig,
+  keyDeleteVersionAfter: number,
+): string | null {
   if (config.deleteVersionAfter < 0) return null;
   const candidates = [config.deleteVersionAfter, keyDeleteVersionAfter].filter((s) => s > 0);
   if (candidates.length === 0) return null;
@@ -116,18 +129,19 @@ export function decideDeleteLatest(state: KeyState | null, now: Date): Kv2Event[
   if (!state) return [];
   const latest = state.versions.get(state.currentVersion);
   if (!latest || latest.destroyed || isDeleted(latest, now)) return [];
-  return [{ type: 'SecretVersionsDeleted', data: { versions: [state.currentVersion], deletionTime: now.toISOString() } }];
+  return [
+    {
+      type: 'SecretVersionsDeleted',
+      data: { versions: [state.currentVersion], deletionTime: now.toISOString() },
+    },
+  ];
 }
 
 function requireVersions(versions: number[], message: string): void {
   if (versions.length === 0) throw invalidRequest(message);
 }
 
-function selectVersions(
-  state: KeyState,
-  versions: number[],
-  keep: (v: VersionState) => boolean,
-): number[] {
+function selectVersions(state: KeyState, versions: number[], keep: (v: VersionState) => boolean): number[] {
   const selected = new Set<number>();
   for (const n of versions) {
     const v = state.versions.get(n);
@@ -146,7 +160,12 @@ export function decideDeleteVersions(state: KeyState | null, versions: number[],
 }
 
 /** POST undelete/:path: clears the deletion, re-arming delete_version_after from now (as Vault does). */
-export function decideUndelete(state: KeyState | null, config: EngineConfig, versions: number[], now: Date): Kv2Event[] {
+export function decideUndelete(
+  state: KeyState | null,
+  config: EngineConfig,
+  versions: number[],
+  now: Date,
+): Kv2Event[] {
   requireVersions(versions, 'No version number provided');
   if (!state) return [];
   const selected = selectVersions(state, versions, (v) => !v.destroyed);
@@ -254,7 +273,10 @@ export function evolve(state: KeyState | null, event: Kv2Event): KeyState | null
     }
     case 'SecretVersionsDeleted':
     case 'SecretVersionsUndeleted':
-      return state && withVersions(state, event.data.versions, (v) => ({ ...v, deletionTime: event.data.deletionTime }));
+      return (
+        state &&
+        withVersions(state, event.data.versions, (v) => ({ ...v, deletionTime: event.data.deletionTime }))
+      );
     case 'SecretVersionsDestroyed':
       return state && withVersions(state, event.data.versions, (v) => ({ ...v, destroyed: true }));
     case 'SecretMetadataWritten': {
@@ -287,7 +309,11 @@ function emptyKey(at: string): KeyState {
   };
 }
 
-function withVersions(state: KeyState, numbers: number[], change: (v: VersionState) => VersionState): KeyState {
+function withVersions(
+  state: KeyState,
+  numbers: number[],
+  change: (v: VersionState) => VersionState,
+): KeyState {
   const versions = new Map(state.versions);
   for (const n of numbers) {
     const v = versions.get(n);

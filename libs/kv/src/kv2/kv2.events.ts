@@ -10,38 +10,70 @@ import { defineEvent } from '@coffer/event-store';
 const versionList = z.array(z.number().int().positive());
 const timestamp = z.string();
 
-export const secretVersionWritten = defineEvent('SecretVersionWritten', 1, z.object({
+export const secretVersionWritten = defineEvent(
+  'SecretVersionWritten',
+  1,
+  z.object({
     version: z.number().int().positive(),
     createdTime: timestamp,
     deletionTime: timestamp.nullable(),
     keyId: z.string(),
     /** base64 of AES-256-GCM(data key, JSON of the secret data) */
     ciphertext: z.string(),
-  }));
+  }),
+);
 
-export const secretVersionsPruned = defineEvent('SecretVersionsPruned', 1, z.object({ versions: versionList, oldestVersion: z.number().int().nonnegative() }));
+export const secretVersionsPruned = defineEvent(
+  'SecretVersionsPruned',
+  1,
+  z.object({ versions: versionList, oldestVersion: z.number().int().nonnegative() }),
+);
 
-export const secretVersionsDeleted = defineEvent('SecretVersionsDeleted', 1, z.object({ versions: versionList, deletionTime: timestamp }));
+export const secretVersionsDeleted = defineEvent(
+  'SecretVersionsDeleted',
+  1,
+  z.object({ versions: versionList, deletionTime: timestamp }),
+);
 
-export const secretVersionsUndeleted = defineEvent('SecretVersionsUndeleted', 1, z.object({ versions: versionList, deletionTime: timestamp.nullable() }));
+export const secretVersionsUndeleted = defineEvent(
+  'SecretVersionsUndeleted',
+  1,
+  z.object({ versions: versionList, deletionTime: timestamp.nullable() }),
+);
 
-export const secretVersionsDestroyed = defineEvent('SecretVersionsDestroyed', 1, z.object({ versions: versionList }));
+export const secretVersionsDestroyed = defineEvent(
+  'SecretVersionsDestroyed',
+  1,
+  z.object({ versions: versionList }),
+);
 
-export const secretMetadataWritten = defineEvent('SecretMetadataWritten', 1, z.object({
+export const secretMetadataWritten = defineEvent(
+  'SecretMetadataWritten',
+  1,
+  z.object({
     maxVersions: z.number().int().nonnegative(),
     casRequired: z.boolean(),
     deleteVersionAfter: z.number().int().nonnegative(),
     customMetadata: z.record(z.string(), z.string()).nullable(),
     at: timestamp,
-  }));
+  }),
+);
 
-export const secretMetadataDeleted = defineEvent('SecretMetadataDeleted', 1, z.object({ versions: z.array(z.number().int().positive()) }));
+export const secretMetadataDeleted = defineEvent(
+  'SecretMetadataDeleted',
+  1,
+  z.object({ versions: z.array(z.number().int().positive()) }),
+);
 
-export const kvConfigWritten = defineEvent('KvConfigWritten', 1, z.object({
+export const kvConfigWritten = defineEvent(
+  'KvConfigWritten',
+  1,
+  z.object({
     maxVersions: z.number().int().nonnegative(),
     casRequired: z.boolean(),
     deleteVersionAfter: z.number().int(),
-  }));
+  }),
+);
 
 export type SecretVersionWritten = z.infer<typeof secretVersionWritten.schema>;
 export type SecretVersionsPruned = z.infer<typeof secretVersionsPruned.schema>;

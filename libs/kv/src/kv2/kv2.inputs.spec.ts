@@ -23,15 +23,28 @@ const messageOf = (fn: () => unknown): string => {
 describe('kv v2 inputs', () => {
   it('parses config, normalising a negative delete_version_after to "disabled"', () => {
     expect(parseConfigInput({}, DEFAULT_ENGINE_CONFIG)).toBeNull();
-    expect(parseConfigInput({ max_versions: '5', cas_required: 'true', delete_version_after: '1h' }, DEFAULT_ENGINE_CONFIG)).toEqual({
+    expect(
+      parseConfigInput(
+        { max_versions: '5', cas_required: 'true', delete_version_after: '1h' },
+        DEFAULT_ENGINE_CONFIG,
+      ),
+    ).toEqual({
       maxVersions: 5,
       casRequired: true,
       deleteVersionAfter: 3600,
     });
-    expect(parseConfigInput({ delete_version_after: '-5s' }, DEFAULT_ENGINE_CONFIG)?.deleteVersionAfter).toBe(-1);
-    expect(parseConfigInput({ delete_version_after: 90 }, DEFAULT_ENGINE_CONFIG)?.deleteVersionAfter).toBe(90);
-    expect(messageOf(() => parseConfigInput({ max_versions: -1 }, DEFAULT_ENGINE_CONFIG))).toBe('max_versions cannot be negative');
-    expect(messageOf(() => parseConfigInput({ delete_version_after: 'soon' }, DEFAULT_ENGINE_CONFIG))).toContain('time: invalid duration');
+    expect(parseConfigInput({ delete_version_after: '-5s' }, DEFAULT_ENGINE_CONFIG)?.deleteVersionAfter).toBe(
+      -1,
+    );
+    expect(parseConfigInput({ delete_version_after: 90 }, DEFAULT_ENGINE_CONFIG)?.deleteVersionAfter).toBe(
+      90,
+    );
+    expect(messageOf(() => parseConfigInput({ max_versions: -1 }, DEFAULT_ENGINE_CONFIG))).toBe(
+      'max_versions cannot be negative',
+    );
+    expect(
+      messageOf(() => parseConfigInput({ delete_version_after: 'soon' }, DEFAULT_ENGINE_CONFIG)),
+    ).toContain('time: invalid duration');
   });
 
   it('parses version and depth queries', () => {
@@ -66,9 +79,15 @@ describe('kv v2 inputs', () => {
       '1 error occurred:\n\t* custom_metadata validation failed: length of value for key "a" is 0 but must be 0 < len(value) <= 512\n\n',
     );
     const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']));
-    expect(messageOf(() => parseMetadataWrite({ custom_metadata: many }))).toContain('payload must contain at most 64 keys, provided 65');
-    expect(messageOf(() => parseMetadataWrite({ custom_metadata: { 'k\u0007': 'v\u0000' } }))).toMatch(/^2 errors occurred/);
-    expect(messageOf(() => parseMetadataWrite({ delete_version_after: '-1s' }))).toBe('delete_version_after cannot be negative');
+    expect(messageOf(() => parseMetadataWrite({ custom_metadata: many }))).toContain(
+      'payload must contain at most 64 keys, provided 65',
+    );
+    expect(messageOf(() => parseMetadataWrite({ custom_metadata: { 'k\u0007': 'v\u0000' } }))).toMatch(
+      /^2 errors occurred/,
+    );
+    expect(messageOf(() => parseMetadataWrite({ delete_version_after: '-1s' }))).toBe(
+      'delete_version_after cannot be negative',
+    );
   });
 
   it('merge-patches custom_metadata, null removing a key', () => {

@@ -12,7 +12,9 @@ const present = (body: JsonObject, key: string): boolean => hasOwn(body, key) &&
 
 function durationField(field: string, value: unknown): number {
   if (typeof value !== 'string' && typeof value !== 'number') {
-    throw invalidRequest(`Field validation failed: error converting input for field "${field}": not a duration`);
+    throw invalidRequest(
+      `Field validation failed: error converting input for field "${field}": not a duration`,
+    );
   }
   return parseDuration(value);
 }
@@ -75,7 +77,9 @@ export function parseDataWrite(body: JsonObject): DataWriteInput {
   let cas: number | undefined;
   if (options !== undefined && options !== null) {
     if (!isJsonObject(options)) {
-      throw invalidRequest(`Field validation failed: error converting input for field "options": '' expected a map`);
+      throw invalidRequest(
+        `Field validation failed: error converting input for field "options": '' expected a map`,
+      );
     }
     if (hasOwn(options, 'cas') && options['cas'] !== undefined) cas = parseCas(options['cas']);
   }
@@ -107,7 +111,9 @@ export function validateCustomMetadata(map: Record<string, string>): void {
   const keys = Object.keys(map);
   if (keys.length > MAX_CUSTOM_KEYS) {
     throw invalidRequest(
-      multiError([`${PREFIX}: payload must contain at most ${MAX_CUSTOM_KEYS} keys, provided ${keys.length}`]),
+      multiError([
+        `${PREFIX}: payload must contain at most ${MAX_CUSTOM_KEYS} keys, provided ${keys.length}`,
+      ]),
     );
   }
   const errors: string[] = [];
@@ -117,7 +123,9 @@ export function validateCustomMetadata(map: Record<string, string>): void {
     const valueLen = Buffer.byteLength(value);
     const k = JSON.stringify(key);
     if (keyLen === 0 || keyLen > MAX_CUSTOM_KEY_BYTES) {
-      errors.push(`${PREFIX}: length of key ${k} is ${keyLen} but must be 0 < len(key) <= ${MAX_CUSTOM_KEY_BYTES}`);
+      errors.push(
+        `${PREFIX}: length of key ${k} is ${keyLen} but must be 0 < len(key) <= ${MAX_CUSTOM_KEY_BYTES}`,
+      );
     }
     if (valueLen === 0 || valueLen > MAX_CUSTOM_VALUE_BYTES) {
       errors.push(
@@ -132,7 +140,9 @@ export function validateCustomMetadata(map: Record<string, string>): void {
 
 function customMetadataObject(value: unknown): JsonObject {
   if (!isJsonObject(value)) {
-    throw invalidRequest(`Field validation failed: error converting input for field "custom_metadata": '' expected a map`);
+    throw invalidRequest(
+      `Field validation failed: error converting input for field "custom_metadata": '' expected a map`,
+    );
   }
   return value;
 }

@@ -22,7 +22,11 @@ export function toKeyState(
   };
 }
 
-export function toVersionState(createdMs: number, deletionMs: number | null, destroyed: boolean): VersionState {
+export function toVersionState(
+  createdMs: number,
+  deletionMs: number | null,
+  destroyed: boolean,
+): VersionState {
   return {
     createdTime: new Date(createdMs).toISOString(),
     deletionTime: deletionMs === null ? null : new Date(deletionMs).toISOString(),

@@ -69,7 +69,11 @@ export class Kv2Projection {
 
   async apply(trx: AnyTrx, ctx: Kv2ProjectionContext, events: readonly Kv2Event[]): Promise<void> {
     const [first, second, ...more] = events;
-    if (first?.type === 'SecretVersionWritten' && more.length === 0 && (!second || second.type === 'SecretVersionsPruned')) {
+    if (
+      first?.type === 'SecretVersionWritten' &&
+      more.length === 0 &&
+      (!second || second.type === 'SecretVersionsPruned')
+    ) {
       return this.versionWritten(trx, ctx, first.data, second?.data.oldestVersion ?? 0);
     }
     const db = this.db(trx);
@@ -142,8 +146,16 @@ export class Kv2Projection {
         }
         case 'SecretMetadataDeleted':
           await this.shred(db, ctx, 'all');
-          await db.deleteFrom('kv2_versions').where('mount_uuid', '=', ctx.mountUuid).where('path', '=', ctx.path).execute();
-          await db.deleteFrom('kv2_keys').where('mount_uuid', '=', ctx.mountUuid).where('path', '=', ctx.path).execute();
+          await db
+            .deleteFrom('kv2_versions')
+            .where('mount_uuid', '=', ctx.mountUuid)
+            .where('path', '=', ctx.path)
+            .execute();
+          await db
+            .deleteFrom('kv2_keys')
+            .where('mount_uuid', '=', ctx.mountUuid)
+            .where('path', '=', ctx.path)
+            .execute();
           exists = false;
           removed = true;
           break;
@@ -168,7 +180,18 @@ export class Kv2Projection {
     const createdMs = Date.parse(d.createdTime);
     const deletionMs = d.deletionTime === null ? null : Date.parse(d.deletionTime);
     const statement = ctx.created ? this.versionCreateSql : this.versionUpdateSql;
-    const params = [ctx.mountUuid, ctx.path, d.version, createdMs, ctx.streamVersion, d.keyId, wrapped, deletionMs, ciphertext, oldestVersion];
+    const params = [
+      ctx.mountUuid,
+      ctx.path,
+      d.version,
+      createdMs,
+      ctx.streamVersion,
+      d.keyId,
+      wrapped,
+      deletionMs,
+      ciphertext,
+      oldestVersion,
+    ];
     const row = await statement.first(trx, params);
     if (row?.updated !== 1) throw new Error('kv2 projection: the key row to update is missing');
   }
@@ -218,7 +241,10 @@ export async function projectConfig(
   };
   const db = (trx as Kysely<KvDatabase>).withSchema(schema);
   if (created) {
-    await db.insertInto('kv2_config').values({ mount_uuid: mountUuid, ...values }).execute();
+    await db
+      .insertInto('kv2_config')
+      .values({ mount_uuid: mountUuid, ...values })
+      .execute();
   } else {
     await db.updateTable('kv2_config').set(values).where('mount_uuid', '=', mountUuid).execute();
   }

@@ -131,7 +131,12 @@ export class Kv2Repository {
     const versions: VersionRow[] = [];
     for (const r of rows) {
       if (r.version === null) continue;
-      versions.push({ version: r.version, created_ms: r.v_created_ms ?? 0, deletion_ms: r.deletion_ms, destroyed: r.destroyed ?? false });
+      versions.push({
+        version: r.version,
+        created_ms: r.v_created_ms ?? 0,
+        deletion_ms: r.deletion_ms,
+        destroyed: r.destroyed ?? false,
+      });
     }
     return { config, configStreamVersion: first.c_stream_version, key, versions };
   }
@@ -142,7 +147,8 @@ export class Kv2Repository {
       .select(['max_versions', 'cas_required', 'delete_version_after', 'stream_version'])
       .where('mount_uuid', '=', mountUuid)
       .executeTakeFirst();
-    if (!row) return { config: { maxVersions: 0, casRequired: false, deleteVersionAfter: 0 }, streamVersion: null };
+    if (!row)
+      return { config: { maxVersions: 0, casRequired: false, deleteVersionAfter: 0 }, streamVersion: null };
     return {
       config: {
         maxVersions: row.max_versions,
@@ -165,6 +171,11 @@ export class Kv2Repository {
 
   /** Names (and sub-folders, ending in "/") of the keys directly in `folder`. */
   async list(mountUuid: string, folder: string): Promise<string[]> {
-    return listChildren(this.runtime.db, `${this.runtime.schema}.kv2_keys`, sql`t.mount_uuid = ${mountUuid}`, folder);
+    return listChildren(
+      this.runtime.db,
+      `${this.runtime.schema}.kv2_keys`,
+      sql`t.mount_uuid = ${mountUuid}`,
+      folder,
+    );
   }
 }

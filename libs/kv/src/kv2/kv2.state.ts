@@ -35,7 +35,11 @@ export interface EngineConfig {
   deleteVersionAfter: number;
 }
 
-export const DEFAULT_ENGINE_CONFIG: EngineConfig = { maxVersions: 0, casRequired: false, deleteVersionAfter: 0 };
+export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
+  maxVersions: 0,
+  casRequired: false,
+  deleteVersionAfter: 0,
+};
 export const DEFAULT_MAX_VERSIONS = 10;
 
 /** A version counts as deleted once its deletion time is reached (Vault: deletionTime.Before(now)). */

@@ -38,7 +38,9 @@ export class Kv2Store {
 
   openCustomMetadata(blob: Buffer | null, mountUuid: string, path: string): Record<string, string> | null {
     if (!blob) return null;
-    const json = this.dataKeys.decryptValue(blob, kv2CustomMetadataLocation(mountUuid, path)).toString('utf8');
+    const json = this.dataKeys
+      .decryptValue(blob, kv2CustomMetadataLocation(mountUuid, path))
+      .toString('utf8');
     return JSON.parse(json) as Record<string, string>;
   }
 
@@ -56,21 +58,25 @@ export class Kv2Store {
   ): Promise<void> {
     if (events.length === 0) return;
     const location = kv2CustomMetadataLocation(mountUuid, path);
-    await this.log.append(kvKeyStream(mountUuid, path), events, loaded.streamVersion ?? 'any', (trx, _stored, streamVersion) =>
-      this.projection.apply(
-        trx,
-        {
-          mountUuid,
-          path,
-          streamVersion,
-          created: loaded.state === null,
-          wrappedKeys: new Map(sealed.map((s) => [s.keyId, s.wrappedKey])),
-          ciphertexts: new Map(sealed.map((s) => [s.keyId, s.ciphertext])),
-          sealCustomMetadata: (map) =>
-            map ? this.dataKeys.encryptValue(Buffer.from(JSON.stringify(map), 'utf8'), location) : null,
-        },
-        events,
-      ),
+    await this.log.append(
+      kvKeyStream(mountUuid, path),
+      events,
+      loaded.streamVersion ?? 'any',
+      (trx, _stored, streamVersion) =>
+        this.projection.apply(
+          trx,
+          {
+            mountUuid,
+            path,
+            streamVersion,
+            created: loaded.state === null,
+            wrappedKeys: new Map(sealed.map((s) => [s.keyId, s.wrappedKey])),
+            ciphertexts: new Map(sealed.map((s) => [s.keyId, s.ciphertext])),
+            sealCustomMetadata: (map) =>
+              map ? this.dataKeys.encryptValue(Buffer.from(JSON.stringify(map), 'utf8'), location) : null,
+          },
+          events,
+        ),
     );
   }
 }

@@ -31,7 +31,11 @@ export function metadataView(state: KeyState): Record<string, unknown> {
   for (const n of [...state.versions.keys()].sort((a, b) => a - b)) {
     const v = state.versions.get(n);
     if (!v) continue;
-    versions[String(n)] = { created_time: v.createdTime, deletion_time: v.deletionTime ?? '', destroyed: v.destroyed };
+    versions[String(n)] = {
+      created_time: v.createdTime,
+      deletion_time: v.deletionTime ?? '',
+      destroyed: v.destroyed,
+    };
   }
   return {
     cas_required: state.casRequired,

@@ -4,7 +4,12 @@ describe('subkeys', () => {
   const secret = { foo: 'abc', bar: { baz: 'def', qux: { quux: 1 } }, empty: {}, list: [1, { a: 2 }] };
 
   it('replaces every leaf with null; empty maps and arrays are leaves', () => {
-    expect(subkeys(secret, 0)).toEqual({ foo: null, bar: { baz: null, qux: { quux: null } }, empty: null, list: null });
+    expect(subkeys(secret, 0)).toEqual({
+      foo: null,
+      bar: { baz: null, qux: { quux: null } },
+      empty: null,
+      list: null,
+    });
   });
 
   it('shows keys at the given depth as leaves', () => {

@@ -16,10 +16,30 @@ export class MountPurgeRepository {
   async hasData(mountUuid: string): Promise<boolean> {
     const db = this.db();
     const probes = await Promise.all([
-      db.selectFrom('data_keys').select('mount_uuid').where('mount_uuid', '=', mountUuid).limit(1).executeTakeFirst(),
-      db.selectFrom('kv2_keys').select('mount_uuid').where('mount_uuid', '=', mountUuid).limit(1).executeTakeFirst(),
-      db.selectFrom('kv2_config').select('mount_uuid').where('mount_uuid', '=', mountUuid).limit(1).executeTakeFirst(),
-      db.selectFrom('flat_secrets').select('mount_uuid').where('mount_uuid', '=', mountUuid).limit(1).executeTakeFirst(),
+      db
+        .selectFrom('data_keys')
+        .select('mount_uuid')
+        .where('mount_uuid', '=', mountUuid)
+        .limit(1)
+        .executeTakeFirst(),
+      db
+        .selectFrom('kv2_keys')
+        .select('mount_uuid')
+        .where('mount_uuid', '=', mountUuid)
+        .limit(1)
+        .executeTakeFirst(),
+      db
+        .selectFrom('kv2_config')
+        .select('mount_uuid')
+        .where('mount_uuid', '=', mountUuid)
+        .limit(1)
+        .executeTakeFirst(),
+      db
+        .selectFrom('flat_secrets')
+        .select('mount_uuid')
+        .where('mount_uuid', '=', mountUuid)
+        .limit(1)
+        .executeTakeFirst(),
     ]);
     return probes.some((p) => p !== undefined);
   }

@@ -24,7 +24,9 @@ export class MountPurgeService {
     if (!KV_MOUNT_TYPES.has(mount.type)) return;
     if (!(await this.repo.hasData(mount.uuid))) return;
     const event = { type: 'MountDataPurged', data: { type: mount.type, path: mount.path } };
-    await this.log.append(kvMountStream(mount.uuid), [event], 'any', (trx) => this.repo.purge(trx, mount.uuid));
+    await this.log.append(kvMountStream(mount.uuid), [event], 'any', (trx) =>
+      this.repo.purge(trx, mount.uuid),
+    );
     await this.vacuum.request();
   }
 }

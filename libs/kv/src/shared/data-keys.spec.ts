@@ -22,6 +22,8 @@ describe('data keys', () => {
     const a = cipher.seal(plaintext, kv2Location('m', 'a', 1));
     const b = cipher.seal(plaintext, kv2Location('m', 'a', 2));
     expect(() => cipher.open(a, kv2Location('m', 'a', 2))).toThrow(DomainError);
-    expect(() => cipher.open({ ...a, wrappedKey: b.wrappedKey }, kv2Location('m', 'a', 1))).toThrow(DomainError);
+    expect(() => cipher.open({ ...a, wrappedKey: b.wrappedKey }, kv2Location('m', 'a', 1))).toThrow(
+      DomainError,
+    );
   });
 });

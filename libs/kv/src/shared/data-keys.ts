@@ -33,7 +33,12 @@ export class DataKeyCipher {
       const nonce = randomBytes(NONCE);
       const cipher = createCipheriv('aes-256-gcm', key, nonce);
       cipher.setAAD(Buffer.from(location));
-      const ciphertext = Buffer.concat([nonce, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
+      const ciphertext = Buffer.concat([
+        nonce,
+        cipher.update(plaintext),
+        cipher.final(),
+        cipher.getAuthTag(),
+      ]);
       return { keyId, wrappedKey: this.barrier.encrypt(key, wrapAad(keyId)), ciphertext };
     } finally {
       key.fill(0);

@@ -12,7 +12,12 @@ import { KV2_KEY_EVENT_TYPES, kvConfigWritten } from '../kv2/kv2.events';
 import { MOUNT_EVENT_TYPES } from '../mounts/mount.events';
 
 /** Every event type of the kv log, version 1 of each. */
-export const KV_EVENT_TYPES = [...KV2_KEY_EVENT_TYPES, kvConfigWritten, ...FLAT_EVENT_TYPES, ...MOUNT_EVENT_TYPES];
+export const KV_EVENT_TYPES = [
+  ...KV2_KEY_EVENT_TYPES,
+  kvConfigWritten,
+  ...FLAT_EVENT_TYPES,
+  ...MOUNT_EVENT_TYPES,
+];
 
 export function createKvEventStore(runtime: ServiceRuntime): EventStore {
   const registry = new EventRegistry(KV_EVENT_TYPES);
@@ -50,4 +55,3 @@ export class KvEventLog {
     return result.version;
   }
 }
-

@@ -8,7 +8,9 @@ import { invalidRequest, type DomainError } from '@coffer/contracts';
 
 function fieldError(field: string, value: unknown, reason: string): DomainError {
   const shown = typeof value === 'string' ? value : JSON.stringify(value);
-  return invalidRequest(`Field validation failed: error converting input ${shown} for field "${field}": ${reason}`);
+  return invalidRequest(
+    `Field validation failed: error converting input ${shown} for field "${field}": ${reason}`,
+  );
 }
 
 const INT_PATTERN = /^[+-]?\d+$/;

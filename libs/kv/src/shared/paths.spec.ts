@@ -1,5 +1,12 @@
 import { DomainError } from '@coffer/contracts';
-import { afterSubfolder, assertSecretPath, childEntry, folderUpperBound, isSecretPath, listFolder } from './paths';
+import {
+  afterSubfolder,
+  assertSecretPath,
+  childEntry,
+  folderUpperBound,
+  isSecretPath,
+  listFolder,
+} from './paths';
 
 const codeOf = (fn: () => unknown): string | undefined => {
   try {
@@ -12,7 +19,8 @@ const codeOf = (fn: () => unknown): string | undefined => {
 
 describe('secret paths', () => {
   it('accepts nested, unicode and dotted-inside names', () => {
-    for (const p of ['a', 'a/b/c', 'ключ/秘密/🔑', 'v1.2/x', 'a..b', '.hidden']) expect(isSecretPath(p)).toBe(true);
+    for (const p of ['a', 'a/b/c', 'ключ/秘密/🔑', 'v1.2/x', 'a..b', '.hidden'])
+      expect(isSecretPath(p)).toBe(true);
   });
 
   it('rejects an empty path, empty, "." and ".." segments and a trailing "/"', () => {

@@ -45,7 +45,9 @@ export class Vacuum {
     } catch (error) {
       // The data keys are deleted already (the shred itself is done); failing to compact the
       // heap now only delays the physical removal to autovacuum.
-      this.logger.warn(`vacuum after shred failed: ${error instanceof Error ? error.message : 'unknown error'}`);
+      this.logger.warn(
+        `vacuum after shred failed: ${error instanceof Error ? error.message : 'unknown error'}`,
+      );
     }
   }
 }

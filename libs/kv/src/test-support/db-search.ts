@@ -24,7 +24,11 @@ export function encodingsOf(value: string): Buffer[] {
   for (let shift = 0; shift < 3; shift++) {
     const b64 = Buffer.concat([Buffer.alloc(shift), utf8]).toString('base64');
     const inner = b64.slice(4, b64.length - 4);
-    if (inner.length >= 8) forms.push(Buffer.from(inner, 'utf8'), Buffer.from(inner.replace(/\+/g, '-').replace(/\//g, '_'), 'utf8'));
+    if (inner.length >= 8)
+      forms.push(
+        Buffer.from(inner, 'utf8'),
+        Buffer.from(inner.replace(/\+/g, '-').replace(/\//g, '_'), 'utf8'),
+      );
   }
   return forms;
 }
@@ -32,10 +36,14 @@ export function encodingsOf(value: string): Buffer[] {
 export async function allRowsAsText(db: AnyDb): Promise<string[]> {
   const { rows: tables } = await sql<{ schema: string; name: string }>`
     select table_schema as schema, table_name as name from information_schema.tables
-     where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')`.execute(db);
+     where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')`.execute(
+    db,
+  );
   const out: string[] = [];
   for (const t of tables) {
-    const { rows } = await sql<{ row: string }>`select x::text as row from ${sql.table(`${t.schema}.${t.name}`)} x`.execute(db);
+    const { rows } = await sql<{
+      row: string;
+    }>`select x::text as row from ${sql.table(`${t.schema}.${t.name}`)} x`.execute(db);
     for (const r of rows) out.push(r.row);
   }
   return out;
@@ -56,10 +64,15 @@ async function filesUnder(dir: string): Promise<string[]> {
 export async function databaseFiles(db: AnyDb): Promise<string[]> {
   await sql`checkpoint`.execute(db);
   const { rows } = await sql<{ dir: string; oid: number }>`
-    select current_setting('data_directory') as dir, oid::int as oid from pg_database where datname = current_database()`.execute(db);
+    select current_setting('data_directory') as dir, oid::int as oid from pg_database where datname = current_database()`.execute(
+    db,
+  );
   const row = rows[0];
   if (!row) throw new Error('no current database');
-  return [...(await filesUnder(join(row.dir, 'base', String(row.oid)))), ...(await filesUnder(join(row.dir, 'pg_wal')))];
+  return [
+    ...(await filesUnder(join(row.dir, 'base', String(row.oid)))),
+    ...(await filesUnder(join(row.dir, 'pg_wal'))),
+  ];
 }
 
 export interface Finding {

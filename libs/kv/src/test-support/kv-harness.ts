@@ -42,7 +42,11 @@ export interface KvHarness {
   /** Calls a contract like the gateway: EngineRequest payload, caller context in the headers. */
   call<C extends Contract>(contract: C, req: RequestInput, opts?: CallOptions): Promise<ContractResponse<C>>;
   /** Same, returning the DomainError (or throwing when the call succeeded). */
-  fail(contract: Contract, req: RequestInput, opts?: CallOptions): Promise<{ code: string; message: string; data?: unknown; warnings?: string[] }>;
+  fail(
+    contract: Contract,
+    req: RequestInput,
+    opts?: CallOptions,
+  ): Promise<{ code: string; message: string; data?: unknown; warnings?: string[] }>;
   /** Starts one more replica on the same database (e.g. a restart after stopReplica). */
   addReplica(): Promise<KvReplica>;
   /** Stops a replica's Nest app (its transport stays open, so nothing serves its prefix when isolated). */
@@ -101,8 +105,16 @@ export async function startKvHarness(label: string, opts: HarnessOptions = {}): 
     const i = replicas.length;
     const prefix = opts.isolated ? `${shared}-r${i}` : shared;
     const db = createPgDb(database.url, { max: 5 });
-    const transport = await connectNatsTransport({ servers: natsUrl(), subjectPrefix: prefix, name: `kv-${i}` });
-    const client = await connectNatsTransport({ servers: natsUrl(), subjectPrefix: prefix, name: `client-${i}` });
+    const transport = await connectNatsTransport({
+      servers: natsUrl(),
+      subjectPrefix: prefix,
+      name: `kv-${i}`,
+    });
+    const client = await connectNatsTransport({
+      servers: natsUrl(),
+      subjectPrefix: prefix,
+      name: `client-${i}`,
+    });
     opts.serve?.(client);
     const runtime = { db: db.db, schema: KV_SCHEMA, transport, cipher: barrier, clock: () => clock.now };
     const module = KvModule.register(runtime, { cubbyholeSweepIntervalMs: 0, ...opts.kv });
@@ -127,6 +139,7 @@ export async function startKvHarness(label: string, opts: HarnessOptions = {}): 
     tokenRef: 'token-ref-root',
     policies: ['root'],
     root: true,
+    sudo: true,
   };
 
   const send = <C extends Contract>(contract: C, req: RequestInput, callOpts: CallOptions = {}) => {
