@@ -58,7 +58,9 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 
   await gateway.listen();
-  logger.log(`${name} serving ${gateway.apiAddress}/v1 (NATS ${config.natsUrl}), ops on ${gateway.opsAddress ?? '-'}`);
+  logger.log(
+    `${name} serving ${gateway.apiAddress}/v1 (NATS ${config.natsUrl}), ops on ${gateway.opsAddress ?? '-'}`,
+  );
 }
 
 /** Vault-style log_level to Nest's levels. */

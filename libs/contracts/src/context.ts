@@ -23,11 +23,12 @@ export const callerContextSchema = z.object({
   traceparent: z.string().optional(),
 });
 export type CallerContext = z.infer<typeof callerContextSchema>;
+export type CallerContextInput = z.input<typeof callerContextSchema>;
 
 /** Header names used on transport messages. */
 export const CTX_HEADER = 'coffer-ctx';
 
-export function encodeContext(ctx: CallerContext): Record<string, string> {
+export function encodeContext(ctx: CallerContextInput): Record<string, string> {
   return { [CTX_HEADER]: Buffer.from(JSON.stringify(ctx)).toString('base64url') };
 }
 

@@ -23,7 +23,7 @@ export class GatewayModule {
         ? SILENT
         : options.logger === undefined || Array.isArray(options.logger)
           ? new Logger('Gateway')
-          : (options.logger as GatewayLogger);
+          : options.logger;
     return {
       module: GatewayModule,
       providers: [

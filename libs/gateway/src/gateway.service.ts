@@ -33,7 +33,7 @@ import { classifyRequest, type RequestKind } from './request/request-kind';
 import { normaliseNamespace, normalisePath, splitTarget } from './request/request-path';
 import { parseQuery } from './request/request-query';
 import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.service';
-import { operationsOf, resolveRoute, type ResolvedRoute, type Routing } from './routing/route-resolver';
+import { operationsOf, resolveRoute, type ResolvedRoute } from './routing/route-resolver';
 import { SealStateService } from './routing/seal-state.service';
 import type { GatewayLogger } from './gateway.logger';
 
@@ -91,7 +91,10 @@ export class GatewayService {
     const rendered = renderError(error, requestId);
     if (rendered.unexpected) {
       const detail = error instanceof Error ? `${error.name}: ${error.message}` : typeof error;
-      this.logger.error(`request ${requestId} (${method}) failed: ${detail}`, error instanceof Error ? error.stack : undefined);
+      this.logger.error(
+        `request ${requestId} (${method}) failed: ${detail}`,
+        error instanceof Error ? error.stack : undefined,
+      );
     }
     return jsonResult(rendered.status, rendered.body);
   }
@@ -109,7 +112,13 @@ export class GatewayService {
     const token = readToken(req.headers);
 
     const sealed = await this.seal.isSealed();
-    const routing = resolveRoute(sealed ? SEALED_MOUNT_INDEX : await this.mounts.get(), fullPath, path, kind, this.tableFor);
+    const routing = resolveRoute(
+      sealed ? SEALED_MOUNT_INDEX : await this.mounts.get(),
+      fullPath,
+      path,
+      kind,
+      this.tableFor,
+    );
     if (sealed && !(routing.kind === 'route' && routing.route.allowSealed)) {
       throw new DomainError('sealed', 'Vault is sealed');
     }
@@ -117,10 +126,13 @@ export class GatewayService {
     const aclParams = kind === 'write' || kind === 'patch' ? body : query.values;
 
     const unauthenticated = routing.kind !== 'help' && routing.route?.unauthenticated === true;
-    const caller = unauthenticated ? {} : await this.authenticate(token, routing.kind === 'route' && routing.route.noAcl === true);
+    const caller = unauthenticated
+      ? {}
+      : await this.authenticate(token, routing.kind === 'route' && routing.route.noAcl === true);
 
     if (routing.kind === 'failed') {
-      if (caller.acl && !this.mayAccess(caller.acl, kind, aclPath, aclParams, wrapTtl)) throw permissionDenied();
+      if (caller.acl && !this.mayAccess(caller.acl, kind, aclPath, aclParams, wrapTtl))
+        throw permissionDenied();
       throw routing.error;
     }
     if (routing.kind === 'help') {
@@ -151,7 +163,10 @@ export class GatewayService {
         const check = routing.route.existenceCheck;
         if (!check) return false;
         const request = { ...engineRequest, operation: 'update' as const };
-        const answer = await this.transport.request(check, request, { headers: encodeContext(ctx), timeoutMs: this.engineTimeoutMs });
+        const answer = await this.transport.request(check, request, {
+          headers: encodeContext(ctx),
+          timeoutMs: this.engineTimeoutMs,
+        });
         return answer.exists;
       },
     });
@@ -163,15 +178,26 @@ export class GatewayService {
     if (def.body && (kind === 'write' || kind === 'patch')) validate(def.body, body, 'body');
     if (def.query) validate(def.query, query.values, 'query');
 
-    const result = await this.transport.request(def.contract, engineRequest, { headers, timeoutMs: this.engineTimeoutMs });
+    const result = await this.transport.request(def.contract, engineRequest, {
+      headers,
+      timeoutMs: this.engineTimeoutMs,
+    });
     this.afterSuccess(routing, operation);
     return renderEngineResponse(result, operation, requestId);
   }
 
   /** Whether a failed routing may be told (404/405/503) or must look like a denial (403). */
-  private mayAccess(acl: Acl, kind: RequestKind, path: string, params: Record<string, unknown>, wrapTtl: number | undefined): boolean {
+  private mayAccess(
+    acl: Acl,
+    kind: RequestKind,
+    path: string,
+    params: Record<string, unknown>,
+    wrapTtl: number | undefined,
+  ): boolean {
     if (kind === 'help') return !acl.capabilities(path).includes('deny');
-    return operationsOf(kind).some((operation) => acl.allowOperation({ path, operation, params, wrapTtl }).allowed);
+    return operationsOf(kind).some(
+      (operation) => acl.allowOperation({ path, operation, params, wrapTtl }).allowed,
+    );
   }
 
   private async authenticate(token: string | undefined, noAcl: boolean): Promise<Caller> {

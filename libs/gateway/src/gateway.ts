@@ -3,7 +3,11 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DEFAULT_MAX_REQUEST_SIZE, type GatewayListenerOptions, type GatewayOptions } from './gateway.options';
+import {
+  DEFAULT_MAX_REQUEST_SIZE,
+  type GatewayListenerOptions,
+  type GatewayOptions,
+} from './gateway.options';
 import { GatewayModule } from './gateway.module';
 import { GatewayService } from './gateway.service';
 import { createListRewriteServer } from './http/list-rewrite/list-rewrite-server';
@@ -76,7 +80,9 @@ class GatewayHost implements Gateway {
   }
 
   get opsAddress(): string | undefined {
-    return this.opsInfo ? formatAddress(this.opsInfo, this.options.listeners.ops?.tls !== undefined) : undefined;
+    return this.opsInfo
+      ? formatAddress(this.opsInfo, this.options.listeners.ops?.tls !== undefined)
+      : undefined;
   }
 
   async listen(): Promise<void> {
@@ -93,16 +99,20 @@ class GatewayHost implements Gateway {
       routerOptions: { maxParamLength: 64 * 1024 },
       skipMiddie: true,
     });
-    const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(this.options), adapter, {
-      bodyParser: false,
-      abortOnError: false,
-      // Nest's logger option is process-wide; only set it when the caller chose one
-      ...(this.options.logger !== undefined ? { logger: this.options.logger } : {}),
-    });
+    const app = await NestFactory.create<NestFastifyApplication>(
+      GatewayModule.forRoot(this.options),
+      adapter,
+      {
+        bodyParser: false,
+        abortOnError: false,
+        // Nest's logger option is process-wide; only set it when the caller chose one
+        ...(this.options.logger !== undefined ? { logger: this.options.logger } : {}),
+      },
+    );
     this.app = app;
     registerV1Routes(adapter.getInstance(), app.get(GatewayService), bodyLimit);
     await app.listen(api.port, api.host);
-    this.api = (app.getHttpServer() as Server).address() as AddressInfo;
+    this.api = app.getHttpServer().address() as AddressInfo;
     if (opsListener) await this.listenOps(opsListener);
   }
 
@@ -113,7 +123,7 @@ class GatewayHost implements Gateway {
 
   private healthStatus(): number {
     if (this.draining) return 503;
-    return this.app && (this.app.getHttpServer() as Server).listening ? 200 : 503;
+    return this.app?.getHttpServer().listening ? 200 : 503;
   }
 
   private async listenOps(listener: GatewayListenerOptions): Promise<void> {

@@ -8,9 +8,29 @@ export {
 export type { GatewayLogger } from './gateway.logger';
 export { GatewayModule } from './gateway.module';
 export { GatewayService, type GatewayRequest } from './gateway.service';
-export { ERROR_TABLE, GATEWAY_ERROR_TABLE, multiError, renderError, type RenderedError } from './errors/error-table';
+export {
+  ERROR_TABLE,
+  GATEWAY_ERROR_TABLE,
+  multiError,
+  renderError,
+  type RenderedError,
+} from './errors/error-table';
 export { GatewayError, type GatewayErrorKind } from './errors/gateway-error';
-export { buildEnvelope, renderEngineResponse, type Envelope, type EngineResult, type HttpResult } from './response/envelope';
+export {
+  buildEnvelope,
+  renderEngineResponse,
+  type Envelope,
+  type EngineResult,
+  type HttpResult,
+} from './response/envelope';
 export { buildHelp, type HelpDocument, type OpenApiDocument } from './help/help';
-export { createListRewriteServer, type ListRewriteServerOptions } from './http/list-rewrite/list-rewrite-server';
-export { RequestFramer, FramingError, rewriteListTarget, type FramerLimits } from './http/list-rewrite/request-framer';
+export {
+  createListRewriteServer,
+  type ListRewriteServerOptions,
+} from './http/list-rewrite/list-rewrite-server';
+export {
+  RequestFramer,
+  FramingError,
+  rewriteListTarget,
+  type FramerLimits,
+} from './http/list-rewrite/request-framer';

@@ -10,7 +10,10 @@ describe('gateway authentication and authorization', () => {
   beforeAll(async () => {
     h = await startHarness();
     h.core.mounts.push({ ...mountEntry('test/', 'testeng'), namespace: 'ns1/', uuid: 'uuid-ns1-test' });
-    h.core.policies.set('reader', 'path "test/echo/*" { capabilities = ["read", "list"] }\npath "test/folder/*" { capabilities = ["list"] }');
+    h.core.policies.set(
+      'reader',
+      'path "test/echo/*" { capabilities = ["read", "list"] }\npath "test/folder/*" { capabilities = ["list"] }',
+    );
     h.core.policies.set('creator', 'path "test/items/*" { capabilities = ["create", "read"] }');
     h.core.policies.set('updater', 'path "test/items/*" { capabilities = ["update"] }');
     h.core.policies.set('admin', 'path "test/root-only" { capabilities = ["update", "sudo"] }');
@@ -23,8 +26,14 @@ describe('gateway authentication and authorization', () => {
     h.core.tokens.set('t-updater', token({ accessor: 'a-updater', policies: ['updater'] }));
     h.core.tokens.set('t-admin', token({ accessor: 'a-admin', policies: ['admin'] }));
     h.core.tokens.set('t-nosudo', token({ accessor: 'a-nosudo', policies: ['nosudo'] }));
-    h.core.tokens.set('t-alice', token({ accessor: 'a-alice', policies: ['templated'], entityId: 'e-alice' }));
-    h.core.tokens.set('t-member', token({ accessor: 'a-member', policies: ['default'], identityPolicies: ['group'] }));
+    h.core.tokens.set(
+      't-alice',
+      token({ accessor: 'a-alice', policies: ['templated'], entityId: 'e-alice' }),
+    );
+    h.core.tokens.set(
+      't-member',
+      token({ accessor: 'a-member', policies: ['default'], identityPolicies: ['group'] }),
+    );
     h.core.tokens.set('t-default', token({ accessor: 'a-default', policies: ['default'] }));
     h.core.tokens.set('t-ns', token({ accessor: 'a-ns', policies: ['ns'] }));
     h.core.entities.set('e-alice', { id: 'e-alice', name: 'alice', metadata: {}, aliases: [], groups: [] });
@@ -35,12 +44,21 @@ describe('gateway authentication and authorization', () => {
   });
 
   it('answers a missing token and an unknown token like Vault', async () => {
-    expect(await call(h, 'GET', '/v1/test/echo/x', { token: null })).toMatchObject({ status: 403, body: { errors: ['permission denied'] } });
-    expect(await call(h, 'GET', '/v1/test/echo/x', { token: 'bogus' })).toMatchObject({ status: 403, body: { errors: [INVALID_TOKEN] } });
+    expect(await call(h, 'GET', '/v1/test/echo/x', { token: null })).toMatchObject({
+      status: 403,
+      body: { errors: ['permission denied'] },
+    });
+    expect(await call(h, 'GET', '/v1/test/echo/x', { token: 'bogus' })).toMatchObject({
+      status: 403,
+      body: { errors: [INVALID_TOKEN] },
+    });
   });
 
   it('reads the token from X-Vault-Token and Authorization: Bearer too', async () => {
-    for (const headers of [{ 'x-vault-token': 't-reader' }, { authorization: 'Bearer t-reader' }] as Record<string, string>[]) {
+    for (const headers of [{ 'x-vault-token': 't-reader' }, { authorization: 'Bearer t-reader' }] as Record<
+      string,
+      string
+    >[]) {
       expect((await call(h, 'GET', '/v1/test/echo/x', { token: null, headers })).status).toBe(200);
     }
   });
@@ -54,11 +72,20 @@ describe('gateway authentication and authorization', () => {
     expect((await call(h, 'LIST', '/v1/test/folder/sub', { token: 't-reader' })).status).toBe(200);
     expect((await call(h, 'GET', '/v1/test/folder/sub?list=true', { token: 't-reader' })).status).toBe(200);
     const ctx = decodeContext(h.engine.requests.at(-1)?.headers ?? {});
-    expect(ctx).toMatchObject({ accessor: 'a-reader', tokenRef: 'ref-a-reader', policies: ['reader'], root: false, sudo: false });
+    expect(ctx).toMatchObject({
+      accessor: 'a-reader',
+      tokenRef: 'ref-a-reader',
+      policies: ['reader'],
+      root: false,
+      sudo: false,
+    });
   });
 
   it('hides routing failures behind 403 from callers without access', async () => {
-    expect(await call(h, 'GET', '/v1/nomount/x', { token: 't-reader' })).toMatchObject({ status: 403, body: { errors: [PERMISSION_DENIED] } });
+    expect(await call(h, 'GET', '/v1/nomount/x', { token: 't-reader' })).toMatchObject({
+      status: 403,
+      body: { errors: [PERMISSION_DENIED] },
+    });
     expect(await call(h, 'GET', '/v1/nomount/x', { token: null })).toMatchObject({ status: 403 });
     expect((await call(h, 'GET', '/v1/nomount/x')).status).toBe(404);
     expect((await call(h, 'GET', '/v1/test/echo/bad.', { token: 't-reader' })).status).toBe(404);
@@ -69,13 +96,18 @@ describe('gateway authentication and authorization', () => {
       status: 200,
       body: { data: { created: 'new-1' } },
     });
-    expect((await call(h, 'POST', '/v1/test/items/existing', { token: 't-creator', body: {} })).status).toBe(403);
+    expect((await call(h, 'POST', '/v1/test/items/existing', { token: 't-creator', body: {} })).status).toBe(
+      403,
+    );
     expect(await call(h, 'PUT', '/v1/test/items/existing', { token: 't-updater', body: {} })).toMatchObject({
       status: 200,
       body: { data: { updated: 'existing' } },
     });
     expect((await call(h, 'PUT', '/v1/test/items/new-2', { token: 't-updater', body: {} })).status).toBe(403);
-    expect(await call(h, 'POST', '/v1/test/items/new-3', { body: {} })).toMatchObject({ status: 200, body: { data: { created: 'new-3' } } });
+    expect(await call(h, 'POST', '/v1/test/items/new-3', { body: {} })).toMatchObject({
+      status: 200,
+      body: { data: { created: 'new-3' } },
+    });
   });
 
   it('requires sudo on sudo routes and tells engines about it', async () => {
@@ -100,7 +132,10 @@ describe('gateway authentication and authorization', () => {
   });
 
   it('routes namespaces from the header or the path, and checks the ACL on the full path', async () => {
-    const viaHeader = await call(h, 'GET', '/v1/test/echo/x', { token: 't-ns', headers: { 'x-service-namespace': 'ns1' } });
+    const viaHeader = await call(h, 'GET', '/v1/test/echo/x', {
+      token: 't-ns',
+      headers: { 'x-service-namespace': 'ns1' },
+    });
     expect(viaHeader.status).toBe(200);
     expect(decodeContext(h.engine.requests.at(-1)?.headers ?? {})?.namespace).toBe('ns1/');
     expect((await call(h, 'GET', '/v1/ns1/test/echo/x', { token: 't-ns' })).status).toBe(200);
@@ -116,7 +151,10 @@ describe('gateway authentication and authorization', () => {
     h.core.tokens.delete('t-revoke');
     // core-sys publishes before it answers the revoke; the very next request must fail
     await h.core.invalidate('token', ['a-revoke']);
-    expect(await call(h, 'GET', '/v1/test/echo/x', { token: 't-revoke' })).toMatchObject({ status: 403, body: { errors: [INVALID_TOKEN] } });
+    expect(await call(h, 'GET', '/v1/test/echo/x', { token: 't-revoke' })).toMatchObject({
+      status: 403,
+      body: { errors: [INVALID_TOKEN] },
+    });
   });
 
   it('resolves non-cacheable tokens (use counts) on every request', async () => {
@@ -133,12 +171,21 @@ describe('gateway authentication and authorization', () => {
     expect((await call(h, 'GET', '/v1/test/echo/x', { token: 't-changing' })).status).toBe(403);
     h.core.policies.set('changing', 'path "test/echo/*" { capabilities = ["read"] }');
     await h.core.invalidate('policy', ['changing']);
-    await waitFor(async () => (await call(h, 'GET', '/v1/test/echo/x', { token: 't-changing' })).status === 200, { timeoutMs: 2000 });
+    await waitFor(
+      async () => (await call(h, 'GET', '/v1/test/echo/x', { token: 't-changing' })).status === 200,
+      { timeoutMs: 2000 },
+    );
   });
 
   it('answers 503 when the service of a mount has no running replica', async () => {
-    expect(await call(h, 'GET', '/v1/pki/cert/ca')).toMatchObject({ status: 503, body: { errors: ['no running replica of the "pki" service'] } });
-    expect(await call(h, 'GET', '/v1/kv1/foo')).toMatchObject({ status: 503, body: { errors: ['no running replica of the "kv" service'] } });
+    expect(await call(h, 'GET', '/v1/pki/cert/ca')).toMatchObject({
+      status: 503,
+      body: { errors: ['no running replica of the "pki" service'] },
+    });
+    expect(await call(h, 'GET', '/v1/kv1/foo')).toMatchObject({
+      status: 503,
+      body: { errors: ['no running replica of the "kv" service'] },
+    });
   });
 
   it('lists kv v2 folders with the trailing slash the kv routes expect', async () => {
@@ -157,19 +204,34 @@ describe('gateway authentication and authorization', () => {
   });
 
   it('serves only allowSealed routes while sealed or uninitialised, and recovers on the seal invalidation', async () => {
-    const sub = h.transport.serve(sysContracts.sealStatus, 'core-sys', async () => ({ kind: 'raw' as const, body: { sealed: h.core.sealed } }));
+    const sub = h.transport.serve(sysContracts.sealStatus, 'core-sys', async () => ({
+      kind: 'raw' as const,
+      body: { sealed: h.core.sealed },
+    }));
     try {
-      for (const state of [{ sealed: true, initialized: true }, { sealed: true, initialized: false }]) {
+      for (const state of [
+        { sealed: true, initialized: true },
+        { sealed: true, initialized: false },
+      ]) {
         Object.assign(h.core, state);
         await h.core.invalidate('seal');
-        await waitFor(async () => (await call(h, 'GET', '/v1/test/echo/x')).status === 503, { timeoutMs: 2000 });
-        expect(await call(h, 'GET', '/v1/test/echo/x')).toMatchObject({ body: { errors: ['Vault is sealed'] } });
-        expect(await call(h, 'GET', '/v1/sys/seal-status', { token: null })).toMatchObject({ status: 200, body: { sealed: true } });
+        await waitFor(async () => (await call(h, 'GET', '/v1/test/echo/x')).status === 503, {
+          timeoutMs: 2000,
+        });
+        expect(await call(h, 'GET', '/v1/test/echo/x')).toMatchObject({
+          body: { errors: ['Vault is sealed'] },
+        });
+        expect(await call(h, 'GET', '/v1/sys/seal-status', { token: null })).toMatchObject({
+          status: 200,
+          body: { sealed: true },
+        });
         expect((await call(h, 'PUT', '/v1/sys/seal')).status).toBe(503);
       }
       Object.assign(h.core, { sealed: false, initialized: true });
       await h.core.invalidate('seal');
-      await waitFor(async () => (await call(h, 'GET', '/v1/test/echo/x')).status === 200, { timeoutMs: 2000 });
+      await waitFor(async () => (await call(h, 'GET', '/v1/test/echo/x')).status === 200, {
+        timeoutMs: 2000,
+      });
     } finally {
       sub.unsubscribe();
     }

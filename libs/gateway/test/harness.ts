@@ -126,7 +126,11 @@ export const testEngineRoutes: RouteTable = {
       description: 'Answers with what the gateway sent.',
       headers: ['x-custom'],
       operations: {
-        read: { contract: testEng.echo, summary: 'Echo a read.', query: z.object({ q: z.string().optional() }) },
+        read: {
+          contract: testEng.echo,
+          summary: 'Echo a read.',
+          query: z.object({ q: z.string().optional() }),
+        },
         update: { contract: testEng.echo, summary: 'Echo a write.' },
         delete: { contract: testEng.echo, summary: 'Echo a delete.' },
         patch: { contract: testEng.echo, summary: 'Echo a patch.', mergePatch: true },
@@ -145,9 +149,20 @@ export const testEngineRoutes: RouteTable = {
     {
       pattern: 'folder/:prefix*?',
       synopsis: 'Listable folders.',
-      operations: { list: { contract: testEng.list, summary: 'List keys.', responseData: z.object({ keys: z.array(z.string()) }) } },
+      operations: {
+        list: {
+          contract: testEng.list,
+          summary: 'List keys.',
+          responseData: z.object({ keys: z.array(z.string()) }),
+        },
+      },
     },
-    { pattern: 'root-only', synopsis: 'Needs sudo.', sudo: true, operations: { update: { contract: testEng.echo, summary: 'Sudo write.' } } },
+    {
+      pattern: 'root-only',
+      synopsis: 'Needs sudo.',
+      sudo: true,
+      operations: { update: { contract: testEng.echo, summary: 'Sudo write.' } },
+    },
     {
       pattern: 'open/:x',
       synopsis: 'Needs no token.',
@@ -162,7 +177,11 @@ export const testEngineRoutes: RouteTable = {
         update: { contract: testEng.special, summary: 'Special write.' },
       },
     },
-    { pattern: 'slow', synopsis: 'Answers when released.', operations: { read: { contract: testEng.slow, summary: 'Slow read.' } } },
+    {
+      pattern: 'slow',
+      synopsis: 'Answers when released.',
+      operations: { read: { contract: testEng.slow, summary: 'Slow read.' } },
+    },
     {
       pattern: 'validated',
       synopsis: 'Validated body.',
@@ -187,7 +206,12 @@ export interface TestEngine {
 
 /** Serves the test engine's contracts on the transport. */
 export function serveTestEngine(transport: InProcessTransport): TestEngine {
-  const engine: TestEngine = { items: new Set(['existing']), requests: [], hold: Promise.resolve(), slowStarted: false };
+  const engine: TestEngine = {
+    items: new Set(['existing']),
+    requests: [],
+    hold: Promise.resolve(),
+    slowStarted: false,
+  };
   transport.serve(testEng.slow, 'testeng', async () => {
     engine.slowStarted = true;
     await engine.hold;
@@ -198,9 +222,20 @@ export function serveTestEngine(transport: InProcessTransport): TestEngine {
   };
   transport.serve(testEng.echo, 'testeng', async (req, headers) => {
     record(req, headers);
-    return { data: { operation: req.operation, path: req.path, params: req.params, body: req.body, query: req.query, headers: req.headers } };
+    return {
+      data: {
+        operation: req.operation,
+        path: req.path,
+        params: req.params,
+        body: req.body,
+        query: req.query,
+        headers: req.headers,
+      },
+    };
   });
-  transport.serve(testEng.itemsExist, 'testeng', async (req) => ({ exists: engine.items.has(req.params['name'] ?? '') }));
+  transport.serve(testEng.itemsExist, 'testeng', async (req) => ({
+    exists: engine.items.has(req.params['name'] ?? ''),
+  }));
   transport.serve(testEng.itemsCreate, 'testeng', async (req) => {
     engine.items.add(req.params['name'] ?? '');
     return { data: { created: req.params['name'] } };
@@ -217,7 +252,7 @@ export function serveTestEngine(transport: InProcessTransport): TestEngine {
   });
   transport.serve(testEng.validated, 'testeng', async (req) => ({ data: { count: req.body['count'] } }));
   transport.serve(testEng.special, 'testeng', async (req): Promise<EngineResponse> => {
-    switch (req.params['what']) {
+    switch (req.params['what'] ?? '') {
       case 'raw':
         return { kind: 'raw', status: 299, body: { raw: true } };
       case 'text':
@@ -229,7 +264,9 @@ export function serveTestEngine(transport: InProcessTransport): TestEngine {
       case 'accepted':
         return { status: 202, warnings: ['started'] };
       case 'gone':
-        throw new DomainError('not_found', '', { data: null, metadata: { version: 2, destroyed: true } }, ['deleted']);
+        throw new DomainError('not_found', '', { data: null, metadata: { version: 2, destroyed: true } }, [
+          'deleted',
+        ]);
       case 'denied':
         throw new DomainError('permission_denied', 'permission denied');
       case 'bad':

@@ -25,12 +25,39 @@ describe('LIST over real connections', () => {
   });
 
   it('serves curl -X LIST on one keep-alive connection, also after a chunked POST', async () => {
-    const common = ['-sS', '-H', 'X-Service-Token: root-token', '-o', '/dev/null', '-w', '%{http_code} %{num_connects}\\n'];
+    const common = [
+      '-sS',
+      '-H',
+      'X-Service-Token: root-token',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code} %{num_connects}\\n',
+    ];
     const { stdout } = await run('curl', [
-      ...common, '-X', 'LIST', `${h.url}/v1/test/folder/a`,
-      '--next', ...common, '-X', 'POST', '-H', 'Transfer-Encoding: chunked', '--data-binary', '{"x":1}', `${h.url}/v1/test/echo/x`,
-      '--next', ...common, '-X', 'LIST', `${h.url}/v1/test/folder/b/?q=1`,
-      '--next', ...common, '-X', 'LIST', `${h.url}/v1/test/folder/empty`,
+      ...common,
+      '-X',
+      'LIST',
+      `${h.url}/v1/test/folder/a`,
+      '--next',
+      ...common,
+      '-X',
+      'POST',
+      '-H',
+      'Transfer-Encoding: chunked',
+      '--data-binary',
+      '{"x":1}',
+      `${h.url}/v1/test/echo/x`,
+      '--next',
+      ...common,
+      '-X',
+      'LIST',
+      `${h.url}/v1/test/folder/b/?q=1`,
+      '--next',
+      ...common,
+      '-X',
+      'LIST',
+      `${h.url}/v1/test/folder/empty`,
     ]);
     // one connection for all four: num_connects is 0 for a reused connection
     expect(stdout.trim().split('\n')).toEqual(['200 1', '200 0', '200 0', '404 0']);
@@ -41,7 +68,10 @@ describe('LIST over real connections', () => {
 
   it('serves LIST from Node fetch (undici) on a keep-alive connection', async () => {
     for (const path of ['/v1/test/folder/x', '/v1/test/folder/y?list=false']) {
-      const res = await fetch(`${h.url}${path}`, { method: 'LIST', headers: { 'x-service-token': 'root-token' } });
+      const res = await fetch(`${h.url}${path}`, {
+        method: 'LIST',
+        headers: { 'x-service-token': 'root-token' },
+      });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { data: { keys: string[] } }).data.keys).toEqual(['a', 'b/']);
     }
@@ -106,7 +136,11 @@ describe('LIST over real connections', () => {
   it('survives random garbage and keeps serving', async () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 200 }), async (bytes) => {
-        const raw = await rawExchange(h.url, Buffer.concat([Buffer.from(bytes), Buffer.from('\r\n\r\n')]), 5000).catch(() => '');
+        const raw = await rawExchange(
+          h.url,
+          Buffer.concat([Buffer.from(bytes), Buffer.from('\r\n\r\n')]),
+          5000,
+        ).catch(() => '');
         // whatever came back is at most one HTTP response per request Node could frame, never a crash
         expect(raw === '' || raw.startsWith('HTTP/1.1 ')).toBe(true);
       }),
@@ -119,14 +153,24 @@ describe('LIST over real connections', () => {
 describe('Node sees exactly the rewritten requests (differential)', () => {
   let server: Server;
   let port = 0;
-  const seen: Array<{ method: string; url: string; body: string; trailers: Record<string, string | undefined> }> = [];
+  const seen: Array<{
+    method: string;
+    url: string;
+    body: string;
+    trailers: Record<string, string | undefined>;
+  }> = [];
 
   beforeAll(async () => {
     server = createListRewriteServer((req: IncomingMessage, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        seen.push({ method: req.method ?? '', url: req.url ?? '', body: Buffer.concat(chunks).toString('latin1'), trailers: { ...req.trailers } });
+        seen.push({
+          method: req.method ?? '',
+          url: req.url ?? '',
+          body: Buffer.concat(chunks).toString('latin1'),
+          trailers: { ...req.trailers },
+        });
         res.end('ok');
       });
     });
@@ -141,7 +185,14 @@ describe('Node sees exactly the rewritten requests (differential)', () => {
   const chars = (alphabet: string, max: number) =>
     fc.array(fc.constantFrom(...alphabet.split('')), { maxLength: max }).map((a) => a.join(''));
   const bytes = fc
-    .array(fc.oneof(chars('abc\r\n{}"', 10), fc.constant('LIST /x HTTP/1.1\r\n\r\n'), fc.constant('\r\n0\r\n\r\n')), { maxLength: 4 })
+    .array(
+      fc.oneof(
+        chars('abc\r\n{}"', 10),
+        fc.constant('LIST /x HTTP/1.1\r\n\r\n'),
+        fc.constant('\r\n0\r\n\r\n'),
+      ),
+      { maxLength: 4 },
+    )
     .map((p) => Buffer.from(p.join(''), 'latin1'));
   const request: fc.Arbitrary<ModelRequest> = fc.record({
     preamble: fc.constant(false),
@@ -151,43 +202,63 @@ describe('Node sees exactly the rewritten requests (differential)', () => {
     version: fc.constant<'1.1'>('1.1'),
     // Node requires Host on HTTP/1.1 requests
     headers: fc
-      .array(fc.tuple(chars('abc', 4).map((n) => `X-${n}`), chars('abc :;', 8).map((v) => v.trim())), { maxLength: 3 })
+      .array(
+        fc.tuple(
+          chars('abc', 4).map((n) => `X-${n}`),
+          chars('abc :;', 8).map((v) => v.trim()),
+        ),
+        { maxLength: 3 },
+      )
       .map((headers): Array<[string, string]> => [['Host', 'x'], ...headers]),
     body: fc.oneof(
       fc.constant({ kind: 'none' as const }),
       bytes.map((data) => ({ kind: 'length' as const, data })),
       fc
-        .record({ chunks: fc.array(bytes.filter((b) => b.length > 0).map((data) => ({ data, extension: '' })), { maxLength: 3 }), trailers: fc.constant([] as Array<[string, string]>) })
+        .record({
+          chunks: fc.array(
+            bytes.filter((b) => b.length > 0).map((data) => ({ data, extension: '' })),
+            { maxLength: 3 },
+          ),
+          trailers: fc.constant([] as Array<[string, string]>),
+        })
         .map((b) => ({ kind: 'chunked' as const, ...b })),
     ),
   });
 
   it('random pipelined requests arrive at Node exactly as rewritten', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 5 }), fc.array(fc.nat({ max: 2000 }), { maxLength: 6 }), async (requests, cuts) => {
-        seen.length = 0;
-        const data = Buffer.concat(requests.map((r) => serialise(r, false)));
-        const socket = connect(port, '127.0.0.1');
-        socket.on('data', () => undefined);
-        socket.on('error', () => undefined);
-        await new Promise((resolve) => socket.once('connect', resolve));
-        let last = 0;
-        for (const cut of [...new Set(cuts.map((c) => Math.min(c, data.length)))].sort((a, b) => a - b)) {
-          socket.write(data.subarray(last, cut));
-          last = cut;
-        }
-        socket.write(data.subarray(last));
-        await waitFor(() => seen.length === requests.length, { timeoutMs: 2000 });
-        socket.destroy();
-        const expected = requests.map((r) => {
-          const rewritten = serialise({ ...r, body: { kind: 'none' } }, true).toString('latin1');
-          const [method = '', url = ''] = rewritten.split(' ');
-          const body =
-            r.body.kind === 'length' ? r.body.data : r.body.kind === 'chunked' ? Buffer.concat(r.body.chunks.map((c) => c.data)) : Buffer.alloc(0);
-          return { method, url, body: body.toString('latin1'), trailers: {} };
-        });
-        expect(seen).toEqual(expected);
-      }),
+      fc.asyncProperty(
+        fc.array(request, { minLength: 1, maxLength: 5 }),
+        fc.array(fc.nat({ max: 2000 }), { maxLength: 6 }),
+        async (requests, cuts) => {
+          seen.length = 0;
+          const data = Buffer.concat(requests.map((r) => serialise(r, false)));
+          const socket = connect(port, '127.0.0.1');
+          socket.on('data', () => undefined);
+          socket.on('error', () => undefined);
+          await new Promise((resolve) => socket.once('connect', resolve));
+          let last = 0;
+          for (const cut of [...new Set(cuts.map((c) => Math.min(c, data.length)))].sort((a, b) => a - b)) {
+            socket.write(data.subarray(last, cut));
+            last = cut;
+          }
+          socket.write(data.subarray(last));
+          await waitFor(() => seen.length === requests.length, { timeoutMs: 2000 });
+          socket.destroy();
+          const expected = requests.map((r) => {
+            const rewritten = serialise({ ...r, body: { kind: 'none' } }, true).toString('latin1');
+            const [method = '', url = ''] = rewritten.split(' ');
+            const body =
+              r.body.kind === 'length'
+                ? r.body.data
+                : r.body.kind === 'chunked'
+                  ? Buffer.concat(r.body.chunks.map((c) => c.data))
+                  : Buffer.alloc(0);
+            return { method, url, body: body.toString('latin1'), trailers: {} };
+          });
+          expect(seen).toEqual(expected);
+        },
+      ),
       { numRuns: 40 },
     );
   }, 20_000);
@@ -198,15 +269,47 @@ describe('LIST over TLS', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gateway-tls-'));
     try {
       await run('openssl', [
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-        '-subj', '/CN=localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
       ]);
       const tls = { cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')) };
       const h = await startHarness({ listeners: { api: { address: '127.0.0.1:0', tls } } });
       try {
         expect(h.url).toMatch(/^https:\/\//);
-        const common = ['-sS', '-k', '-H', 'X-Service-Token: root-token', '-o', '/dev/null', '-w', '%{http_code} %{num_connects}\\n'];
-        const { stdout } = await run('curl', [...common, '-X', 'LIST', `${h.url}/v1/test/folder/a`, '--next', ...common, '-X', 'LIST', `${h.url}/v1/test/folder/b`]);
+        const common = [
+          '-sS',
+          '-k',
+          '-H',
+          'X-Service-Token: root-token',
+          '-o',
+          '/dev/null',
+          '-w',
+          '%{http_code} %{num_connects}\\n',
+        ];
+        const { stdout } = await run('curl', [
+          ...common,
+          '-X',
+          'LIST',
+          `${h.url}/v1/test/folder/a`,
+          '--next',
+          ...common,
+          '-X',
+          'LIST',
+          `${h.url}/v1/test/folder/b`,
+        ]);
         expect(stdout.trim().split('\n')).toEqual(['200 1', '200 0']);
       } finally {
         await h.close();

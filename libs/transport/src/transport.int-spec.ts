@@ -110,6 +110,7 @@ const caller: CallerContext = {
   namespace: 'ns1/',
   clientAddress: '127.0.0.1',
   accessor: 'acc-1',
+  sudo: false,
   policies: ['default', 'dev'],
   root: false,
 };

@@ -95,7 +95,11 @@ export const sysCapabilitiesBody = z.looseObject({
 
 const mountEntryData = z.record(z.string(), z.unknown());
 
-/** Every sys contract, by use; core-sys registers one handler per entry. */
+/**
+ * Every sys contract, by use. init, sealStatus, unseal, seal and rotate are served by the seal
+ * leader only (queue "core-sys-leader"), so unseal progress lives in one place and the root key
+ * is only ever rebuilt there; the others by every core-sys replica.
+ */
 export const sysContracts = {
   initStatus: engineContract('core.sys.seal.init-status'),
   init: engineContract('core.sys.seal.init'),
@@ -133,18 +137,6 @@ export const sysContracts = {
   capabilitiesAccessor: engineContract('core.sys.capabilities.accessor'),
   resultantAcl: engineContract('core.sys.capabilities.resultant-acl'),
 } as const;
-
-/**
- * Served only by the seal leader (queue "core-sys-leader"): unseal progress lives in one place
- * and the root key is only ever rebuilt there.
- */
-export const SYS_LEADER_CONTRACTS = [
-  sysContracts.init,
-  sysContracts.sealStatus,
-  sysContracts.unseal,
-  sysContracts.seal,
-  sysContracts.rotate,
-] as const;
 
 const op = (
   contract: OperationDef['contract'],

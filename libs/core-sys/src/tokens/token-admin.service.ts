@@ -59,7 +59,7 @@ export class TokenAdminService {
     if (!parent) throw invalidRequest('parent token lookup failed: no parent found');
     const spec = decideChildSpec({
       parent: parent.state,
-      sudo: caller.root,
+      sudo: caller.root || caller.sudo,
       orphanRoute,
       params,
       path: `auth/token/${req.path}`,

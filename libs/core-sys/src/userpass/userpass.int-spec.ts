@@ -36,7 +36,7 @@ const login = (name: string, password: string, clientAddress = '127.0.0.1') =>
   h.call(
     userpassContracts.login,
     { mount: up, path: `login/${name}`, params: { username: name }, body: { password } },
-    { requestId: 'r', namespace: '', clientAddress, policies: [], root: false },
+    { requestId: 'r', namespace: '', clientAddress, policies: [], root: false, sudo: false },
   );
 
 const loginFails = (name: string, password: string) =>

@@ -65,7 +65,11 @@ export class AclService {
     const names = this.policyNames(token);
     if (names.includes(ROOT_POLICY_NAME)) return ROOT_ACL;
     const key = names.join('\n');
-    const set = await this.sets.get(key, () => this.compileSet(names), () => this.maxAgeMs);
+    const set = await this.sets.get(
+      key,
+      () => this.compileSet(names),
+      () => this.maxAgeMs,
+    );
     if (!set.templated) return set.acl;
     return this.templated.get(
       `${key}\0${token.entityId}`,

@@ -16,7 +16,10 @@ const route = (over: Partial<RouteDef> = {}): RouteDef => ({
   ...over,
 });
 
-async function run(over: Partial<AuthorizeInput>, existsAnswer = false): Promise<{ op?: string; error?: string; asked: number }> {
+async function run(
+  over: Partial<AuthorizeInput>,
+  existsAnswer = false,
+): Promise<{ op?: string; error?: string; asked: number }> {
   let asked = 0;
   try {
     const { operation: op } = await authorize({
@@ -41,7 +44,9 @@ async function run(over: Partial<AuthorizeInput>, existsAnswer = false): Promise
 describe('authorize', () => {
   it('skips the existence check when both create and update are granted and one handler serves both', async () => {
     const both = acl('path "t/*" { capabilities = ["create", "update"] }');
-    const sameHandler = route({ operations: { create: { contract: shared, summary: '' }, update: { contract: shared, summary: '' } } });
+    const sameHandler = route({
+      operations: { create: { contract: shared, summary: '' }, update: { contract: shared, summary: '' } },
+    });
     expect(await run({ acl: both, route: sameHandler })).toEqual({ op: 'update', asked: 0 });
   });
 
@@ -62,37 +67,73 @@ describe('authorize', () => {
   });
 
   it('denies without asking when neither is granted', async () => {
-    expect(await run({ acl: acl('path "t/*" { capabilities = ["read"] }') })).toEqual({ error: 'permission_denied', asked: 0 });
+    expect(await run({ acl: acl('path "t/*" { capabilities = ["read"] }') })).toEqual({
+      error: 'permission_denied',
+      asked: 0,
+    });
   });
 
   it('treats a write without existence check as an update', async () => {
-    const noCheck = route({ existenceCheck: undefined, operations: { update: { contract: update, summary: '' } } });
-    expect(await run({ acl: acl('path "t/*" { capabilities = ["update"] }'), route: noCheck })).toEqual({ op: 'update', asked: 0 });
-    expect(await run({ acl: acl('path "t/*" { capabilities = ["create"] }'), route: noCheck })).toEqual({ error: 'permission_denied', asked: 0 });
+    const noCheck = route({
+      existenceCheck: undefined,
+      operations: { update: { contract: update, summary: '' } },
+    });
+    expect(await run({ acl: acl('path "t/*" { capabilities = ["update"] }'), route: noCheck })).toEqual({
+      op: 'update',
+      asked: 0,
+    });
+    expect(await run({ acl: acl('path "t/*" { capabilities = ["create"] }'), route: noCheck })).toEqual({
+      error: 'permission_denied',
+      asked: 0,
+    });
   });
 
   it('checks plain operations and sudo', async () => {
     const readOnly = acl('path "t/*" { capabilities = ["read"] }');
     expect(await run({ acl: readOnly, kind: 'read' })).toEqual({ op: 'read', asked: 0 });
     expect(await run({ acl: readOnly, kind: 'delete' })).toEqual({ error: 'permission_denied', asked: 0 });
-    const sudoRoute = route({ sudo: true, existenceCheck: undefined, operations: { read: { contract: update, summary: '' } } });
-    expect(await run({ acl: readOnly, kind: 'read', route: sudoRoute })).toEqual({ error: 'permission_denied', asked: 0 });
+    const sudoRoute = route({
+      sudo: true,
+      existenceCheck: undefined,
+      operations: { read: { contract: update, summary: '' } },
+    });
+    expect(await run({ acl: readOnly, kind: 'read', route: sudoRoute })).toEqual({
+      error: 'permission_denied',
+      asked: 0,
+    });
     const withSudo = acl('path "t/*" { capabilities = ["read", "sudo"] }');
     expect(await run({ acl: withSudo, kind: 'read', route: sudoRoute })).toEqual({ op: 'read', asked: 0 });
-    const perOp = route({ sudo: { delete: true }, existenceCheck: undefined, operations: { read: { contract: update, summary: '' }, delete: { contract: update, summary: '' } } });
+    const perOp = route({
+      sudo: { delete: true },
+      existenceCheck: undefined,
+      operations: { read: { contract: update, summary: '' }, delete: { contract: update, summary: '' } },
+    });
     const readDelete = acl('path "t/*" { capabilities = ["read", "delete"] }');
     expect(await run({ acl: readDelete, kind: 'read', route: perOp })).toEqual({ op: 'read', asked: 0 });
-    expect(await run({ acl: readDelete, kind: 'delete', route: perOp })).toEqual({ error: 'permission_denied', asked: 0 });
+    expect(await run({ acl: readDelete, kind: 'delete', route: perOp })).toEqual({
+      error: 'permission_denied',
+      asked: 0,
+    });
   });
 
   it('applies parameter constraints to the given params', async () => {
-    const constrained = acl('path "t/*" { capabilities = ["update"] allowed_parameters = { "name" = ["ok"] } }');
+    const constrained = acl(
+      'path "t/*" { capabilities = ["update"] allowed_parameters = { "name" = ["ok"] } }',
+    );
     const noCheck = route({ existenceCheck: undefined });
-    expect(await run({ acl: constrained, route: noCheck, params: { name: 'ok' } })).toEqual({ op: 'update', asked: 0 });
-    expect(await run({ acl: constrained, route: noCheck, params: { name: 'no' } })).toEqual({ error: 'permission_denied', asked: 0 });
+    expect(await run({ acl: constrained, route: noCheck, params: { name: 'ok' } })).toEqual({
+      op: 'update',
+      asked: 0,
+    });
+    expect(await run({ acl: constrained, route: noCheck, params: { name: 'no' } })).toEqual({
+      error: 'permission_denied',
+      asked: 0,
+    });
   });
 
   it('lets the root ACL do anything', async () => {
-    expect(await run({ acl: compileAcl([], { root: true }), kind: 'read', route: route({ sudo: true }) })).toEqual({ op: 'read', asked: 0 });
+    expect(
+      await run({ acl: compileAcl([], { root: true }), kind: 'read', route: route({ sudo: true }) }),
+    ).toEqual({ op: 'read', asked: 0 });
   });
 });

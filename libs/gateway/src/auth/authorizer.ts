@@ -35,7 +35,12 @@ export async function authorize(input: AuthorizeInput): Promise<Authorization> {
   const operation = input.kind === 'write' ? await resolveWrite(input) : input.kind;
   const { acl } = input;
   if (!acl) return { operation, sudo: undefined };
-  const result = acl.allowOperation({ path: input.aclPath, operation, params: input.params, wrapTtl: input.wrapTtl });
+  const result = acl.allowOperation({
+    path: input.aclPath,
+    operation,
+    params: input.params,
+    wrapTtl: input.wrapTtl,
+  });
   if (!result.allowed) throw permissionDenied();
   if (needsSudo(input.route, operation) && !result.sudo) throw permissionDenied();
   return { operation, sudo: result.sudo };
@@ -51,11 +56,14 @@ async function resolveWrite(input: AuthorizeInput): Promise<'create' | 'update'>
   const ops = route.operations;
   if (!route.existenceCheck) return ops.update ? 'update' : 'create';
   const grants = (operation: 'create' | 'update'): boolean =>
-    !acl || acl.allowOperation({ path: input.aclPath, operation, params: input.params, wrapTtl: input.wrapTtl }).allowed;
+    !acl ||
+    acl.allowOperation({ path: input.aclPath, operation, params: input.params, wrapTtl: input.wrapTtl })
+      .allowed;
   const create = grants('create');
   const update = grants('update');
   if (!create && !update) throw permissionDenied();
-  const sameHandler = !ops.create || !ops.update || ops.create.contract.subject === ops.update.contract.subject;
+  const sameHandler =
+    !ops.create || !ops.update || ops.create.contract.subject === ops.update.contract.subject;
   if (create && update && sameHandler) return ops.update ? 'update' : 'create';
   const operation = (await input.exists()) ? 'update' : 'create';
   if (!ops[operation]) throw new DomainError('unsupported_operation', 'unsupported operation');

@@ -50,7 +50,13 @@ export class PolicyService {
     let batch: Promise<Map<string, MaybePolicy>> | undefined;
     const loadBatch = (): Promise<Map<string, MaybePolicy>> => (batch ??= this.fetch(missing));
     const loaded = await Promise.all(
-      missing.map((name) => this.cache.get(name, async () => (await loadBatch()).get(name) ?? null, () => this.maxAgeMs)),
+      missing.map((name) =>
+        this.cache.get(
+          name,
+          async () => (await loadBatch()).get(name) ?? null,
+          () => this.maxAgeMs,
+        ),
+      ),
     );
     const byName = new Map(missing.map((name, i) => [name, loaded[i] ?? null]));
     return names.map((name, i) => (byName.has(name) ? (byName.get(name) ?? null) : (result[i] ?? null)));
@@ -67,7 +73,11 @@ export class PolicyService {
   }
 
   private async fetch(names: string[]): Promise<Map<string, MaybePolicy>> {
-    const { policies } = await this.transport.request(corePolicyTexts, { names }, { timeoutMs: CORE_LOOKUP_TIMEOUT_MS });
+    const { policies } = await this.transport.request(
+      corePolicyTexts,
+      { names },
+      { timeoutMs: CORE_LOOKUP_TIMEOUT_MS },
+    );
     const out = new Map<string, MaybePolicy>();
     for (const { name, text } of policies) out.set(name, this.parse(name, text));
     if (names.includes(DEFAULT_POLICY_NAME) && !out.has(DEFAULT_POLICY_NAME)) {

@@ -37,7 +37,11 @@ export class TokenService {
     return this.cache.get(
       key,
       async () => {
-        const resolved = await this.transport.request(coreTokenResolve, { token }, { timeoutMs: CORE_LOOKUP_TIMEOUT_MS });
+        const resolved = await this.transport.request(
+          coreTokenResolve,
+          { token },
+          { timeoutMs: CORE_LOOKUP_TIMEOUT_MS },
+        );
         if (resolved.cacheable) this.index(resolved.accessor, key);
         return resolved;
       },

@@ -17,7 +17,8 @@ export class CachedValue<T> {
   ) {}
 
   get(): Promise<T> {
-    if (this.value !== undefined && this.now() - this.loadedAt < this.maxAgeMs) return Promise.resolve(this.value);
+    if (this.value !== undefined && this.now() - this.loadedAt < this.maxAgeMs)
+      return Promise.resolve(this.value);
     this.loading ??= this.refresh();
     return this.loading;
   }

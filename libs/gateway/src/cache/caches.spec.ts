@@ -11,7 +11,11 @@ describe('CachedValue', () => {
   it('shares one load, caches it and reloads after invalidation or max age', async () => {
     let now = 0;
     let loads = 0;
-    const value = new CachedValue(async () => ++loads, 1000, () => now);
+    const value = new CachedValue(
+      async () => ++loads,
+      1000,
+      () => now,
+    );
     expect(await Promise.all([value.get(), value.get()])).toEqual([1, 1]);
     expect(await value.get()).toBe(1);
     value.invalidate();
@@ -66,14 +70,28 @@ describe('KeyedCache', () => {
   });
 
   it('does not cache loads running during delete, clear or cancelLoads', async () => {
-    for (const invalidate of [(c: KeyedCache<string, string>) => c.delete('k'), (c: KeyedCache<string, string>) => c.clear(), (c: KeyedCache<string, string>) => c.cancelLoads()]) {
+    for (const invalidate of [
+      (c: KeyedCache<string, string>) => c.delete('k'),
+      (c: KeyedCache<string, string>) => c.clear(),
+      (c: KeyedCache<string, string>) => c.cancelLoads(),
+    ]) {
       const cache = new KeyedCache<string, string>(10);
       const gate = deferred<string>();
-      const first = cache.get('k', () => gate.promise, () => 1000);
+      const first = cache.get(
+        'k',
+        () => gate.promise,
+        () => 1000,
+      );
       invalidate(cache);
       gate.resolve('stale');
       expect(await first).toBe('stale');
-      expect(await cache.get('k', async () => 'fresh', () => 1000)).toBe('fresh');
+      expect(
+        await cache.get(
+          'k',
+          async () => 'fresh',
+          () => 1000,
+        ),
+      ).toBe('fresh');
     }
   });
 });

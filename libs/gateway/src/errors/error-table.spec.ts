@@ -5,7 +5,9 @@ import { GatewayError } from './gateway-error';
 describe('error table', () => {
   it('renders go-multierror like Vault', () => {
     expect(multiError('permission denied')).toBe('1 error occurred:\n\t* permission denied\n\n');
-    expect(multiError('permission denied', 'invalid token')).toBe('2 errors occurred:\n\t* permission denied\n\t* invalid token\n\n');
+    expect(multiError('permission denied', 'invalid token')).toBe(
+      '2 errors occurred:\n\t* permission denied\n\t* invalid token\n\n',
+    );
   });
 
   it('has an entry for every DomainError code', () => {
@@ -14,13 +16,29 @@ describe('error table', () => {
 
   it.each<[DomainError | GatewayError, number, string[]]>([
     [new DomainError('permission_denied', 'whatever'), 403, ['1 error occurred:\n\t* permission denied\n\n']],
-    [new DomainError('invalid_token', 'x'), 403, ['2 errors occurred:\n\t* permission denied\n\t* invalid token\n\n']],
+    [
+      new DomainError('invalid_token', 'x'),
+      403,
+      ['2 errors occurred:\n\t* permission denied\n\t* invalid token\n\n'],
+    ],
     [new GatewayError('missing_token'), 403, ['permission denied']],
     [new DomainError('unsupported_path', 'x'), 404, ['1 error occurred:\n\t* unsupported path\n\n']],
-    [new DomainError('unsupported_operation', 'x'), 405, ['1 error occurred:\n\t* unsupported operation\n\n']],
-    [noHandlerError('nomount/data/x/y'), 404, ['no handler for route "nomount/data/x/y". route entry not found.']],
+    [
+      new DomainError('unsupported_operation', 'x'),
+      405,
+      ['1 error occurred:\n\t* unsupported operation\n\n'],
+    ],
+    [
+      noHandlerError('nomount/data/x/y'),
+      404,
+      ['no handler for route "nomount/data/x/y". route entry not found.'],
+    ],
     [new DomainError('sealed', 'anything'), 503, ['Vault is sealed']],
-    [new DomainError('service_unavailable', 'no running replica of the "kv" service'), 503, ['no running replica of the "kv" service']],
+    [
+      new DomainError('service_unavailable', 'no running replica of the "kv" service'),
+      503,
+      ['no running replica of the "kv" service'],
+    ],
     [new DomainError('not_found', ''), 404, []],
     [new DomainError('invalid_request', 'bad input'), 400, ['bad input']],
     [new DomainError('invalid_request', ''), 400, []],
@@ -38,7 +56,10 @@ describe('error table', () => {
   });
 
   it('returns the envelope with a 404 that carries data (kv v2 deleted version)', () => {
-    const rendered = renderError(new DomainError('not_found', '', { data: null, metadata: { version: 3 } }, ['w']), 'req-1');
+    const rendered = renderError(
+      new DomainError('not_found', '', { data: null, metadata: { version: 3 } }, ['w']),
+      'req-1',
+    );
     expect(rendered.status).toBe(404);
     expect(rendered.body).toEqual({
       request_id: 'req-1',

@@ -26,9 +26,7 @@ const UNSUPPORTED_PATH = multiError('unsupported path');
 const UNSUPPORTED_OPERATION = multiError('unsupported operation');
 
 const messageOrNone = (message: string): string[] => (message === '' ? [] : [message]);
-const fixed =
-  (text: string) =>
-  (): string[] => [text];
+const fixed = (text: string) => (): string[] => [text];
 
 export const ERROR_TABLE: Readonly<Record<ErrorCode, Entry>> = {
   invalid_request: { status: 400, errors: messageOrNone },

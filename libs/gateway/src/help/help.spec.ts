@@ -11,7 +11,9 @@ const table: RouteTable = {
     {
       pattern: 'roles',
       synopsis: 'Role list.',
-      operations: { list: { contract: c, summary: 'List roles.', responseData: z.object({ keys: z.array(z.string()) }) } },
+      operations: {
+        list: { contract: c, summary: 'List roles.', responseData: z.object({ keys: z.array(z.string()) }) },
+      },
     },
     {
       pattern: 'roles/:name',
@@ -19,14 +21,36 @@ const table: RouteTable = {
       description: 'Role details.',
       sudo: true,
       operations: {
-        read: { contract: c, summary: 'Read a role.', query: z.object({ version: z.string().optional().describe('v') }) },
-        update: { contract: c, summary: 'Write a role.', body: z.object({ ttl: z.union([z.string(), z.number()]).describe('TTL') }) },
-        patch: { contract: c, summary: 'Patch a role.', body: z.object({ ttl: z.string().optional() }), mergePatch: true },
+        read: {
+          contract: c,
+          summary: 'Read a role.',
+          query: z.object({ version: z.string().optional().describe('v') }),
+        },
+        update: {
+          contract: c,
+          summary: 'Write a role.',
+          body: z.object({ ttl: z.union([z.string(), z.number()]).describe('TTL') }),
+        },
+        patch: {
+          contract: c,
+          summary: 'Patch a role.',
+          body: z.object({ ttl: z.string().optional() }),
+          mergePatch: true,
+        },
         delete: { contract: c, summary: 'Delete a role.' },
       },
     },
-    { pattern: 'creds/:name/:rest*', synopsis: 'Creds.', unauthenticated: true, operations: { read: { contract: c, summary: 'Get creds.' } } },
-    { pattern: 'config', synopsis: 'Config.', operations: { read: { contract: c, summary: 'Read config.' } } },
+    {
+      pattern: 'creds/:name/:rest*',
+      synopsis: 'Creds.',
+      unauthenticated: true,
+      operations: { read: { contract: c, summary: 'Get creds.' } },
+    },
+    {
+      pattern: 'config',
+      synopsis: 'Config.',
+      operations: { read: { contract: c, summary: 'Read config.' } },
+    },
   ],
 };
 
@@ -57,7 +81,12 @@ describe('buildHelp', () => {
   it('documents every route below the mount with paths relative to it', () => {
     const doc = buildHelp(table, '', 'tmount/');
     expect(doc).toBeDefined();
-    expect(Object.keys(doc?.openapi.paths ?? {})).toEqual(['/config', '/creds/{name}/{rest}', '/roles', '/roles/{name}']);
+    expect(Object.keys(doc?.openapi.paths ?? {})).toEqual([
+      '/config',
+      '/creds/{name}/{rest}',
+      '/roles',
+      '/roles/{name}',
+    ]);
     expect(doc?.openapi.openapi).toMatch(/^3\./);
     expect(doc?.help).toContain('# tmount/');
     expect(doc?.help).toContain('Table help.');
@@ -67,9 +96,17 @@ describe('buildHelp', () => {
 
   it('describes operations with zod schemas as JSON schema', () => {
     const item = buildHelp(table, 'roles', 'tmount/roles')?.openapi.paths['/{name}'] as Record<string, any>;
-    expect(item['parameters']).toEqual([{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }]);
+    expect(item['parameters']).toEqual([
+      { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
+    ]);
     expect(item['get'].parameters).toEqual([
-      { name: 'version', in: 'query', required: false, description: 'v', schema: { description: 'v', type: 'string' } },
+      {
+        name: 'version',
+        in: 'query',
+        required: false,
+        description: 'v',
+        schema: { description: 'v', type: 'string' },
+      },
     ]);
     expect(item['post'].requestBody.content['application/json'].schema.properties.ttl.anyOf).toHaveLength(2);
     expect(item['patch'].requestBody.content['application/merge-patch+json']).toBeDefined();
@@ -79,7 +116,9 @@ describe('buildHelp', () => {
 
   it('documents LIST as GET with list=true', () => {
     const item = buildHelp(table, 'roles', 'tmount/roles')?.openapi.paths['/'] as Record<string, any>;
-    expect(item['get'].parameters).toEqual([expect.objectContaining({ name: 'list', in: 'query', required: true })]);
+    expect(item['get'].parameters).toEqual([
+      expect.objectContaining({ name: 'list', in: 'query', required: true }),
+    ]);
     const data = item['get'].responses['200'].content['application/json'].schema.properties.data;
     expect(data.properties.keys.type).toBe('array');
   });
@@ -95,7 +134,9 @@ describe('buildHelp', () => {
   });
 
   it('handles the real route tables', () => {
-    expect(Object.keys(buildHelp(kvV2Routes, 'data', 'secret/data')?.openapi.paths ?? {})).toContain('/{path}');
+    expect(Object.keys(buildHelp(kvV2Routes, 'data', 'secret/data')?.openapi.paths ?? {})).toContain(
+      '/{path}',
+    );
     const sys = buildHelp(systemRoutes, '', 'sys/');
     expect(Object.keys(sys?.openapi.paths ?? {}).length).toBeGreaterThan(10);
     expect(() => JSON.stringify(sys)).not.toThrow();

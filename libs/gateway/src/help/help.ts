@@ -124,7 +124,12 @@ function pathItem({ route, pathParams }: RelatedRoute): Record<string, unknown> 
   const item: Record<string, unknown> = { summary: route.synopsis };
   if (route.description) item['description'] = route.description;
   if (pathParams.length) {
-    item['parameters'] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+    item['parameters'] = pathParams.map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
   }
   const ops = route.operations;
   const extensions = {
@@ -134,13 +139,17 @@ function pathItem({ route, pathParams }: RelatedRoute): Record<string, unknown> 
   if (ops.read || ops.list) item['get'] = { ...getOperation(ops.read, ops.list), ...extensions };
   const write = ops.update ?? ops.create;
   if (write) item['post'] = { ...writeOperation(write, 'application/json'), ...extensions };
-  if (ops.patch) item['patch'] = { ...writeOperation(ops.patch, 'application/merge-patch+json'), ...extensions };
+  if (ops.patch)
+    item['patch'] = { ...writeOperation(ops.patch, 'application/merge-patch+json'), ...extensions };
   if (ops.delete) item['delete'] = { ...readLike(ops.delete, []), ...extensions };
   return item;
 }
 
 /** LIST is GET with `list=true`, as Vault documents it. */
-function getOperation(read: OperationDef | undefined, list: OperationDef | undefined): Record<string, unknown> {
+function getOperation(
+  read: OperationDef | undefined,
+  list: OperationDef | undefined,
+): Record<string, unknown> {
   const listParam = (required: boolean) => ({
     name: 'list',
     in: 'query',
@@ -221,7 +230,7 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   if (hit) return hit;
   let json: JsonSchema;
   try {
-    json = z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as JsonSchema;
+    json = z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' });
   } catch {
     json = {};
   }

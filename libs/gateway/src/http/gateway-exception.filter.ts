@@ -22,9 +22,15 @@ export class GatewayExceptionFilter implements ExceptionFilter {
 
   private render(exception: unknown, method: string): HttpResult {
     const status =
-      exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: unknown } | null)?.statusCode;
+      exception instanceof HttpException
+        ? exception.getStatus()
+        : (exception as { statusCode?: unknown } | null)?.statusCode;
     if (status === 413) {
-      return this.service.failure(new DomainError('payload_too_large', 'http: request body too large'), randomUUID(), method);
+      return this.service.failure(
+        new DomainError('payload_too_large', 'http: request body too large'),
+        randomUUID(),
+        method,
+      );
     }
     if (status === 404) return jsonResult(404, { errors: [] });
     if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -18,7 +18,9 @@ export function registerV1Routes(fastify: GatewayFastify, service: GatewayServic
   // Vault does not require a Content-Type: every body is read raw and parsed as JSON by the
   // pipeline, once, after the method says it matters.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
+  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) =>
+    done(null, body),
+  );
   fastify.all('/v1/*', { bodyLimit, onRequest: hideContentType }, async (request, reply) => {
     const contentType = contentTypes.get(request.raw);
     if (contentType !== undefined) request.raw.headers['content-type'] = contentType;
@@ -40,7 +42,11 @@ export function registerV1Routes(fastify: GatewayFastify, service: GatewayServic
  */
 const contentTypes = new WeakMap<object, string>();
 
-function hideContentType(request: { raw: { headers: Record<string, unknown> } }, _reply: unknown, done: () => void): void {
+function hideContentType(
+  request: { raw: { headers: Record<string, unknown> } },
+  _reply: unknown,
+  done: () => void,
+): void {
   const contentType = request.raw.headers['content-type'];
   if (typeof contentType === 'string') {
     contentTypes.set(request.raw, contentType);

@@ -57,7 +57,8 @@ export function readWrapTtl(headers: IncomingHttpHeaders): number | undefined {
       const reason = error instanceof DomainError ? error.message : 'invalid duration';
       throw invalidRequest(`error parsing ${display} header: ${reason}`);
     }
-    if (nanos < 0n) throw invalidRequest(`error parsing ${display} header: requested wrap ttl cannot be negative`);
+    if (nanos < 0n)
+      throw invalidRequest(`error parsing ${display} header: requested wrap ttl cannot be negative`);
     return Number(nanos / 1_000_000n) / 1000;
   }
   return undefined;

@@ -52,8 +52,12 @@ describe('classifyRequest', () => {
   });
 
   it('refuses other methods with 405 and bad list values with 400', () => {
-    expect((caught(() => classifyRequest('OPTIONS', parseQuery(''))) as GatewayError).kind).toBe('method_not_allowed');
-    expect((caught(() => classifyRequest('GET', parseQuery('list=maybe'))) as DomainError).code).toBe('invalid_request');
+    expect((caught(() => classifyRequest('OPTIONS', parseQuery(''))) as GatewayError).kind).toBe(
+      'method_not_allowed',
+    );
+    expect((caught(() => classifyRequest('GET', parseQuery('list=maybe'))) as DomainError).code).toBe(
+      'invalid_request',
+    );
   });
 });
 
@@ -80,10 +84,14 @@ describe('checkMergePatchContentType', () => {
   });
 
   it('answers 400 without a media type and 415 for another one', () => {
-    expect((caught(() => checkMergePatchContentType(undefined)) as DomainError).message).toBe('mime: no media type');
+    expect((caught(() => checkMergePatchContentType(undefined)) as DomainError).message).toBe(
+      'mime: no media type',
+    );
     const error = caught(() => checkMergePatchContentType('application/json')) as GatewayError;
     expect(error.kind).toBe('unsupported_media_type');
-    expect(error.message).toBe('PATCH requires Content-Type of application/merge-patch+json, provided application/json');
+    expect(error.message).toBe(
+      'PATCH requires Content-Type of application/merge-patch+json, provided application/json',
+    );
   });
 });
 

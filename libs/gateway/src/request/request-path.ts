@@ -41,7 +41,16 @@ export function normalisePath(raw: string): string {
 function needsNormalising(p: string): boolean {
   if (p.startsWith('/') || p.includes('//') || p.includes('\0')) return true;
   if (!p.includes('.')) return false;
-  return p === '.' || p === '..' || p.startsWith('./') || p.startsWith('../') || p.includes('/./') || p.includes('/../') || p.endsWith('/.') || p.endsWith('/..');
+  return (
+    p === '.' ||
+    p === '..' ||
+    p.startsWith('./') ||
+    p.startsWith('../') ||
+    p.includes('/./') ||
+    p.includes('/../') ||
+    p.endsWith('/.') ||
+    p.endsWith('/..')
+  );
 }
 
 /**

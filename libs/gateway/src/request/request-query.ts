@@ -12,7 +12,11 @@ export interface ParsedQuery {
   help: string | undefined;
 }
 
-const EMPTY: ParsedQuery = Object.freeze({ values: Object.freeze({}) as Record<string, string>, list: undefined, help: undefined });
+const EMPTY: ParsedQuery = Object.freeze({
+  values: Object.freeze({}) as Record<string, string>,
+  list: undefined,
+  help: undefined,
+});
 
 export function parseQuery(query: string): ParsedQuery {
   if (query === '') return EMPTY;

@@ -1,7 +1,8 @@
 import { DomainError, engineResponseSchema, type EngineResponse, type Operation } from '@coffer/contracts';
 import { renderEngineResponse } from './envelope';
 
-const render = (res: EngineResponse, op: Operation = 'read') => renderEngineResponse(engineResponseSchema.parse(res), op, 'req-1');
+const render = (res: EngineResponse, op: Operation = 'read') =>
+  renderEngineResponse(engineResponseSchema.parse(res), op, 'req-1');
 const caught = (fn: () => unknown): DomainError => {
   try {
     fn();
@@ -13,7 +14,11 @@ const caught = (fn: () => unknown): DomainError => {
 
 describe('renderEngineResponse', () => {
   it('wraps data in the envelope', () => {
-    const result = render({ data: { a: 1 }, warnings: ['w'], lease: { lease_id: 'l', lease_duration: 60, renewable: true } });
+    const result = render({
+      data: { a: 1 },
+      warnings: ['w'],
+      lease: { lease_id: 'l', lease_duration: 60, renewable: true },
+    });
     expect(result.status).toBe(200);
     expect(result.contentType).toBe('application/json');
     expect(JSON.parse(result.body ?? '')).toEqual({
@@ -30,7 +35,16 @@ describe('renderEngineResponse', () => {
 
   it('renders no warnings as null and keeps the field order', () => {
     const body = render({ data: {} }).body ?? '';
-    expect(Object.keys(JSON.parse(body))).toEqual(['request_id', 'lease_id', 'renewable', 'lease_duration', 'data', 'wrap_info', 'warnings', 'auth']);
+    expect(Object.keys(JSON.parse(body))).toEqual([
+      'request_id',
+      'lease_id',
+      'renewable',
+      'lease_duration',
+      'data',
+      'wrap_info',
+      'warnings',
+      'auth',
+    ]);
     expect(JSON.parse(body).warnings).toBeNull();
   });
 
@@ -69,7 +83,9 @@ describe('renderEngineResponse', () => {
       contentType: 'application/json',
     });
     expect(render({ kind: 'raw', status: 503, body: { sealed: true } }).status).toBe(503);
-    expect(render({ kind: 'raw', body: '-----BEGIN X509 CRL-----', contentType: 'application/pkix-crl' })).toEqual({
+    expect(
+      render({ kind: 'raw', body: '-----BEGIN X509 CRL-----', contentType: 'application/pkix-crl' }),
+    ).toEqual({
       status: 200,
       body: '-----BEGIN X509 CRL-----',
       contentType: 'application/pkix-crl',

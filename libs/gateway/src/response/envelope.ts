@@ -70,9 +70,11 @@ function hasKeys(data: Record<string, unknown> | null): boolean {
 export function renderEngineResponse(res: EngineResult, operation: Operation, requestId: string): HttpResult {
   if (res.kind === 'raw') {
     const status = res.status ?? 200;
-    if (res.body === undefined || status === 204) return { status, body: undefined, contentType: res.contentType ?? JSON_CONTENT_TYPE };
+    if (res.body === undefined || status === 204)
+      return { status, body: undefined, contentType: res.contentType ?? JSON_CONTENT_TYPE };
     const contentType = res.contentType ?? JSON_CONTENT_TYPE;
-    const body = typeof res.body === 'string' && contentType !== JSON_CONTENT_TYPE ? res.body : JSON.stringify(res.body);
+    const body =
+      typeof res.body === 'string' && contentType !== JSON_CONTENT_TYPE ? res.body : JSON.stringify(res.body);
     return { status, body, contentType };
   }
   if (operation === 'list' && !hasKeys(res.data)) throw notFound();

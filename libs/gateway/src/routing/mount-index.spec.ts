@@ -16,7 +16,12 @@ const entry = (path: string, namespace = ''): MountEntry => ({
 });
 
 describe('MountIndex', () => {
-  const index = new MountIndex([entry('secret/'), entry('secret/team/'), entry('auth/token/'), entry('kv/', 'ns1/')]);
+  const index = new MountIndex([
+    entry('secret/'),
+    entry('secret/team/'),
+    entry('auth/token/'),
+    entry('kv/', 'ns1/'),
+  ]);
 
   it.each([
     ['secret/data/foo', 'u-secret/', 'data/foo'],

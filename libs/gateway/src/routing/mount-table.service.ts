@@ -2,7 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { coreMountTable, type MountEntry } from '@coffer/contracts';
 import type { Transport } from '@coffer/transport';
 import { CachedValue } from '../cache/cached-value';
-import { CORE_LOOKUP_TIMEOUT_MS, GATEWAY_OPTIONS, GATEWAY_TRANSPORT, resolveCacheOptions, type GatewayOptions } from '../gateway.options';
+import {
+  CORE_LOOKUP_TIMEOUT_MS,
+  GATEWAY_OPTIONS,
+  GATEWAY_TRANSPORT,
+  resolveCacheOptions,
+  type GatewayOptions,
+} from '../gateway.options';
 import { MountIndex } from './mount-index';
 
 /**
@@ -29,9 +35,16 @@ export const SEALED_MOUNT_INDEX = new MountIndex([SEALED_SYSTEM_MOUNT]);
 export class MountTableService {
   private readonly table: CachedValue<MountIndex>;
 
-  constructor(@Inject(GATEWAY_TRANSPORT) transport: Transport, @Inject(GATEWAY_OPTIONS) options: GatewayOptions) {
+  constructor(
+    @Inject(GATEWAY_TRANSPORT) transport: Transport,
+    @Inject(GATEWAY_OPTIONS) options: GatewayOptions,
+  ) {
     this.table = new CachedValue(async () => {
-      const { mounts, revision } = await transport.request(coreMountTable, {}, { timeoutMs: CORE_LOOKUP_TIMEOUT_MS });
+      const { mounts, revision } = await transport.request(
+        coreMountTable,
+        {},
+        { timeoutMs: CORE_LOOKUP_TIMEOUT_MS },
+      );
       return new MountIndex(mounts, revision);
     }, resolveCacheOptions(options.cache).maxAgeMs);
   }

@@ -1,4 +1,10 @@
-import { engineContract, kvV2Routes, systemRoutes, type MountEntry, type RouteTable } from '@coffer/contracts';
+import {
+  engineContract,
+  kvV2Routes,
+  systemRoutes,
+  type MountEntry,
+  type RouteTable,
+} from '@coffer/contracts';
 import { MountIndex } from './mount-index';
 import { resolveRoute, type Routing } from './route-resolver';
 
@@ -28,13 +34,20 @@ const testTable: RouteTable = {
   ],
 };
 
-const index = new MountIndex([entry('sys/', 'system'), entry('secret/', 'kv', { version: '2' }), entry('t/', 't'), entry('pki/', 'pki')]);
+const index = new MountIndex([
+  entry('sys/', 'system'),
+  entry('secret/', 'kv', { version: '2' }),
+  entry('t/', 't'),
+  entry('pki/', 'pki'),
+]);
 const tables = (m: { type: string; options: Record<string, string> }): RouteTable | undefined =>
   m.type === 't' ? testTable : m.type === 'system' ? systemRoutes : m.type === 'kv' ? kvV2Routes : undefined;
-const resolve = (path: string, kind: Parameters<typeof resolveRoute>[3]): Routing => resolveRoute(index, path, path, kind, tables);
+const resolve = (path: string, kind: Parameters<typeof resolveRoute>[3]): Routing =>
+  resolveRoute(index, path, path, kind, tables);
 
 const ok = (r: Routing) => {
-  if (r.kind !== 'route') throw new Error(`expected a route, got ${r.kind === 'failed' ? r.error.message : r.kind}`);
+  if (r.kind !== 'route')
+    throw new Error(`expected a route, got ${r.kind === 'failed' ? r.error.message : r.kind}`);
   return r;
 };
 const failed = (r: Routing) => {
@@ -61,7 +74,9 @@ describe('resolveRoute', () => {
   });
 
   it('answers no handler, unsupported path, unsupported operation and no replica', () => {
-    expect(failed(resolve('nomount/x', 'read')).message).toBe('no handler for route "nomount/x". route entry not found.');
+    expect(failed(resolve('nomount/x', 'read')).message).toBe(
+      'no handler for route "nomount/x". route entry not found.',
+    );
     expect(failed(resolve('t/nothing', 'read')).code).toBe('unsupported_path');
     const r = resolve('t/roles/web', 'delete');
     expect(failed(r).code).toBe('unsupported_operation');

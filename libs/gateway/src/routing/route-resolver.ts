@@ -45,7 +45,8 @@ export interface FailedRoute {
 export type Routing = ResolvedRoute | HelpTarget | FailedRoute;
 
 const unsupportedPath = (): DomainError => new DomainError('unsupported_path', 'unsupported path');
-const unsupportedOperation = (): DomainError => new DomainError('unsupported_operation', 'unsupported operation');
+const unsupportedOperation = (): DomainError =>
+  new DomainError('unsupported_operation', 'unsupported operation');
 
 export function supportsKind(route: RouteDef, kind: RequestKind): boolean {
   const ops = route.operations;

@@ -3,7 +3,13 @@ import { coreSealState } from '@coffer/contracts';
 import type { Transport } from '@coffer/transport';
 import type { z } from 'zod';
 import { CachedValue } from '../cache/cached-value';
-import { CORE_LOOKUP_TIMEOUT_MS, GATEWAY_OPTIONS, GATEWAY_TRANSPORT, resolveCacheOptions, type GatewayOptions } from '../gateway.options';
+import {
+  CORE_LOOKUP_TIMEOUT_MS,
+  GATEWAY_OPTIONS,
+  GATEWAY_TRANSPORT,
+  resolveCacheOptions,
+  type GatewayOptions,
+} from '../gateway.options';
 
 export type SealState = z.output<typeof coreSealState.response>;
 
@@ -12,7 +18,10 @@ export type SealState = z.output<typeof coreSealState.response>;
 export class SealStateService {
   private readonly state: CachedValue<SealState>;
 
-  constructor(@Inject(GATEWAY_TRANSPORT) transport: Transport, @Inject(GATEWAY_OPTIONS) options: GatewayOptions) {
+  constructor(
+    @Inject(GATEWAY_TRANSPORT) transport: Transport,
+    @Inject(GATEWAY_OPTIONS) options: GatewayOptions,
+  ) {
     this.state = new CachedValue(
       () => transport.request(coreSealState, {}, { timeoutMs: CORE_LOOKUP_TIMEOUT_MS }),
       resolveCacheOptions(options.cache).sealMaxAgeMs,

@@ -82,17 +82,8 @@ export class Kv2Projection {
     for (const event of events) {
       switch (event.type) {
         case 'SecretVersionWritten':
-          throw new Error('kv2 projection: a version write comes alone or with its prune');
         case 'SecretVersionsPruned':
-          await this.shred(db, ctx, { below: event.data.oldestVersion });
-          await db
-            .deleteFrom('kv2_versions')
-            .where('mount_uuid', '=', ctx.mountUuid)
-            .where('path', '=', ctx.path)
-            .where('version', '<', event.data.oldestVersion)
-            .execute();
-          await this.keyRow(db, ctx).set({ oldest_version: event.data.oldestVersion }).execute();
-          break;
+          throw new Error('kv2 projection: a version write comes alone or with its prune');
         case 'SecretVersionsDeleted':
         case 'SecretVersionsUndeleted': {
           const deletionMs = event.data.deletionTime === null ? null : Date.parse(event.data.deletionTime);
@@ -200,7 +191,7 @@ export class Kv2Projection {
   private async shred(
     db: Kysely<KvDatabase>,
     ctx: Kv2ProjectionContext,
-    selection: 'all' | { below: number } | { versions: number[] },
+    selection: 'all' | { versions: number[] },
   ): Promise<void> {
     let keyIds = db
       .selectFrom('kv2_versions')
@@ -208,12 +199,7 @@ export class Kv2Projection {
       .where('mount_uuid', '=', ctx.mountUuid)
       .where('path', '=', ctx.path)
       .where('key_id', 'is not', null);
-    if (selection !== 'all') {
-      keyIds =
-        'below' in selection
-          ? keyIds.where('version', '<', selection.below)
-          : keyIds.where('version', 'in', selection.versions);
-    }
+    if (selection !== 'all') keyIds = keyIds.where('version', 'in', selection.versions);
     await db
       .deleteFrom('data_keys')
       .where('key_id', 'in', keyIds.$narrowType<{ key_id: string }>())

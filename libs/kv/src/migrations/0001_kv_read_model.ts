@@ -51,8 +51,13 @@ export const kvReadModel0001: Migration = {
       .addColumn('stream_version', 'integer', (c) => c.notNull())
       .addPrimaryKeyConstraint('flat_secrets_pk', ['mount_uuid', 'owner', 'path'])
       .execute();
-    // cubbyhole purge and sweep by token
-    await db.schema.createIndex('flat_secrets_owner').on('flat_secrets').column('owner').execute();
+    // cubbyhole purge and sweep by token (kv v1 rows, owner "", stay out of the index)
+    await db.schema
+      .createIndex('flat_secrets_owner')
+      .on('flat_secrets')
+      .column('owner')
+      .where(sql.ref('owner'), '<>', '')
+      .execute();
 
     await db.schema
       .createTable('data_keys')
@@ -62,6 +67,11 @@ export const kvReadModel0001: Migration = {
       .addColumn('wrapped', 'bytea', (c) => c.notNull())
       .execute();
     await db.schema.createIndex('data_keys_mount').on('data_keys').column('mount_uuid').execute();
-    await db.schema.createIndex('data_keys_owner').on('data_keys').column('owner').execute();
+    await db.schema
+      .createIndex('data_keys_owner')
+      .on('data_keys')
+      .column('owner')
+      .where(sql.ref('owner'), '<>', '')
+      .execute();
   },
 };

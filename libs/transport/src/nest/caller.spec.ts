@@ -6,6 +6,7 @@ const caller: CallerContext = {
   namespace: '',
   clientAddress: '10.0.0.1',
   policies: ['root'],
+  sudo: true,
   root: true,
 };
 

@@ -74,6 +74,7 @@ export const ROOT_CALLER: CallerContext = {
   tokenRef: 'token-ref-root',
   policies: ['root'],
   root: true,
+  sudo: true,
 };
 
 export class CoreSysHarness {

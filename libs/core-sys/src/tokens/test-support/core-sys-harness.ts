@@ -152,6 +152,7 @@ async function build(
       requestId: randomUUID(),
       namespace: '',
       clientAddress: '127.0.0.1',
+      sudo: false,
       accessor: resolved.accessor,
       tokenRef: resolved.tokenRef,
       policies: [...resolved.policies, ...resolved.identityPolicies],

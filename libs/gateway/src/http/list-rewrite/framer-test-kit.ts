@@ -17,7 +17,11 @@ export interface ModelRequest {
 export type ModelBody =
   | { kind: 'none' }
   | { kind: 'length'; data: Buffer }
-  | { kind: 'chunked'; chunks: Array<{ data: Buffer; extension: string }>; trailers: Array<[string, string]> };
+  | {
+      kind: 'chunked';
+      chunks: Array<{ data: Buffer; extension: string }>;
+      trailers: Array<[string, string]>;
+    };
 
 export function serialise(req: ModelRequest, rewritten: boolean): Buffer {
   const list = rewritten && req.method === 'LIST';

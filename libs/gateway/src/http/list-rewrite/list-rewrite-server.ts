@@ -1,4 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { ListRewriteSocket } from './list-rewrite-socket';
@@ -33,8 +39,7 @@ export function createListRewriteServer(
     handler(req, res);
   };
   const server: Server = options.tls
-    ? // an https.Server is an http.Server for everything Fastify uses (listen, close, connections)
-      (createHttpsServer({ ...options.http, cert: options.tls.cert, key: options.tls.key }, onRequest) as unknown as Server)
+    ? createHttpsServer({ ...options.http, cert: options.tls.cert, key: options.tls.key }, onRequest)
     : createServer(options.http ?? {}, onRequest);
   const event = options.tls ? 'secureConnection' : 'connection';
   const nodeListeners = server.listeners(event) as ConnectionListener[];

@@ -16,9 +16,15 @@ const DECOYS = [
 ];
 
 const bodyBytes: fc.Arbitrary<Buffer> = fc
-  .array(fc.oneof(fc.uint8Array({ maxLength: 24 }).map((a) => Buffer.from(a)), fc.constantFrom(...DECOYS).map((d) => Buffer.from(d))), {
-    maxLength: 5,
-  })
+  .array(
+    fc.oneof(
+      fc.uint8Array({ maxLength: 24 }).map((a) => Buffer.from(a)),
+      fc.constantFrom(...DECOYS).map((d) => Buffer.from(d)),
+    ),
+    {
+      maxLength: 5,
+    },
+  )
   .map((parts) => Buffer.concat(parts));
 
 const extension = fc.oneof(
@@ -36,7 +42,9 @@ const body: fc.Arbitrary<ModelBody> = fc.oneof(
   bodyBytes.map<ModelBody>((data) => ({ kind: 'length', data })),
   fc
     .record({
-      chunks: fc.array(fc.record({ data: bodyBytes.filter((b) => b.length > 0), extension }), { maxLength: 4 }),
+      chunks: fc.array(fc.record({ data: bodyBytes.filter((b) => b.length > 0), extension }), {
+        maxLength: 4,
+      }),
       trailers: fc.array(header, { maxLength: 2 }),
     })
     .map<ModelBody>(({ chunks, trailers }) => ({ kind: 'chunked', chunks, trailers })),
@@ -75,9 +83,15 @@ describe('RequestFramer fuzz', () => {
     const garbage = fc.oneof(
       fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
       fc
-        .array(fc.oneof(fc.constantFrom(...DECOYS, 'GET / HTTP/1.1\r\n', 'LIST ', ' HTTP/1.1', 'X: y\r\n', '5\r\n'), chars('ab \t:;\r\n', 0, 6)), {
-          maxLength: 30,
-        })
+        .array(
+          fc.oneof(
+            fc.constantFrom(...DECOYS, 'GET / HTTP/1.1\r\n', 'LIST ', ' HTTP/1.1', 'X: y\r\n', '5\r\n'),
+            chars('ab \t:;\r\n', 0, 6),
+          ),
+          {
+            maxLength: 30,
+          },
+        )
         .map((parts) => Buffer.from(parts.join(''), 'latin1')),
     );
     fc.assert(

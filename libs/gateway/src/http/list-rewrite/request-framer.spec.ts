@@ -124,7 +124,12 @@ describe('RequestFramer', () => {
   });
 
   it('passes everything through after a request with Upgrade', () => {
-    const first = req({ headers: [['Connection', 'Upgrade'], ['Upgrade', 'h2c']] });
+    const first = req({
+      headers: [
+        ['Connection', 'Upgrade'],
+        ['Upgrade', 'h2c'],
+      ],
+    });
     const later = raw('LIST /v1/x HTTP/1.1\r\n\r\nanything\n\r\n goes');
     const input = Buffer.concat([serialise(first, false), later]);
     const framer = new RequestFramer();
@@ -173,7 +178,10 @@ describe('RequestFramer', () => {
       ['GET /v1/\x7fx HTTP/1.1\r\n\r\n', 'invalid request line'],
       ['G(T /v1/x HTTP/1.1\r\n\r\n', 'invalid request line'],
       ['CONNECT example:443 HTTP/1.1\r\n\r\n', 'CONNECT is not supported'],
-      ['POST /v1/x HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n', 'Transfer-Encoding in an HTTP/1.0 request'],
+      [
+        'POST /v1/x HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n',
+        'Transfer-Encoding in an HTTP/1.0 request',
+      ],
     ])('%j', (input, message) => {
       expectRefused(raw(input), message);
     });
@@ -186,7 +194,10 @@ describe('RequestFramer', () => {
     });
 
     it('forwards the complete requests before the refused head and nothing of it', () => {
-      const good = [req({ method: 'LIST' }), req({ method: 'POST', body: { kind: 'length', data: raw('xyz') } })];
+      const good = [
+        req({ method: 'LIST' }),
+        req({ method: 'POST', body: { kind: 'length', data: raw('xyz') } }),
+      ];
       const prefix = Buffer.concat(good.map((r) => serialise(r, true)));
       const input = Buffer.concat([
         ...good.map((r) => serialise(r, false)),
@@ -228,7 +239,9 @@ describe('RequestFramer', () => {
 
     it('limits the chunk-size line and the trailer section', () => {
       const limits = { maxHeadBytes: 1000, maxChunkLineBytes: 16, maxTrailerBytes: 16 };
-      expect(feedPieces([chunked(`5;${'a'.repeat(40)}\r\n`)], limits).error?.message).toBe('chunk-size line too long');
+      expect(feedPieces([chunked(`5;${'a'.repeat(40)}\r\n`)], limits).error?.message).toBe(
+        'chunk-size line too long',
+      );
       expect(feedPieces([chunked(`0\r\nX-A: ${'a'.repeat(40)}\r\n\r\n`)], limits).error?.message).toBe(
         'trailer section too large',
       );

@@ -72,6 +72,7 @@ const enum State {
 
 /** tchar (RFC 9110 §5.6.2) */
 const TOKEN_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// eslint-disable-next-line no-control-regex -- control characters are what a request target must not contain
 const REQUEST_LINE_RE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) ([^\x00-\x20\x7f]+) HTTP\/1\.([01])$/;
 const FIELD_LINE_RE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):([\t\x20-\x7e\x80-\xff]*)$/;
 const DIGITS_RE = /^[0-9]{1,15}$/;
@@ -160,7 +161,8 @@ export class RequestFramer {
             const take = Math.min(this.remaining, n - i);
             this.remaining -= take;
             i += take;
-            if (this.remaining === 0) this.state = this.state === State.FixedBody ? State.Head : State.ChunkDataCR;
+            if (this.remaining === 0)
+              this.state = this.state === State.FixedBody ? State.Head : State.ChunkDataCR;
             break;
           }
           case State.ChunkSize:
@@ -329,7 +331,8 @@ export class RequestFramer {
     while (i < n) {
       const b = chunk[i] ?? 0;
       i++;
-      if (++this.lineLength > this.limits.maxChunkLineBytes) throw this.bodyError('chunk-size line too long', i - 1);
+      if (++this.lineLength > this.limits.maxChunkLineBytes)
+        throw this.bodyError('chunk-size line too long', i - 1);
       if (this.sawCR) {
         if (b !== LF) throw this.bodyError('bare CR in chunk-size line', i - 1);
         this.sawCR = false;
@@ -353,7 +356,8 @@ export class RequestFramer {
       } else {
         const digit = hexValue(b);
         if (digit < 0) throw this.bodyError('invalid chunk size', i - 1);
-        if (this.chunkSize > (MAX_CHUNK_SIZE - digit) / 16) throw this.bodyError('chunk size too large', i - 1);
+        if (this.chunkSize > (MAX_CHUNK_SIZE - digit) / 16)
+          throw this.bodyError('chunk size too large', i - 1);
         this.chunkSize = this.chunkSize * 16 + digit;
         this.sizeDigits++;
       }
@@ -377,7 +381,8 @@ export class RequestFramer {
     while (i < n) {
       const b = chunk[i] ?? 0;
       i++;
-      if (++this.trailerBytes > this.limits.maxTrailerBytes) throw this.bodyError('trailer section too large', i - 1);
+      if (++this.trailerBytes > this.limits.maxTrailerBytes)
+        throw this.bodyError('trailer section too large', i - 1);
       if (this.sawCR) {
         if (b !== LF) throw this.bodyError('bare CR in trailer section', i - 1);
         this.sawCR = false;
