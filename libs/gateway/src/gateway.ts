@@ -96,6 +96,16 @@ class GatewayHost implements Gateway {
       bodyLimit,
       logger: false,
       clientErrorHandler,
+      // the router refuses targets it cannot decode before any route runs
+      frameworkErrors: (error, _request, reply) => {
+        const status = error.statusCode ?? 400;
+        const message = error.code === 'FST_ERR_BAD_URL' ? 'invalid URL escape in the request path' : error.message;
+        void reply
+          .code(status)
+          .header('cache-control', 'no-store')
+          .type('application/json')
+          .send(JSON.stringify({ errors: [message] }));
+      },
       routerOptions: { maxParamLength: 64 * 1024 },
       skipMiddie: true,
     });
