@@ -7,7 +7,15 @@ import { identityRoutes, systemRoutes, tokenRoutes, userpassRoutes } from './cor
  * Mount types that can be enabled, with the service that serves them. Types without a route
  * table yet (pki, ssh, ...) can be mounted; requests to them answer 503 until their service lands.
  */
-export const SECRET_ENGINE_TYPES = ['kv', 'cubbyhole', 'ssh', 'pki', 'cloud-a', 'cloud-b', 'directory'] as const;
+export const SECRET_ENGINE_TYPES = [
+  'kv',
+  'cubbyhole',
+  'ssh',
+  'pki',
+  'cloud-a',
+  'cloud-b',
+  'directory',
+] as const;
 export const AUTH_METHOD_TYPES = ['userpass'] as const;
 export const SERVICE_FOR_TYPE: Record<string, string> = {
   kv: 'kv',

@@ -12,7 +12,7 @@ import { GatewayModule } from './gateway.module';
 import { GatewayService } from './gateway.service';
 import { createListRewriteServer } from './http/list-rewrite/list-rewrite-server';
 import { createOpsServer } from './http/ops-server';
-import { registerV1Routes } from './http/v1-routes';
+import { frameworkErrorHandler, registerV1Routes } from './http/v1-routes';
 
 export interface Gateway {
   /** Starts the API listener (and the ops listener when configured). */
@@ -96,16 +96,7 @@ class GatewayHost implements Gateway {
       bodyLimit,
       logger: false,
       clientErrorHandler,
-      // the router refuses targets it cannot decode before any route runs
-      frameworkErrors: (error, _request, reply) => {
-        const status = error.statusCode ?? 400;
-        const message = error.code === 'FST_ERR_BAD_URL' ? 'invalid URL escape in the request path' : error.message;
-        void reply
-          .code(status)
-          .header('cache-control', 'no-store')
-          .type('application/json')
-          .send(JSON.stringify({ errors: [message] }));
-      },
+      frameworkErrors: frameworkErrorHandler,
       routerOptions: { maxParamLength: 64 * 1024 },
       skipMiddie: true,
     });

@@ -55,6 +55,16 @@ function hideContentType(
   done();
 }
 
+/** Fastify's router refuses targets it cannot decode before any route runs; same error shape. */
+export function frameworkErrorHandler(
+  error: { statusCode?: number; code?: string; message: string },
+  _request: unknown,
+  reply: unknown,
+): void {
+  const message = error.code === 'FST_ERR_BAD_URL' ? 'invalid URL escape in the request path' : error.message;
+  sendResult(reply as ReplyLike, { status: error.statusCode ?? 400, body: JSON.stringify({ errors: [message] }), contentType: 'application/json' });
+}
+
 export function sendResult<R extends ReplyLike>(reply: R, result: HttpResult): ReplyLike {
   reply.code(result.status).header('cache-control', 'no-store');
   if (result.body === undefined) return reply.send();

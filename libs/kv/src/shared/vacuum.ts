@@ -2,40 +2,27 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.tokens';
+import { CoalescedRunner } from './coalesced-runner';
 import { SHREDDED_TABLES } from './kv.tables';
 
 /**
  * After a shred (destroy, metadata delete, cubbyhole destruction, mount purge) the deleted
- * data-key rows are dead tuples until vacuumed; VACUUM prunes them from the heap pages so the
- * wrapped keys leave the live table files at once. VACUUM cannot run in a transaction and
- * serialises per table, so requests are coalesced: a caller waits for one vacuum that started
- * after its request (at most one running and one queued, whatever the number of callers).
+ * data-key rows are dead tuples, still in the heap, until vacuumed. VACUUM prunes them at once
+ * rather than whenever autovacuum comes by, so their space is reused. Postgres does not zero
+ * freed space: bytes of a wrapped key can linger in a page's free space and in WAL segments until
+ * overwritten or recycled; they are barrier ciphertext, and no live row references them.
+ * VACUUM cannot run in a transaction and serialises per table, so requests are coalesced.
  */
 @Injectable()
 export class Vacuum {
   private readonly logger = new Logger('kv.vacuum');
-  private running: Promise<void> | null = null;
-  private queued: Promise<void> | null = null;
+  private readonly runner = new CoalescedRunner(() => this.vacuum());
 
   constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {}
 
+  /** Resolves once a vacuum that started after this call has finished (it never rejects). */
   request(): Promise<void> {
-    if (this.queued) return this.queued;
-    if (!this.running) return this.start();
-    const queued = this.running.then(() => {
-      this.queued = null;
-      return this.start();
-    });
-    this.queued = queued;
-    return queued;
-  }
-
-  private start(): Promise<void> {
-    const run = this.vacuum().finally(() => {
-      if (this.running === run) this.running = null;
-    });
-    this.running = run;
-    return run;
+    return this.runner.request();
   }
 
   private async vacuum(): Promise<void> {
