@@ -18,6 +18,12 @@ export interface RawRequestOptions {
   body?: string | Buffer;
   /** send the body with Transfer-Encoding: chunked, in pieces of this size */
   chunkSize?: number;
+  /**
+   * Announce this Content-Length but send only `body` and wait for the answer (then drop the
+   * connection): how a client meets a server that refuses an oversized body from its headers,
+   * without racing a reset against a large upload.
+   */
+  declaredLength?: number;
   agent?: http.Agent;
 }
 
@@ -29,7 +35,8 @@ export function rawRequest(baseUrl: string, opts: RawRequestOptions): Promise<Ra
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...opts.headers };
-    if (opts.body !== undefined && opts.chunkSize === undefined) {
+    if (opts.declaredLength !== undefined) headers['content-length'] = String(opts.declaredLength);
+    else if (opts.body !== undefined && opts.chunkSize === undefined) {
       headers['content-length'] = String(Buffer.byteLength(opts.body));
     }
     const req = http.request({
@@ -71,6 +78,10 @@ export function rawRequest(baseUrl: string, opts: RawRequestOptions): Promise<Ra
       return;
     }
     const body = Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body);
+    if (opts.declaredLength !== undefined) {
+      req.write(body);
+      return;
+    }
     if (opts.chunkSize === undefined) {
       req.end(body);
       return;

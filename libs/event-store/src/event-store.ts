@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { DomainError } from '@coffer/contracts';
 import type { Cipher } from '@coffer/barrier';
 import { ConcurrencyError } from './concurrency';
@@ -78,7 +79,13 @@ export class EventStore {
    *
    * Throughput: the lock serialises commits per schema, so everything that can run before it
    * does (version check, encryption, the read-model projection); the critical section is the
-   * head read, one multi-row INSERT and the COMMIT.
+   * head read, one multi-row INSERT and the COMMIT. Holding the lock across the commit's WAL
+   * fsync would cap a schema at one flush per append (a few hundred per second on ordinary
+   * disks), so the transaction commits with synchronous_commit off (the lock is released as soon
+   * as the commit record is in the WAL buffers) and append() then waits for durability outside
+   * the lock with `durableFlush()`: a tiny transaction whose synchronous commit flushes the WAL
+   * up to its own, later, commit record, and so also ours. Concurrent writers' flushes are merged
+   * by Postgres (group commit), and nothing is acknowledged before it is on disk.
    */
   async append<T = undefined>(
     stream: string,
@@ -89,7 +96,8 @@ export class EventStore {
     if (this.#cipher.sealed) throw new DomainError('sealed', 'Vault is sealed');
     const validated = events.map((e) => ({ event: e, data: this.#registry.encode(e) }));
 
-    return this.#db.transaction().execute(async (trx) => {
+    const result = await this.#db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL synchronous_commit TO off`.execute(trx);
       await this.#repo.lockStream(trx, stream);
       const current = await this.#repo.streamVersion(trx, stream);
       if (opts.expectedVersion !== 'any' && opts.expectedVersion !== current) {
@@ -153,6 +161,15 @@ export class EventStore {
       const last = rows[rows.length - 1] as EventLogTable;
       return { events: stored, version: last.stream_version, lastWal: last.wal, projected };
     });
+    if (result.events.length > 0) await this.#durableFlush();
+    return result;
+  }
+
+  /** Waits until the WAL is flushed past every commit made so far (see append). */
+  async #durableFlush(): Promise<void> {
+    // pg_current_xact_id() assigns a transaction id, so this statement's implicit transaction
+    // writes a commit record and, with the session's synchronous_commit on, flushes up to it.
+    await sql`SELECT pg_current_xact_id()`.execute(this.#db);
   }
 
   /** Current version of a stream (0 when it has no events). */

@@ -6,7 +6,6 @@ import {
   DomainError,
   encodeContext,
   invalidRequest,
-  notFound,
   permissionDenied,
   tableForMount,
   type CallerContext,
@@ -27,23 +26,14 @@ import { renderError } from './errors/error-table';
 import { GATEWAY_LOGGER, GATEWAY_OPTIONS, GATEWAY_TRANSPORT, type GatewayOptions } from './gateway.options';
 import { buildHelp } from './help/help';
 import { jsonResult, renderEngineResponse, type HttpResult } from './response/envelope';
-import { checkMergePatchContentType, parseJsonBody } from './request/request-body';
-import { readNamespaceHeader, readToken, readWrapTtl } from './request/request-headers';
-import { classifyRequest, type RequestKind } from './request/request-kind';
-import { normaliseNamespace, normalisePath, splitTarget } from './request/request-path';
-import { parseQuery } from './request/request-query';
+import { parseRequest, type RawRequest } from './request/parse-request';
+import type { RequestKind } from './request/request-kind';
 import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.service';
 import { operationsOf, resolveRoute, type ResolvedRoute } from './routing/route-resolver';
 import { SealStateService } from './routing/seal-state.service';
 import type { GatewayLogger } from './gateway.logger';
 
-export interface GatewayRequest {
-  method: string;
-  /** raw request target, "/v1/..." with the query string */
-  url: string;
-  headers: IncomingHttpHeaders;
-  /** raw body of writes; undefined when there is none */
-  body: Buffer | undefined;
+export interface GatewayRequest extends RawRequest {
   clientAddress: string;
 }
 
@@ -52,8 +42,6 @@ interface Caller {
   /** undefined when the route is not under the ACL */
   acl?: Acl;
 }
-
-const V1 = '/v1/';
 
 /**
  * The request pipeline behind /v1/*: path normalisation, seal state, mount and route, token and
@@ -100,30 +88,13 @@ export class GatewayService {
   }
 
   private async process(req: GatewayRequest, requestId: string): Promise<HttpResult> {
-    const target = splitTarget(req.url);
-    if (!target.path.startsWith(V1)) throw notFound();
-    const path = normalisePath(target.path.slice(V1.length));
-    const fullPath = normaliseNamespace(readNamespaceHeader(req.headers)) + path;
-    const query = parseQuery(target.query);
-    const kind = classifyRequest(req.method, query);
-    if (kind === 'patch') checkMergePatchContentType(firstHeader(req.headers['content-type']));
-    const body = kind === 'write' || kind === 'patch' ? parseJsonBody(req.body) : {};
-    const wrapTtl = readWrapTtl(req.headers);
-    const token = readToken(req.headers);
-
+    const { kind, path, fullPath, aclPath, query, body, aclParams, token, wrapTtl } = parseRequest(req);
     const sealed = await this.seal.isSealed();
-    const routing = resolveRoute(
-      sealed ? SEALED_MOUNT_INDEX : await this.mounts.get(),
-      fullPath,
-      path,
-      kind,
-      this.tableFor,
-    );
+    const index = sealed ? SEALED_MOUNT_INDEX : await this.mounts.get();
+    const routing = resolveRoute(index, fullPath, path, kind, this.tableFor);
     if (sealed && !(routing.kind === 'route' && routing.route.allowSealed)) {
       throw new DomainError('sealed', 'Vault is sealed');
     }
-    const aclPath = kind === 'list' && fullPath !== '' && !fullPath.endsWith('/') ? `${fullPath}/` : fullPath;
-    const aclParams = kind === 'write' || kind === 'patch' ? body : query.values;
 
     const unauthenticated = routing.kind !== 'help' && routing.route?.unauthenticated === true;
     const caller = unauthenticated
@@ -246,10 +217,6 @@ export class GatewayService {
       this.tokens.clear();
     }
   }
-}
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function forwardedHeaders(routing: ResolvedRoute, headers: IncomingHttpHeaders): Record<string, string> {

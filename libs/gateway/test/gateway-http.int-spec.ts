@@ -159,6 +159,15 @@ describe('gateway HTTP behaviour', () => {
     expect(dots).toContain('"path":"echo/x"');
   });
 
+  it('answers 400 for a path that does not decode', async () => {
+    const raw = await rawExchange(
+      h.url,
+      'GET /v1/test/echo/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
+    expect(statusesOf(raw)).toEqual([400]);
+    expect(raw).toContain('{"errors":["invalid URL escape in the request path"]}');
+  });
+
   it('limits the body to the listener max_request_size with 413', async () => {
     const big = await call(h, 'POST', '/v1/test/echo/x', {
       rawBody: JSON.stringify({ a: 'x'.repeat(5000) }),

@@ -79,7 +79,7 @@ export class PolicyService {
       { timeoutMs: CORE_LOOKUP_TIMEOUT_MS },
     );
     const out = new Map<string, MaybePolicy>();
-    for (const { name, text } of policies) out.set(name, this.parse(name, text));
+    for (const { name, text } of policies) out.set(name.trim().toLowerCase(), this.parse(name, text));
     if (names.includes(DEFAULT_POLICY_NAME) && !out.has(DEFAULT_POLICY_NAME)) {
       out.set(DEFAULT_POLICY_NAME, this.parse(DEFAULT_POLICY_NAME, DEFAULT_POLICY));
     }

@@ -62,7 +62,11 @@ export function frameworkErrorHandler(
   reply: unknown,
 ): void {
   const message = error.code === 'FST_ERR_BAD_URL' ? 'invalid URL escape in the request path' : error.message;
-  sendResult(reply as ReplyLike, { status: error.statusCode ?? 400, body: JSON.stringify({ errors: [message] }), contentType: 'application/json' });
+  sendResult(reply as ReplyLike, {
+    status: error.statusCode ?? 400,
+    body: JSON.stringify({ errors: [message] }),
+    contentType: 'application/json',
+  });
 }
 
 export function sendResult<R extends ReplyLike>(reply: R, result: HttpResult): ReplyLike {

@@ -16,6 +16,13 @@
  * this parser only passes bytes through.
  */
 
+import { FramingError } from './framing-error';
+import { hexValue, isTokenByte } from './http-syntax';
+import { analyseHead, rewriteListHead } from './request-head';
+
+export { FramingError } from './framing-error';
+export { rewriteListTarget } from './http-syntax';
+
 const CR = 13;
 const LF = 10;
 const SEMICOLON = 59;
@@ -38,19 +45,6 @@ export const DEFAULT_FRAMER_LIMITS: FramerLimits = {
   maxTrailerBytes: 64 * 1024,
 };
 
-export class FramingError extends Error {
-  constructor(
-    message: string,
-    /** HTTP status of the refusal: 400, or 431 for oversized heads */
-    readonly status: number,
-    /** true when no byte of the offending request reached Node (its head was refused) */
-    readonly atBoundary: boolean,
-  ) {
-    super(message);
-    this.name = 'FramingError';
-  }
-}
-
 export interface FeedResult {
   /** bytes to hand to Node's parser, in order */
   out: Buffer[];
@@ -69,14 +63,6 @@ const enum State {
   Passthrough,
   Failed,
 }
-
-/** tchar (RFC 9110 §5.6.2) */
-const TOKEN_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-// eslint-disable-next-line no-control-regex -- control characters are what a request target must not contain
-const REQUEST_LINE_RE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) ([^\x00-\x20\x7f]+) HTTP\/1\.([01])$/;
-const FIELD_LINE_RE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):([\t\x20-\x7e\x80-\xff]*)$/;
-const DIGITS_RE = /^[0-9]{1,15}$/;
-const OWS_RE = /^[\t ]+|[\t ]+$/g;
 
 /** Safe upper bound for a chunk size (hex digits are accumulated as a JS number). */
 const MAX_CHUNK_SIZE = Number.MAX_SAFE_INTEGER;
@@ -261,58 +247,15 @@ export class RequestFramer {
    */
   private completeHead(head: Buffer): Buffer | undefined {
     const text = head.toString('latin1');
-    let p = 0;
-    while (text.charCodeAt(p) === CR) p += 2; // empty lines before the request line
-    const lines = text.slice(p, text.length - 4).split('\r\n');
-    const requestLine = lines[0] ?? '';
-    const m = REQUEST_LINE_RE.exec(requestLine);
-    if (!m) throw this.headError('invalid request line');
-    const method = m[1] ?? '';
-    const target = m[2] ?? '';
-    if (method === 'CONNECT') throw this.headError('CONNECT is not supported');
-
-    let contentLength = -1;
-    let chunked = false;
-    let transferEncoding = false;
-    let upgrade = false;
-    for (let k = 1; k < lines.length; k++) {
-      const line = lines[k] ?? '';
-      const first = line.charCodeAt(0);
-      if (first === SP || first === HTAB) throw this.headError('obsolete line folding is not allowed');
-      const f = FIELD_LINE_RE.exec(line);
-      if (!f) throw this.headError('invalid header field');
-      const name = f[1] ?? '';
-      if (name.length === 14 && name.toLowerCase() === 'content-length') {
-        if (contentLength >= 0) throw this.headError('duplicate Content-Length');
-        const value = (f[2] ?? '').replace(OWS_RE, '');
-        if (!DIGITS_RE.test(value)) throw this.headError('invalid Content-Length');
-        contentLength = Number(value);
-      } else if (name.length === 17 && name.toLowerCase() === 'transfer-encoding') {
-        if (transferEncoding) throw this.headError('duplicate Transfer-Encoding');
-        transferEncoding = true;
-        chunked = (f[2] ?? '').replace(OWS_RE, '').toLowerCase() === 'chunked';
-        if (!chunked) throw this.headError('unsupported Transfer-Encoding');
-      } else if (name.length === 7 && name.toLowerCase() === 'upgrade') {
-        upgrade = true;
-      }
-    }
-    if (transferEncoding && contentLength >= 0) {
-      throw this.headError('both Content-Length and Transfer-Encoding');
-    }
-    if (transferEncoding && m[3] === '0') throw this.headError('Transfer-Encoding in an HTTP/1.0 request');
-
+    const info = analyseHead(text);
     this.requestCount++;
-    if (upgrade) this.state = State.Passthrough;
-    else if (chunked) this.startChunkSize();
-    else if (contentLength > 0) {
+    if (info.upgrade) this.state = State.Passthrough;
+    else if (info.chunked) this.startChunkSize();
+    else if (info.contentLength > 0) {
       this.state = State.FixedBody;
-      this.remaining = contentLength;
+      this.remaining = info.contentLength;
     } else this.state = State.Head;
-
-    if (method !== 'LIST') return undefined;
-    const prefix = text.slice(0, p);
-    const rest = text.slice(p + requestLine.length);
-    return Buffer.from(`${prefix}GET ${rewriteListTarget(target)} HTTP/1.${m[3] ?? '1'}${rest}`, 'latin1');
+    return info.method === 'LIST' ? Buffer.from(rewriteListHead(text, info), 'latin1') : undefined;
   }
 
   private startChunkSize(): void {
@@ -431,32 +374,4 @@ export class RequestFramer {
     this.errorOffset = at;
     return new FramingError(message, 400, false);
   }
-}
-
-/**
- * LIST /p?q -> GET /p?list=true&q. `list=true` goes first so it wins over a `list` parameter the
- * client sent (the gateway reads the first value, like Go's url.Values.Get).
- */
-export function rewriteListTarget(target: string): string {
-  const hash = target.indexOf('#');
-  const base = hash < 0 ? target : target.slice(0, hash);
-  const fragment = hash < 0 ? '' : target.slice(hash);
-  const q = base.indexOf('?');
-  if (q < 0) return `${base}?list=true${fragment}`;
-  const query = base.slice(q + 1);
-  return `${base.slice(0, q)}?list=true${query === '' ? '' : `&${query}`}${fragment}`;
-}
-
-function hexValue(b: number): number {
-  if (b >= 48 && b <= 57) return b - 48;
-  if (b >= 65 && b <= 70) return b - 55;
-  if (b >= 97 && b <= 102) return b - 87;
-  return -1;
-}
-
-const TOKEN_BYTES = new Uint8Array(256);
-for (let b = 0; b < 256; b++) TOKEN_BYTES[b] = TOKEN_RE.test(String.fromCharCode(b)) ? 1 : 0;
-
-function isTokenByte(b: number): boolean {
-  return TOKEN_BYTES[b] === 1;
 }
