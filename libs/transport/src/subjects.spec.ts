@@ -11,7 +11,8 @@ describe('subjects', () => {
 
   it('names the service by the first segment', () => {
     expect(serviceOf('kv.v2.data.read')).toBe('kv');
-    expect(serviceOf('core')).toBe('core');
+    expect(serviceOf('core.token.resolve')).toBe('core-sys');
+    expect(serviceOf('pki')).toBe('pki');
   });
 
   it('prefixes only with a non-empty prefix', () => {

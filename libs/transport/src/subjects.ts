@@ -21,7 +21,9 @@ export function isValidSubject(subject: string): boolean {
 /** The service a subject belongs to: its first segment ("kv.v2.data.read" -> "kv"). */
 export function serviceOf(subject: string): string {
   const dot = subject.indexOf('.');
-  return dot === -1 ? subject : subject.slice(0, dot);
+  const head = dot === -1 ? subject : subject.slice(0, dot);
+  // core-sys's contracts are named "core.*" (core.token.resolve, core.sys.mounts...)
+  return head === 'core' ? 'core-sys' : head;
 }
 
 export function prefixSubject(prefix: string, subject: string): string {
