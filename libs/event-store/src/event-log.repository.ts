@@ -16,6 +16,8 @@ const COLUMNS = [
   'hash',
 ] as const satisfies readonly (keyof EventLogTable)[];
 
+const INSERT_CHUNK = 1000;
+
 const toRaw = (r: EventLogTable): RawEvent => ({
   wal: r.wal,
   stream: r.stream,
@@ -47,6 +49,18 @@ export class EventLogRepository {
     await sql`select pg_advisory_xact_lock(hashtext(${this.#schema}), hashtext(${stream}))`.execute(trx);
   }
 
+  /**
+   * The stream locks of a whole batch (same keys as lockStream), taken in ascending key order by
+   * one statement: every batch, on every replica, acquires them in the same order, so two
+   * batches sharing streams wait for each other instead of deadlocking. pg_advisory_xact_lock is
+   * volatile, so Postgres evaluates it after the sort (the order is the evaluation order).
+   */
+  async lockStreams(trx: AnyTrx, streams: readonly string[]): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtext(${this.#schema}), k)
+                from (select distinct hashtext(s) as k from unnest(${[...streams]}::text[]) as s) as keys
+               order by k`.execute(trx);
+  }
+
   /** The per-schema WAL lock (one-bigint key space, disjoint from the stream locks). */
   async lockWal(trx: AnyTrx): Promise<void> {
     await sql`select pg_advisory_xact_lock(hashtextextended(${`coffer.event_log.wal:${this.#schema}`}, 0))`.execute(
@@ -61,6 +75,18 @@ export class EventLogRepository {
       .where('stream', '=', stream)
       .executeTakeFirst();
     return row?.version ?? 0;
+  }
+
+  /** Current version of each of `streams` that has events (absent = 0). */
+  async streamVersions(db: Executor, streams: readonly string[]): Promise<Map<string, number>> {
+    if (streams.length === 0) return new Map();
+    const rows = await this.#q(db)
+      .selectFrom(EVENT_LOG_TABLE)
+      .select((eb) => ['stream', eb.fn.max('stream_version').as('version')])
+      .where('stream', 'in', [...streams])
+      .groupBy('stream')
+      .execute();
+    return new Map(rows.map((r) => [r.stream, r.version]));
   }
 
   async head(db: Executor): Promise<LogHead> {
@@ -82,8 +108,28 @@ export class EventLogRepository {
     return row?.hash;
   }
 
-  async insert(trx: AnyTrx, rows: EventLogTable[]): Promise<void> {
-    await this.#q(trx).insertInto(EVENT_LOG_TABLE).columns(COLUMNS).values(rows).execute();
+  /** Multi-row inserts of at most INSERT_CHUNK rows (a statement takes at most 65535 parameters). */
+  async insert(trx: AnyTrx, rows: readonly EventLogTable[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      const chunk = rows.slice(i, i + INSERT_CHUNK);
+      await this.#q(trx).insertInto(EVENT_LOG_TABLE).columns(COLUMNS).values(chunk).execute();
+    }
+  }
+
+  /*
+   * One savepoint name, reused: each is released (or rolled back to and released) before the
+   * next is set, so they never nest.
+   */
+  async savepoint(trx: AnyTrx): Promise<void> {
+    await sql`savepoint coffer_append`.execute(trx);
+  }
+
+  async releaseSavepoint(trx: AnyTrx): Promise<void> {
+    await sql`release savepoint coffer_append`.execute(trx);
+  }
+
+  async rollbackToSavepoint(trx: AnyTrx): Promise<void> {
+    await sql`rollback to savepoint coffer_append; release savepoint coffer_append`.execute(trx);
   }
 
   async readStream(db: Executor, stream: string, fromVersion: number): Promise<RawEvent[]> {
