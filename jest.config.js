@@ -20,7 +20,7 @@ const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j|mj)s$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(jose|openid-client|kysely-pglite|oauth4webapi)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|openid-client|oauth4webapi)/)'],
   moduleNameMapper,
   setupFiles: ['reflect-metadata'],
 };
