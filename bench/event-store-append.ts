@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { Barrier, createKeyring } from '@coffer/barrier';
 import {
   createPgDb,
+  createPgliteDb,
   defineEvent,
   EventRegistry,
   EventStore,
@@ -19,7 +20,8 @@ import { createTestDatabase } from '@coffer/testing';
  * appending one event to a fresh stream (expectedVersion 0) and awaiting it, for `duration`
  * seconds, through `replicas` EventStore instances with a pool of `pool` connections each (one
  * per simulated process). `--project` adds a one-row read-model upsert per append, like a kv
- * write. Prints appends/s, latency percentiles and the mean number of appends per transaction.
+ * write; `--pglite` runs on in-memory PGlite (dev mode) instead, one replica. Prints appends/s,
+ * latency percentiles and the mean number of appends per transaction.
  *
  *   node -r ./tools/register.js bench/event-store-append.ts [--project] [--writers 64] ...
  */
@@ -29,6 +31,7 @@ interface Options {
   duration: number;
   replicas: number;
   project: boolean;
+  pglite: boolean;
 }
 
 const positiveInt = (value: string): number => {
@@ -52,13 +55,17 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main(opts: Options): Promise<void> {
-  const testDb = await createTestDatabase('es_append');
+  const testDb = opts.pglite ? undefined : await createTestDatabase('es_append');
   const handles: DbHandle[] = [];
   try {
     const barrier = new Barrier();
     barrier.load(createKeyring());
     const registry = new EventRegistry([Written]);
-    for (let r = 0; r < opts.replicas; r++) handles.push(createPgDb(testDb.url, { max: opts.pool }));
+    if (testDb) {
+      for (let r = 0; r < opts.replicas; r++) handles.push(createPgDb(testDb.url, { max: opts.pool }));
+    } else {
+      handles.push(createPgliteDb());
+    }
     const first = handles[0];
     if (!first) throw new Error('no replica');
     await migrateSchema(first.db, SCHEMA, {
@@ -103,7 +110,7 @@ async function main(opts: Options): Promise<void> {
     process.stdout.write(`${JSON.stringify(report)}\n`);
   } finally {
     await Promise.all(handles.map((h) => h.close()));
-    await testDb.drop();
+    await testDb?.drop();
   }
 }
 
@@ -113,6 +120,7 @@ const program = new Command()
   .option('--duration <s>', 'seconds', positiveInt, 5)
   .option('--replicas <n>', 'EventStore instances, one pool each', positiveInt, 1)
   .option('--project', 'a one-row read-model upsert per append', false)
+  .option('--pglite', 'in-memory PGlite instead of Postgres (one replica)', false)
   .parse();
 
 main(program.opts<Options>()).catch((error: unknown) => {

@@ -1,17 +1,17 @@
 import 'reflect-metadata';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { Logger, type LogLevel } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { Barrier, KeyringClient } from '@coffer/barrier';
 import { CORE_SYS_SCHEMA, CoreSysModule, SealService, coreSysMigrations } from '@coffer/core-sys';
 import { createPgliteDb, migrateSchema, type ServiceRuntime } from '@coffer/event-store';
 import { createGateway } from '@coffer/gateway';
 import { KV_SCHEMA, KvModule, kvMigrations } from '@coffer/kv';
+import { nestLogLevels, runMain, runWithShutdown, type ShutdownSequence } from '@coffer/service-host';
 import { startTelemetry } from '@coffer/telemetry';
 import { InProcessTransport, createServiceApp } from '@coffer/transport';
 import { renderBanner } from './banner';
 import { devAppConfig, type DevAppConfig } from './config';
-import { ShutdownSequence } from './shutdown';
 
 const VERSION = '0.1.0';
 
@@ -23,22 +23,10 @@ const VERSION = '0.1.0';
 async function main(): Promise<void> {
   const config = devAppConfig.loadOrExit({ argv: [] });
   const logger = new Logger('coffer-dev');
-  const shutdown = new ShutdownSequence(logger);
-  shutdown.installSignalHandlers();
-  try {
-    await start(config, logger, shutdown);
-  } catch (error) {
-    // A signal during start-up closes what exists; the start-up step it interrupted then fails.
-    if (shutdown.started) return;
-    logger.error(
-      `start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-    );
-    await shutdown.run().catch(() => undefined);
-    process.exit(1);
-  }
+  await runWithShutdown(logger, (shutdown) => start(config, shutdown));
 }
 
-async function start(config: DevAppConfig, logger: Logger, shutdown: ShutdownSequence): Promise<void> {
+async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<void> {
   const logLevels = nestLogLevels(config.logLevel);
   const telemetry = startTelemetry({ serviceName: 'coffer-dev', otlpEndpoint: config.otlpEndpoint });
   shutdown.add('telemetry', () => telemetry.shutdown());
@@ -114,14 +102,4 @@ async function start(config: DevAppConfig, logger: Logger, shutdown: ShutdownSeq
   );
 }
 
-/** Vault-style log_level to Nest's levels. */
-function nestLogLevels(level: string): LogLevel[] {
-  const order: LogLevel[] = ['verbose', 'debug', 'log', 'warn', 'error', 'fatal'];
-  const from = { trace: 0, debug: 1, info: 2, warn: 3, error: 4 }[level] ?? 2;
-  return order.slice(from);
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);

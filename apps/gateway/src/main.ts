@@ -1,23 +1,30 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { Logger, type LogLevel } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { createGateway } from '@coffer/gateway';
+import { nestLogLevels, runMain, runWithShutdown, type ShutdownSequence } from '@coffer/service-host';
 import { startTelemetry } from '@coffer/telemetry';
 import { connectNatsTransport } from '@coffer/transport';
-import { gatewayConfig } from './config';
+import { gatewayConfig, type GatewayAppConfig } from './config';
 
 /** The HTTP gateway in cluster mode: /v1 on the api listener, /health on the ops listener. */
 async function main(): Promise<void> {
   const config = gatewayConfig.loadOrExit();
   const logger = new Logger('coffer-gateway');
+  await runWithShutdown(logger, (shutdown) => start(config, logger, shutdown));
+}
+
+async function start(config: GatewayAppConfig, logger: Logger, shutdown: ShutdownSequence): Promise<void> {
   const name = `gateway-${hostname()}-${process.pid}`;
   const telemetry = startTelemetry({ serviceName: 'coffer-gateway', otlpEndpoint: config.otlpEndpoint });
+  shutdown.add('telemetry', () => telemetry.shutdown());
   const transport = await connectNatsTransport({
     servers: config.natsUrl.split(',').map((s) => s.trim()),
     subjectPrefix: config.subjectPrefix,
     name,
   });
+  shutdown.add('transport', () => transport.close());
   const { tls } = config.api;
   const gateway = createGateway({
     transport,
@@ -32,45 +39,13 @@ async function main(): Promise<void> {
     gracefulShutdownWaitSeconds: config.gracefulShutdownWaitMs / 1000,
     logger: nestLogLevels(config.logLevel),
   });
-
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) {
-      logger.error(`${signal} again: exiting without finishing the shutdown`);
-      process.exit(1);
-    }
-    stopping = true;
-    logger.log(`${signal}: shutting down`);
-    // Gateway first (health turns 503, the grace period, in-flight requests finish), then the bus.
-    gateway
-      .close()
-      .then(() => transport.close())
-      .then(() => telemetry.shutdown())
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-
+  // Registered last so that it runs first: health turns 503, the grace period, in-flight
+  // requests finish; only then does the bus close.
+  shutdown.add('gateway', () => gateway.close());
   await gateway.listen();
   logger.log(
     `${name} serving ${gateway.apiAddress}/v1 (NATS ${config.natsUrl}), ops on ${gateway.opsAddress ?? '-'}`,
   );
 }
 
-/** Vault-style log_level to Nest's levels. */
-function nestLogLevels(level: string): LogLevel[] {
-  const order: LogLevel[] = ['verbose', 'debug', 'log', 'warn', 'error', 'fatal'];
-  const from = { trace: 0, debug: 1, info: 2, warn: 3, error: 4 }[level] ?? 2;
-  return order.slice(from);
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);

@@ -23,6 +23,7 @@ import { decodeJson, decodeRequest, encodeJson } from './codec';
 import { DEFAULT_TIMEOUT_MS, INTERNAL_MESSAGE, closedError, fromWireError, toDomainError } from './errors';
 import { isMaxPayloadError, mapClientError } from './nats-errors';
 import { ReplyMux } from './nats-mux';
+import { coalesceWrites } from './nats-write-coalescing';
 import {
   createBroadcastProcessor,
   createRequestProcessor,
@@ -89,6 +90,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
     // become DomainErrors.
     noAsyncTraces: true,
   });
+  coalesceWrites(nc);
   return new NatsTransport(nc, options.subjectPrefix, options.logger ?? new Logger('CofferTransport'));
 }
 

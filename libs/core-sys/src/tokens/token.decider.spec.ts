@@ -5,6 +5,7 @@ import {
   decideUse,
   evolve,
   isUsable,
+  isUseLimited,
   issueToken,
   revocationOrder,
   tokenDisplayName,
@@ -14,6 +15,7 @@ import {
   type TokenState,
 } from './token.decider';
 import { mountTtls } from './token-ttl';
+import { resolvedToken } from './token.views';
 
 const NOW = Date.UTC(2024, 5, 1);
 const HOUR = 3600;
@@ -271,6 +273,32 @@ describe('num_uses', () => {
 
   it('records nothing for unlimited tokens', () => {
     expect(decideUse(token(), NOW)).toBeUndefined();
+  });
+
+  it('keeps a token use-limited, and uncacheable, through its last use', () => {
+    let t: TokenState | null = token({ numUses: 1 });
+    expect(isUseLimited(t)).toBe(true);
+    expect(resolvedToken(t, []).cacheable).toBe(false);
+    t = evolve(t, { type: 'TokenUsed', data: decideUse(t, NOW)! });
+    // Remaining 0 after the last use: not "unlimited". Cached, the gateway would let it live on.
+    expect(t).toMatchObject({ numUses: 0, exhaustedAt: NOW });
+    expect(isUseLimited(t!)).toBe(true);
+    expect(resolvedToken(t!, []).cacheable).toBe(false);
+    expect(isUseLimited(token())).toBe(false);
+    expect(resolvedToken(token(), []).cacheable).toBe(true);
+  });
+
+  it('refuses children to a used-up token', () => {
+    const cmd: ChildTokenCommand = {
+      parent: token({ numUses: 0, exhaustedAt: NOW }),
+      sudo: true,
+      orphanRoute: false,
+      params: params(),
+      path: 'auth/token/create',
+    };
+    expect(failure(() => decideChildSpec(cmd)).message).toBe(
+      'restricted use token cannot generate child tokens',
+    );
   });
 });
 

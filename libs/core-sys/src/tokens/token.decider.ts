@@ -39,6 +39,14 @@ export function isUsable(state: TokenState, nowMs: number): boolean {
   return state.exhaustedAt === null && (state.expiresAt === 0 || state.expiresAt > nowMs);
 }
 
+/**
+ * Created with num_uses. A used-up token counts too: its remaining count is 0, which must not
+ * read as "unlimited" (caching, child creation).
+ */
+export function isUseLimited(state: TokenState): boolean {
+  return state.numUses > 0 || state.exhaustedAt !== null;
+}
+
 /** The parameters of auth/token/create, parsed (token-params.ts). Durations in seconds. */
 export interface CreateTokenParams {
   id?: string;
@@ -118,8 +126,7 @@ export function validateCustomId(id: string): void {
  */
 export function decideChildSpec(cmd: ChildTokenCommand): TokenSpec {
   const { parent, sudo, params } = cmd;
-  // Used-up tokens count as use-limited too (their remaining count is 0, not "unlimited").
-  if (parent.numUses > 0 || parent.exhaustedAt !== null) {
+  if (isUseLimited(parent)) {
     throw invalidRequest('restricted use token cannot generate child tokens');
   }
 

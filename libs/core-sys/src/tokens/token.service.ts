@@ -3,7 +3,14 @@ import { DomainError, invalidRequest, type AuthBlock, type ResolvedToken } from 
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../tokens-di';
 import { IdentityService } from '../identity/identity.service';
-import { decideUse, isUsable, issueToken, type TokenSpec, type TokenState } from './token.decider';
+import {
+  decideUse,
+  isUsable,
+  isUseLimited,
+  issueToken,
+  type TokenSpec,
+  type TokenState,
+} from './token.decider';
 import { generateAccessor, generateToken } from './token-crypto';
 import { TokenEventLog } from './token-event-log';
 import { TokenRepository } from './token.repository';
@@ -143,7 +150,7 @@ export class TokenService {
     if (!found || !hasher.matches(token, found.state.tokenHash)) throw invalidToken();
     if (!isUsable(found.state, this.now())) throw invalidToken();
     const identityPolicies = await this.identityPolicies(found.state);
-    const state = found.state.numUses > 0 ? await this.use(found) : found.state;
+    const state = isUseLimited(found.state) ? await this.use(found) : found.state;
     return resolvedToken(state, identityPolicies);
   }
 

@@ -1,5 +1,5 @@
 import type { AuthBlock, ResolvedToken } from '@coffer/contracts';
-import type { TokenState } from './token.decider';
+import { isUseLimited, type TokenState } from './token.decider';
 import { combinedPolicies } from './token-policies';
 
 /** Vault's `auth` block (create, renew, login). `leaseDuration` is the TTL just granted. */
@@ -81,7 +81,8 @@ export function resolvedToken(state: TokenState, identityPolicies: readonly stri
     entityId: state.entityId,
     displayName: state.displayName,
     expiresAt: state.expiresAt,
-    // Use-limited tokens must come back here on every request to be counted.
-    cacheable: state.numUses === 0,
+    // Use-limited tokens must come back here on every request to be counted, including the one
+    // that spent the last use (remaining 0): cached, it would outlive its uses.
+    cacheable: !isUseLimited(state),
   };
 }

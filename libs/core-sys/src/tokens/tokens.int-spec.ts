@@ -326,12 +326,34 @@ describe('num_uses', () => {
     const first = await resolve(token);
     expect(first.cacheable).toBe(false);
     expect((await lookup(token)).data).toMatchObject({ num_uses: 1 });
-    await resolve(token);
+    // The last use leaves 0 remaining, which must not read as "unlimited": cached by the
+    // gateway, the token would keep working after its last use.
+    const last = await resolve(token);
+    expect(last.cacheable).toBe(false);
     expect(await invalid(token)).toBe(true);
     // Still alive for its last request's per-token state until the grace has passed.
     expect(await alive(first.tokenRef)).toBe(true);
     h.clock.now = new Date(h.clock.now.getTime() + 61_000);
     await waitFor(async () => !(await alive(first.tokenRef)));
+  });
+
+  it('counts the lookup-self request itself as a use, the last one included', async () => {
+    const { token } = await create({ num_uses: 2 });
+    // callerFor resolves the token as the gateway does for each request.
+    const lookupSelf = async () =>
+      (
+        await h.call(
+          tokenContracts.lookupSelf,
+          { mount: tokenMount, path: 'lookup-self', operation: 'read' },
+          await h.callerFor(token),
+        )
+      ).data;
+    expect(await lookupSelf()).toMatchObject({ num_uses: 1 });
+    expect(await lookupSelf()).toMatchObject({ num_uses: 0 });
+    await expect(h.callerFor(token)).rejects.toMatchObject({
+      code: 'invalid_token',
+      message: 'permission denied',
+    });
   });
 
   it('counts concurrent uses exactly', async () => {

@@ -13,10 +13,11 @@ import {
 } from '../gateway.options';
 
 /**
- * Client token -> ResolvedToken via core-sys. Only tokens core-sys marks cacheable (no use count)
- * are cached, until they expire, for at most maxAgeMs, and dropped on the "token" invalidation
- * (by accessor, or all). Failures are never cached: a revoked token fails on its next request.
- * Cache keys are SHA-256 digests, so the cache never holds tokens themselves.
+ * Client token -> ResolvedToken via core-sys. Only tokens core-sys marks cacheable (no use count;
+ * a use-limited token never is, not even after its last use) are cached, until they expire, for
+ * at most maxAgeMs, and dropped on the "token" invalidation (by accessor, or all). Failures are
+ * never cached: a revoked token fails on its next request. Cache keys are SHA-256 digests, so the
+ * cache never holds tokens themselves.
  */
 @Injectable()
 export class TokenService {
@@ -32,21 +33,24 @@ export class TokenService {
     this.cache = new KeyedCache(this.config.maxEntries);
   }
 
-  resolve(token: string): Promise<ResolvedToken> {
+  /**
+   * One request's token check. Concurrent requests with the same uncached token share one
+   * resolve; when that turns out to be a use-limited token, the requests that merely joined it
+   * resolve again on their own, because core-sys counts one use per resolve.
+   */
+  async resolve(token: string): Promise<ResolvedToken> {
     const key = createHash('sha256').update(token).digest('base64');
-    return this.cache.get(
+    let loadedHere = false;
+    const resolved = await this.cache.get(
       key,
-      async () => {
-        const resolved = await this.transport.request(
-          coreTokenResolve,
-          { token },
-          { timeoutMs: CORE_LOOKUP_TIMEOUT_MS },
-        );
-        if (resolved.cacheable) this.index(resolved.accessor, key);
-        return resolved;
+      () => {
+        loadedHere = true;
+        return this.fetch(token, key);
       },
-      (resolved) => this.ttlOf(resolved),
+      (value) => this.ttlOf(value),
     );
+    if (resolved.cacheable || loadedHere) return resolved;
+    return this.fetch(token, key);
   }
 
   /** "token" invalidation: the listed accessors, or every token when the list is empty. */
@@ -67,6 +71,16 @@ export class TokenService {
   clear(): void {
     this.cache.clear();
     this.keysByAccessor.clear();
+  }
+
+  private async fetch(token: string, key: string): Promise<ResolvedToken> {
+    const resolved = await this.transport.request(
+      coreTokenResolve,
+      { token },
+      { timeoutMs: CORE_LOOKUP_TIMEOUT_MS },
+    );
+    if (resolved.cacheable) this.index(resolved.accessor, key);
+    return resolved;
   }
 
   private ttlOf(resolved: ResolvedToken): number {

@@ -4,6 +4,7 @@ import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.tokens';
 import type { KvDatabase } from '../shared/kv.tables';
 import { listChildren } from '../shared/listing';
+import { ReadBatcher } from '../shared/read-batcher';
 import { Statement } from '../shared/statement';
 
 /** Where unversioned secrets live: a mount, and within it an owner ("" for kv v1, a token ref for cubbyhole). */
@@ -18,6 +19,11 @@ export interface FlatReadRow {
   wrapped: Buffer | null;
 }
 
+interface FlatKey {
+  scope: FlatScope;
+  path: string;
+}
+
 export interface FlatHead {
   key_id: string;
   stream_version: number;
@@ -26,7 +32,9 @@ export interface FlatHead {
 /** All SQL of unversioned secrets (kv v1 and cubbyhole). */
 @Injectable()
 export class FlatRepository {
-  private readonly readSql: Statement<FlatReadRow>;
+  /** The hot read path, batched: every read of an event-loop turn in one select. */
+  private readonly readSql: Statement<FlatReadRow & { i: number }>;
+  private readonly reads: ReadBatcher<FlatKey, FlatReadRow>;
   private readonly headSql: Statement<FlatHead>;
   /** Replacing a value: new data key, row update and erasure of the previous key, in one statement. */
   private readonly replaceSql: Statement<{ updated: number }>;
@@ -36,10 +44,13 @@ export class FlatRepository {
   constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {
     this.readSql = new Statement(
       runtime.schema,
-      `select s.key_id, s.ciphertext, d.wrapped
-         from {schema}.flat_secrets s left join {schema}.data_keys d on d.key_id = s.key_id
-        where s.mount_uuid = $1 and s.owner = $2 and s.path = $3`,
+      `select q.i::int as i, s.key_id, s.ciphertext, d.wrapped
+         from unnest($1::text[], $2::text[], $3::text[]) with ordinality as q (mount_uuid, owner, path, i)
+         join {schema}.flat_secrets s
+           on s.mount_uuid = q.mount_uuid and s.owner = q.owner and s.path = q.path collate "C"
+         left join {schema}.data_keys d on d.key_id = s.key_id`,
     );
+    this.reads = new ReadBatcher((keys) => this.readMany(keys));
     this.headSql = new Statement(
       runtime.schema,
       `select key_id, stream_version from {schema}.flat_secrets where mount_uuid = $1 and owner = $2 and path = $3`,
@@ -68,7 +79,18 @@ export class FlatRepository {
 
   /** The hot read path: the secret's ciphertext and its wrapped data key, one indexed select. */
   async read(scope: FlatScope, path: string): Promise<FlatReadRow | undefined> {
-    return this.readSql.first(this.runtime.db, [scope.mountUuid, scope.owner, path]);
+    return this.reads.read({ scope, path });
+  }
+
+  private async readMany(keys: readonly FlatKey[]): Promise<Array<FlatReadRow | undefined>> {
+    const rows = await this.readSql.rows(this.runtime.db, [
+      keys.map((k) => k.scope.mountUuid),
+      keys.map((k) => k.scope.owner),
+      keys.map((k) => k.path),
+    ]);
+    const out: Array<FlatReadRow | undefined> = new Array<undefined>(keys.length);
+    for (const { i, ...row } of rows) out[i - 1] = row;
+    return out;
   }
 
   async head(scope: FlatScope, path: string): Promise<FlatHead | undefined> {

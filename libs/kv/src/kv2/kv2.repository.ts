@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.tokens';
 import { listChildren } from '../shared/listing';
+import { ReadBatcher } from '../shared/read-batcher';
 import { Statement } from '../shared/statement';
 import type { KvDatabase } from '../shared/kv.tables';
 import type { EngineConfig } from './kv2.state';
@@ -61,25 +62,39 @@ interface DecisionJoinRow extends KeyRowNullable {
 
 type KeyRowNullable = { [K in keyof KeyRow]: KeyRow[K] | null };
 
+interface VersionKey {
+  mountUuid: string;
+  path: string;
+  version: number;
+}
+
+/** `i`: the 1-based position of the lookup in the batch. */
+type BatchedVersionRow = VersionReadRow & { i: number };
+
 /** Reads of the kv v2 read model (writes are in Kv2Projection, inside the append transaction). */
 @Injectable()
 export class Kv2Repository {
-  /** The hot read path: one indexed select returns the version, its key's metadata and its data key. */
-  private readonly readVersionSql: Statement<VersionReadRow>;
+  /**
+   * The hot read path: one indexed select returns the version, its key's metadata and its data
+   * key, for every read of an event-loop turn at once (the lookups arrive as parallel arrays).
+   */
+  private readonly readVersionsSql: Statement<BatchedVersionRow>;
+  private readonly versionReads: ReadBatcher<VersionKey, VersionReadRow>;
   /** Everything a decision needs in one round trip: engine config, key row and version rows. */
   private readonly decisionSql: Statement<DecisionJoinRow>;
 
   constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {
-    this.readVersionSql = new Statement(
+    this.readVersionsSql = new Statement(
       runtime.schema,
-      `select ${KEY_COLUMNS}, v.version, v.created_ms as v_created_ms, v.deletion_ms, v.destroyed, v.key_id, v.ciphertext, d.wrapped
-         from {schema}.kv2_keys k
+      `select q.i::int as i, ${KEY_COLUMNS}, v.version, v.created_ms as v_created_ms, v.deletion_ms, v.destroyed, v.key_id, v.ciphertext, d.wrapped
+         from unnest($1::text[], $2::text[], $3::int[]) with ordinality as q (mount_uuid, path, version, i)
+         join {schema}.kv2_keys k on k.mount_uuid = q.mount_uuid and k.path = q.path collate "C"
          left join {schema}.kv2_versions v
            on v.mount_uuid = k.mount_uuid and v.path = k.path
-          and v.version = (case when $3::int > 0 then $3::int else k.current_version end)
-         left join {schema}.data_keys d on d.key_id = v.key_id
-        where k.mount_uuid = $1 and k.path = $2`,
+          and v.version = (case when q.version > 0 then q.version else k.current_version end)
+         left join {schema}.data_keys d on d.key_id = v.key_id`,
     );
+    this.versionReads = new ReadBatcher((keys) => this.readVersions(keys));
     this.decisionSql = new Statement(
       runtime.schema,
       `select c.max_versions as c_max_versions, c.cas_required as c_cas_required,
@@ -99,7 +114,18 @@ export class Kv2Repository {
 
   /** The given version (0 = current) of a key, its metadata and its wrapped data key. */
   async readVersion(mountUuid: string, path: string, version: number): Promise<VersionReadRow | undefined> {
-    return this.readVersionSql.first(this.runtime.db, [mountUuid, path, version]);
+    return this.versionReads.read({ mountUuid, path, version });
+  }
+
+  private async readVersions(keys: readonly VersionKey[]): Promise<Array<VersionReadRow | undefined>> {
+    const rows = await this.readVersionsSql.rows(this.runtime.db, [
+      keys.map((k) => k.mountUuid),
+      keys.map((k) => k.path),
+      keys.map((k) => k.version),
+    ]);
+    const out: Array<VersionReadRow | undefined> = new Array<undefined>(keys.length);
+    for (const { i, ...row } of rows) out[i - 1] = row;
+    return out;
   }
 
   async loadForDecision(mountUuid: string, path: string): Promise<DecisionRows> {

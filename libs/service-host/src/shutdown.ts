@@ -1,4 +1,3 @@
-// Identical in apps/dev, apps/core-sys and apps/kv (see service-host.ts).
 export interface ShutdownLogger {
   log(message: string): void;
   error(message: string): void;
@@ -63,4 +62,36 @@ export class ShutdownSequence {
       });
     }
   }
+}
+
+/**
+ * Runs a process's start-up under a fresh ShutdownSequence whose signal handlers are installed
+ * before anything starts. When start-up fails, what it created is released and the process
+ * exits 1; when a signal interrupted it, the signal's shutdown already owns the exit.
+ */
+export async function runWithShutdown(
+  logger: ShutdownLogger,
+  start: (shutdown: ShutdownSequence) => Promise<void>,
+  exit: (code: number) => void = (code) => process.exit(code),
+): Promise<void> {
+  const shutdown = new ShutdownSequence(logger);
+  shutdown.installSignalHandlers(exit);
+  try {
+    await start(shutdown);
+  } catch (error) {
+    if (shutdown.started) return;
+    logger.error(
+      `start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    await shutdown.run().catch(() => undefined);
+    exit(1);
+  }
+}
+
+/** For main.ts: runs the entry point; an error nothing else handled is printed and exits 1. */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 }

@@ -1,16 +1,17 @@
-// Shared by every cluster-mode service app (apps/core-sys, apps/kv: identical copies until the
-// host moves to a util lib): config, telemetry, pool, migrations, NATS, barrier, ops, drain.
+// Everything a cluster-mode service app (apps/core-sys, apps/kv, ...) does besides naming its
+// feature module: config, telemetry, pool, migrations, NATS, barrier, ops listener, drain.
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Logger, type DynamicModule, type LogLevel } from '@nestjs/common';
+import { Logger, type DynamicModule } from '@nestjs/common';
 import { Barrier, KeyringClient } from '@coffer/barrier';
 import { createPgDb, migrateSchema, type ServiceRuntime } from '@coffer/event-store';
 import { startTelemetry } from '@coffer/telemetry';
 import { connectNatsTransport, createServiceApp } from '@coffer/transport';
 import type { Migration } from 'kysely';
-import { serviceAppConfig, type ServiceAppConfig } from './config';
+import { nestLogLevels } from './log-level';
 import { startOpsServer } from './ops-server';
-import { ShutdownSequence } from './shutdown';
+import { serviceAppConfig, type ServiceAppConfig } from './service.config';
+import { runWithShutdown, type ShutdownSequence } from './shutdown';
 
 export interface ClusterServiceSpec {
   /** service name = NATS queue group, e.g. "kv" */
@@ -26,22 +27,14 @@ export interface ClusterServiceSpec {
   module: (runtime: ServiceRuntime, host: { config: ServiceAppConfig; instanceId: string }) => DynamicModule;
 }
 
+/**
+ * Boots one replica of a service and serves until SIGINT / SIGTERM, then drains and releases
+ * everything in reverse order. Exits 2 on invalid configuration and 1 when start-up fails.
+ */
 export async function runClusterService(spec: ClusterServiceSpec): Promise<void> {
   const config = serviceAppConfig.loadOrExit();
   const logger = new Logger(`coffer-${spec.service}`);
-  const shutdown = new ShutdownSequence(logger);
-  shutdown.installSignalHandlers();
-  try {
-    await start(spec, config, logger, shutdown);
-  } catch (error) {
-    // A signal during start-up closes what exists; the start-up step it interrupted then fails.
-    if (shutdown.started) return;
-    logger.error(
-      `start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-    );
-    await shutdown.run().catch(() => undefined);
-    process.exit(1);
-  }
+  await runWithShutdown(logger, (shutdown) => start(spec, config, logger, shutdown));
 }
 
 async function start(
@@ -111,11 +104,4 @@ async function start(
   logger.log(
     `${instanceId} serving on ${config.natsUrl} (prefix "${config.subjectPrefix}"), ops on ${ops.address}`,
   );
-}
-
-/** Vault-style log_level to Nest's levels. */
-function nestLogLevels(level: string): LogLevel[] {
-  const order: LogLevel[] = ['verbose', 'debug', 'log', 'warn', 'error', 'fatal'];
-  const from = { trace: 0, debug: 1, info: 2, warn: 3, error: 4 }[level] ?? 2;
-  return order.slice(from);
 }

@@ -1,0 +1,50 @@
+interface Waiting<R> {
+  resolve(row: R | undefined): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Coalesces point reads issued in the same event-loop turn into one batched query. Under load
+ * every request arrives in its own I/O callback, and one query per request made the socket
+ * writes and per-statement work of Postgres the largest cost of a read; one query for every read
+ * of a turn (flushed in `setImmediate`, right after that turn's I/O callbacks) costs a single
+ * round trip. A lone read waits for nothing but the end of its own turn.
+ *
+ * `load(keys)` answers one entry per key, in order (undefined: not found). A failed load fails
+ * every read of that batch with the same error.
+ */
+export class ReadBatcher<K, R> {
+  private keys: K[] = [];
+  private waiting: Waiting<R>[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly load: (keys: readonly K[]) => Promise<ReadonlyArray<R | undefined>>,
+    private readonly maxBatch = 256,
+  ) {}
+
+  read(key: K): Promise<R | undefined> {
+    return new Promise<R | undefined>((resolve, reject) => {
+      this.keys.push(key);
+      this.waiting.push({ resolve, reject });
+      if (this.keys.length >= this.maxBatch) this.flush();
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (this.keys.length === 0) return;
+    const keys = this.keys;
+    const waiting = this.waiting;
+    this.keys = [];
+    this.waiting = [];
+    this.load(keys).then(
+      (rows) => waiting.forEach((w, i) => w.resolve(rows[i])),
+      (error: unknown) => waiting.forEach((w) => w.reject(error)),
+    );
+  }
+}
