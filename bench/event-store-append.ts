@@ -75,7 +75,9 @@ async function main(opts: Options): Promise<void> {
         },
       },
     });
-    const stores = handles.map((h) => new EventStore({ db: h.db, schema: SCHEMA, cipher: barrier, registry }));
+    const stores = handles.map(
+      (h) => new EventStore({ db: h.db, schema: SCHEMA, cipher: barrier, registry }),
+    );
 
     const latencies: number[] = [];
     const end = Date.now() + opts.duration * 1000;

@@ -18,8 +18,22 @@ describe('toAppended', () => {
   it('numbers the events after the current stream version', () => {
     const appended = toAppended('s', [event(1), event(2)], 4, at);
     expect(appended).toEqual([
-      { stream: 's', streamVersion: 5, type: 'SecretWritten', schemaVersion: 1, data: { n: 1 }, recordedAt: at },
-      { stream: 's', streamVersion: 6, type: 'SecretWritten', schemaVersion: 1, data: { n: 2 }, recordedAt: at },
+      {
+        stream: 's',
+        streamVersion: 5,
+        type: 'SecretWritten',
+        schemaVersion: 1,
+        data: { n: 1 },
+        recordedAt: at,
+      },
+      {
+        stream: 's',
+        streamVersion: 6,
+        type: 'SecretWritten',
+        schemaVersion: 1,
+        data: { n: 2 },
+        recordedAt: at,
+      },
     ]);
     expect(toAppended('s', [], 4, at)).toEqual([]);
   });

@@ -24,13 +24,16 @@ const written = (path: string) => SecretWritten.create({ path, value: 'v', size:
 const readModel = {
   '0001_read_model': {
     up: async (m: AnyDb) => {
-      await sql`create table seen (stream text primary key, version int8 not null, hits int8 not null)`.execute(m);
+      await sql`create table seen (stream text primary key, version int8 not null, hits int8 not null)`.execute(
+        m,
+      );
     },
   },
 };
 
 const settledAll = <T>(promises: Promise<T>[]) => Promise.allSettled(promises);
-const reason = (r: PromiseSettledResult<unknown>): unknown => (r.status === 'rejected' ? r.reason : undefined);
+const reason = (r: PromiseSettledResult<unknown>): unknown =>
+  r.status === 'rejected' ? r.reason : undefined;
 const value = <T>(r: PromiseSettledResult<T>): T => {
   if (r.status !== 'fulfilled') throw new Error(`expected fulfilled, got ${String(r.reason)}`);
   return r.value;
@@ -52,7 +55,9 @@ describe.each(DIALECTS)('group commit on %s', (dialect) => {
     const project = async (trx: AnyTrx, events: AppendedEvent[]) => {
       const last = events[events.length - 1]!;
       await sql`insert into ${sql.table(`${schema}.seen`)} (stream, version, hits) values (${last.stream}, ${last.streamVersion}, 1)
-                on conflict (stream) do update set version = excluded.version, hits = seen.hits + 1`.execute(trx);
+                on conflict (stream) do update set version = excluded.version, hits = seen.hits + 1`.execute(
+        trx,
+      );
       return last.streamVersion;
     };
     /** the log with the transaction each row committed in */
@@ -247,7 +252,7 @@ describe.each(DIALECTS)('group commit on %s', (dialect) => {
         },
       },
     });
-    const outcomes = await settledAll([
+    const outcomes = await settledAll<AppendResult<unknown>>([
       store.append('c/1', [written('1')], { expectedVersion: 0 }),
       store.append('c/2', [written('2')], {
         expectedVersion: 0,
@@ -257,7 +262,8 @@ describe.each(DIALECTS)('group commit on %s', (dialect) => {
       }),
       store.append('c/3', [written('3')], { expectedVersion: 0, project }),
     ]);
-    for (const o of outcomes) expect(reason(o)).toMatchObject({ message: expect.stringContaining('commit refused') });
+    for (const o of outcomes)
+      expect(reason(o)).toMatchObject({ message: expect.stringContaining('commit refused') });
     expect(await store.head()).toMatchObject({ lastWal: 0 });
     expect((await store.append('c/1', [written('1')], { expectedVersion: 0 })).lastWal).toBe(1);
   });
@@ -292,7 +298,9 @@ describe('group commit across replicas on pg', () => {
       const project = async (trx: AnyTrx, events: AppendedEvent[]) => {
         const last = events[events.length - 1]!;
         await sql`insert into ${sql.table(`${schema}.seen`)} (stream, version, hits) values (${last.stream}, ${last.streamVersion}, 1)
-                  on conflict (stream) do update set version = excluded.version, hits = seen.hits + 1`.execute(trx);
+                  on conflict (stream) do update set version = excluded.version, hits = seen.hits + 1`.execute(
+          trx,
+        );
       };
       const streams = Array.from({ length: 24 }, (_, i) => `shared/${i}`);
       const rounds = 12;
@@ -303,7 +311,9 @@ describe('group commit across replicas on pg', () => {
           const order = r === 0 ? streams : [...streams].reverse();
           for (let round = 0; round < rounds; round++) {
             await Promise.all(
-              order.map((s) => store.append(s, [written(`${r}-${round}`)], { expectedVersion: 'any', project })),
+              order.map((s) =>
+                store.append(s, [written(`${r}-${round}`)], { expectedVersion: 'any', project }),
+              ),
             );
           }
         }),
@@ -316,7 +326,11 @@ describe('group commit across replicas on pg', () => {
         const versions = log.filter((e) => e.stream === s).map((e) => e.streamVersion);
         expect(versions).toEqual(Array.from({ length: 2 * rounds }, (_, i) => i + 1));
       }
-      const seen = await fx.handle.db.withSchema(schema).selectFrom('seen').select(['version', 'hits']).execute();
+      const seen = await fx.handle.db
+        .withSchema(schema)
+        .selectFrom('seen')
+        .select(['version', 'hits'])
+        .execute();
       expect(seen).toHaveLength(streams.length);
       for (const row of seen) expect(row).toEqual({ version: 2 * rounds, hits: 2 * rounds });
       expect(await stores[1]!.verifyChain()).toMatchObject({ ok: true, checked: total });

@@ -144,7 +144,9 @@ export class GroupCommitter {
   }
 
   #soloError(item: Queued, error: unknown): unknown {
-    return isStreamVersionConflict(error) ? new ConcurrencyError(item.stream, item.expectedVersion, undefined) : error;
+    return isStreamVersionConflict(error)
+      ? new ConcurrencyError(item.stream, item.expectedVersion, undefined)
+      : error;
   }
 
   #settle(batch: Queued[], result: BatchResult): void {
@@ -199,12 +201,7 @@ export class GroupCommitter {
    * guarded, its projection ran inside a savepoint that is rolled back; unguarded, the batch is
    * abandoned and run again guarded.
    */
-  async #stage(
-    trx: AnyTrx,
-    item: Queued,
-    versions: Map<string, number>,
-    guarded: boolean,
-  ): Promise<Outcome> {
+  async #stage(trx: AnyTrx, item: Queued, versions: Map<string, number>, guarded: boolean): Promise<Outcome> {
     const current = versions.get(item.stream) ?? 0;
     if (versionConflicts(item.expectedVersion, current)) {
       return { error: new ConcurrencyError(item.stream, item.expectedVersion, current) };
@@ -249,7 +246,7 @@ const committers = new WeakMap<AnyDb, Map<string, GroupCommitter>>();
  */
 export function committerFor(db: AnyDb, schema: string): GroupCommitter {
   let bySchema = committers.get(db);
-  if (!bySchema) committers.set(db, (bySchema = new Map()));
+  if (!bySchema) committers.set(db, (bySchema = new Map<string, GroupCommitter>()));
   let committer = bySchema.get(schema);
   if (!committer) bySchema.set(schema, (committer = new GroupCommitter(db, schema)));
   return committer;

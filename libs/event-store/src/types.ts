@@ -75,7 +75,10 @@ export interface AppendOptions<T> {
   expectedVersion: number | 'any';
   /**
    * Read-model update, run in the same transaction: it commits with the events or not at all
-   * (a projection that throws leaves no event). Runs before the WAL index is assigned.
+   * (a projection that throws leaves no event, and its error reaches the caller unchanged). Runs
+   * before the WAL index is assigned. The transaction is shared with the other appends of a
+   * group-commit batch: act through `trx` only (never `db`, never another append), and expect to
+   * be run again after a rollback (only the committed run's effects and result remain).
    */
   project?: (trx: AnyTrx, events: AppendedEvent[]) => Promise<T>;
 }
@@ -84,6 +87,7 @@ export interface AppendResult<T> {
   events: StoredEvent[];
   /** stream version after the append */
   version: number;
+  /** WAL index of this append's last event (without events: the log's head once it committed) */
   lastWal: number;
   projected: T;
 }

@@ -33,14 +33,14 @@ describe('ShutdownSequence', () => {
 
 describe('runWithShutdown', () => {
   const signals = ['SIGINT', 'SIGTERM'] as const;
-  let before: Map<string, ReturnType<typeof process.listeners>>;
+  let before: Map<string, NodeJS.SignalsListener[]>;
   beforeEach(() => {
     before = new Map(signals.map((s) => [s, process.listeners(s)]));
   });
   afterEach(() => {
     // The handlers it installs would otherwise outlive the test in this worker.
     for (const s of signals) {
-      for (const l of process.listeners(s)) if (!before.get(s)?.includes(l)) process.off(s, l as () => void);
+      for (const l of process.listeners(s)) if (!before.get(s)?.includes(l)) process.off(s, l);
     }
   });
 
