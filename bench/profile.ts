@@ -89,7 +89,9 @@ async function main(): Promise<void> {
   for (const file of written) {
     const pid = Number(file.replace('.cpuprofile', ''));
     const name = pids.get(pid) ?? `pid ${pid}`;
-    process.stdout.write(`\n## ${name} (${file})\n${await summariseProfile(path.join(dir, file), opts.top, window)}\n`);
+    process.stdout.write(
+      `\n## ${name} (${file})\n${await summariseProfile(path.join(dir, file), opts.top, window)}\n`,
+    );
   }
 }
 

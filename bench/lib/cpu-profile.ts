@@ -58,7 +58,10 @@ export async function summariseProfile(file: string, top: number, window: Window
     const key = `${frame.functionName || '(anonymous)'} ${url}:${frame.lineNumber + 1}`;
     fn.set(key, (fn.get(key) ?? 0) + us);
     const pkg = url.startsWith('~/')
-      ? url.split('/').slice(0, url.startsWith('~/@') ? 3 : 2).join('/')
+      ? url
+          .split('/')
+          .slice(0, url.startsWith('~/@') ? 3 : 2)
+          .join('/')
       : url || frame.functionName;
     where.set(pkg, (where.get(pkg) ?? 0) + us);
   }
@@ -66,7 +69,10 @@ export async function summariseProfile(file: string, top: number, window: Window
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`)
+      .map(
+        ([k, us]) =>
+          `${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`,
+      )
       .join('\n');
   const busyUs = total - idle;
   const perRequest = window.requests > 0 ? (busyUs / window.requests).toFixed(0) : '-';
