@@ -1,5 +1,5 @@
 import { coreTokenResolve, sysContracts, tokenContracts, type AuthBlock } from '@coffer/contracts';
-import { CoreSysHarness, type InitResult } from '../seal/testing/core-sys-harness';
+import { CoreSysHarness, type InitResult } from '../test-support/core-sys-harness';
 
 const READER = `
 path "secret/*" {

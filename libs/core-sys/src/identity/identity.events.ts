@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EventOf } from '../shared/aggregate-log';
 
 /**
  * Identity events, one stream per entity: `entity/<id>`. An entity's aliases live in its stream,
@@ -65,12 +66,6 @@ export const IDENTITY_EVENT_TYPES = {
   aliasRemoved: { name: 'EntityAliasRemoved', version: 1, schema: entityAliasRemovedV1 },
 } as const;
 
-export type IdentityEvent =
-  | { type: 'EntityCreated'; data: EntityCreatedData }
-  | { type: 'EntityUpdated'; data: EntityUpdatedData }
-  | { type: 'EntityDeleted'; data: EntityDeletedData }
-  | { type: 'EntityAliasAdded'; data: EntityAliasAddedData }
-  | { type: 'EntityAliasUpdated'; data: EntityAliasUpdatedData }
-  | { type: 'EntityAliasRemoved'; data: EntityAliasRemovedData };
+export type IdentityEvent = EventOf<typeof IDENTITY_EVENT_TYPES>;
 
 export const entityStream = (id: string): string => `entity/${id}`;

@@ -1,9 +1,9 @@
 import { coreEntityFacts, identityContracts, type MountInfo } from '@coffer/contracts';
-import { startCoreSysHarness, type CoreSysHarness } from '../tokens/test-support/core-sys-harness';
+import { startCoreSysHarness, type DevCoreSysHarness } from '../test-support/dev-harness';
 
 jest.setTimeout(30_000);
 
-let h: CoreSysHarness;
+let h: DevCoreSysHarness;
 let idm: MountInfo;
 let up: MountInfo;
 

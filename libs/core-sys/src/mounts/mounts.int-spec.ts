@@ -6,7 +6,7 @@ import {
   type Invalidation,
 } from '@coffer/contracts';
 import { waitFor } from '@coffer/testing';
-import { CoreSysHarness } from '../seal/testing/core-sys-harness';
+import { CoreSysHarness } from '../test-support/core-sys-harness';
 import { MountsService } from './mounts.service';
 
 describe('mounts and auth methods (NATS + Postgres)', () => {
@@ -18,8 +18,8 @@ describe('mounts and auth methods (NATS + Postgres)', () => {
     h = await CoreSysHarness.start('mounts');
     const init = await h.initialise(1, 1);
     await h.unseal(init.keys);
-    invalidations = h.record(invalidation) as Invalidation[];
-    disabled = h.record(mountDisabled);
+    invalidations = await h.record(invalidation);
+    disabled = await h.record(mountDisabled);
   }, 30_000);
   afterAll(async () => {
     await h?.close();

@@ -1,7 +1,7 @@
 import { DEFAULT_POLICY } from '@coffer/acl';
 import { corePolicyTexts, invalidation, sysContracts, type Invalidation } from '@coffer/contracts';
 import { waitFor } from '@coffer/testing';
-import { CoreSysHarness } from '../seal/testing/core-sys-harness';
+import { CoreSysHarness } from '../test-support/core-sys-harness';
 import { PolicyService } from './policy.service';
 
 const DEV = 'path "secret/data/dev/*" {\n  capabilities = ["create", "read", "update"]\n}\n';
@@ -14,7 +14,7 @@ describe('ACL policies (NATS + Postgres)', () => {
     h = await CoreSysHarness.start('policies');
     const init = await h.initialise(1, 1);
     await h.unseal(init.keys);
-    invalidations = h.record(invalidation) as Invalidation[];
+    invalidations = await h.record(invalidation);
   }, 30_000);
   afterAll(async () => {
     await h?.close();

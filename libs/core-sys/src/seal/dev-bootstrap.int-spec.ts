@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { coreMountTable, coreTokenResolve, sysContracts } from '@coffer/contracts';
 import { SealService } from './seal.service';
-import { CoreSysHarness } from './testing/core-sys-harness';
+import { CoreSysHarness } from '../test-support/core-sys-harness';
 
 // Start-up, fail-over (lock retry) and teardown of several replicas take a few seconds under load.
 jest.setTimeout(30_000);

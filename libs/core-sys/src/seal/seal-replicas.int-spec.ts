@@ -3,7 +3,7 @@ import { coreMountTable, sysContracts } from '@coffer/contracts';
 import { waitFor } from '@coffer/testing';
 import { SealCoordinator } from './seal-coordinator';
 import { SealService } from './seal.service';
-import { CLUSTER_SECRET, CoreSysHarness, type InitResult } from './testing/core-sys-harness';
+import { CLUSTER_SECRET, CoreSysHarness, type InitResult } from '../test-support/core-sys-harness';
 
 // Start-up, fail-over (lock retry) and teardown of several replicas take a few seconds under load.
 jest.setTimeout(30_000);

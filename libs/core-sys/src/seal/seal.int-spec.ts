@@ -7,7 +7,7 @@ import {
   sysContracts,
 } from '@coffer/contracts';
 import { waitFor } from '@coffer/testing';
-import { CoreSysHarness, type InitResult } from './testing/core-sys-harness';
+import { CoreSysHarness, type InitResult } from '../test-support/core-sys-harness';
 
 describe('seal: init, unseal, seal, health (NATS + Postgres)', () => {
   let h: CoreSysHarness;
@@ -16,7 +16,7 @@ describe('seal: init, unseal, seal, health (NATS + Postgres)', () => {
 
   beforeAll(async () => {
     h = await CoreSysHarness.start('seal_lifecycle');
-    sealBroadcasts = h.record(invalidation);
+    sealBroadcasts = await h.record(invalidation);
   }, 30_000);
   afterAll(async () => {
     await h?.close();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EventOf } from '../shared/aggregate-log';
 
 /**
  * Token lifecycle events, one stream per token: `token/<accessor>`. The event log is the source
@@ -76,15 +77,16 @@ export const TOKEN_EVENT_TYPES = {
   used: { name: 'TokenUsed', version: 1, schema: tokenUsedV1 },
   orphaned: { name: 'TokenOrphaned', version: 1, schema: tokenOrphanedV1 },
   revoked: { name: 'TokenRevoked', version: 1, schema: tokenRevokedV1 },
-  saltCreated: { name: 'TokenSaltCreated', version: 1, schema: tokenSaltCreatedV1 },
 } as const;
 
-export type TokenEvent =
-  | { type: 'TokenCreated'; data: TokenCreatedData }
-  | { type: 'TokenRenewed'; data: TokenRenewedData }
-  | { type: 'TokenUsed'; data: TokenUsedData }
-  | { type: 'TokenOrphaned'; data: TokenOrphanedData }
-  | { type: 'TokenRevoked'; data: TokenRevokedData };
+/** Lives in the token log but is no token's event (its own stream, never folded). */
+export const TOKEN_SALT_CREATED = {
+  name: 'TokenSaltCreated',
+  version: 1,
+  schema: tokenSaltCreatedV1,
+} as const;
+
+export type TokenEvent = EventOf<typeof TOKEN_EVENT_TYPES>;
 
 export const tokenStream = (accessor: string): string => `token/${accessor}`;
 export const TOKEN_SALT_STREAM = 'token-salt';

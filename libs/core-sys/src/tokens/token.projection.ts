@@ -1,32 +1,13 @@
 import type { AnyTrx, AppendedEvent } from '@coffer/event-store';
+import { defineAggregateLog } from '../shared/aggregate-log';
 import { evolve, type TokenState } from './token.decider';
-import {
-  TOKEN_EVENT_TYPES,
-  tokenCreatedV1,
-  tokenOrphanedV1,
-  tokenRenewedV1,
-  tokenRevokedV1,
-  tokenUsedV1,
-  type TokenEvent,
-} from './token.events';
+import { TOKEN_EVENT_TYPES, TOKEN_SALT_CREATED, type TokenEvent } from './token.events';
 import type { TokenRepository } from './token.repository';
 
-export function toTokenEvent(e: AppendedEvent): TokenEvent {
-  switch (e.type) {
-    case TOKEN_EVENT_TYPES.created.name:
-      return { type: 'TokenCreated', data: tokenCreatedV1.parse(e.data) };
-    case TOKEN_EVENT_TYPES.renewed.name:
-      return { type: 'TokenRenewed', data: tokenRenewedV1.parse(e.data) };
-    case TOKEN_EVENT_TYPES.used.name:
-      return { type: 'TokenUsed', data: tokenUsedV1.parse(e.data) };
-    case TOKEN_EVENT_TYPES.orphaned.name:
-      return { type: 'TokenOrphaned', data: tokenOrphanedV1.parse(e.data) };
-    case TOKEN_EVENT_TYPES.revoked.name:
-      return { type: 'TokenRevoked', data: tokenRevokedV1.parse(e.data) };
-    default:
-      throw new Error(`not a token event: ${e.type}`);
-  }
-}
+/** The token log's event types and codecs; the salt shares the log but is no token event. */
+export const TOKEN_LOG = defineAggregateLog('a token event', TOKEN_EVENT_TYPES, [TOKEN_SALT_CREATED]);
+
+export const toTokenEvent = (e: AppendedEvent): TokenEvent => TOKEN_LOG.decode(e);
 
 /**
  * Read-model update for one append to a token stream, in the append's transaction: the row is

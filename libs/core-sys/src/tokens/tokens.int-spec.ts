@@ -11,11 +11,11 @@ import {
 import { waitFor } from '@coffer/testing';
 import { TokenRevocationService } from './token-revocation.service';
 import { TokenSweeper } from './token-sweeper';
-import { startCoreSysHarness, type CoreSysHarness } from './test-support/core-sys-harness';
+import { startCoreSysHarness, type DevCoreSysHarness } from '../test-support/dev-harness';
 
 jest.setTimeout(30_000);
 
-let h: CoreSysHarness;
+let h: DevCoreSysHarness;
 let tokenMount: MountInfo;
 
 beforeAll(async () => {

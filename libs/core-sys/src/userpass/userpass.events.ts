@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EventOf } from '../shared/aggregate-log';
 
 /**
  * userpass events, one stream per user of a mount: `userpass-user/<mount uuid>/<username>`.
@@ -44,11 +45,7 @@ export const USERPASS_EVENT_TYPES = {
   deleted: { name: 'UserpassUserDeleted', version: 1, schema: userDeletedV1 },
 } as const;
 
-export type UserpassEvent =
-  | { type: 'UserpassUserWritten'; data: UserWrittenData }
-  | { type: 'UserpassPasswordSet'; data: UserPasswordSetData }
-  | { type: 'UserpassPoliciesSet'; data: UserPoliciesSetData }
-  | { type: 'UserpassUserDeleted'; data: UserDeletedData };
+export type UserpassEvent = EventOf<typeof USERPASS_EVENT_TYPES>;
 
 export const userStream = (mountUuid: string, username: string): string =>
   `userpass-user/${mountUuid}/${username}`;

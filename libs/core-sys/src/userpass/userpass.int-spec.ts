@@ -7,11 +7,11 @@ import {
   type MountInfo,
 } from '@coffer/contracts';
 import { waitFor } from '@coffer/testing';
-import { startCoreSysHarness, type CoreSysHarness } from '../tokens/test-support/core-sys-harness';
+import { startCoreSysHarness, type DevCoreSysHarness } from '../test-support/dev-harness';
 
 jest.setTimeout(30_000);
 
-let h: CoreSysHarness;
+let h: DevCoreSysHarness;
 let up: MountInfo;
 
 beforeAll(async () => {

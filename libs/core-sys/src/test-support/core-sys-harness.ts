@@ -16,15 +16,16 @@ import {
 import { createPgDb, migrateSchema, type DbHandle } from '@coffer/event-store';
 import { createTestDatabase, natsUrl, uniqueSubjectPrefix, type TestDatabase } from '@coffer/testing';
 import { connectNatsTransport, createServiceApp, type Subscription, type Transport } from '@coffer/transport';
-import { CoreSysModule } from '../../core-sys.module';
-import { CORE_SYS_SCHEMA, coreSysMigrations } from '../../migrations';
-import type { CoreSysOptions } from '../../tokens-di';
+import type { z } from 'zod';
+import { CoreSysModule } from '../core-sys.module';
+import { CORE_SYS_SCHEMA, coreSysMigrations } from '../migrations';
+import type { CoreSysOptions } from '../tokens-di';
 
 /**
- * Integration harness for the seal, mounts, policies and capabilities specs: a fresh Postgres
- * database, core-sys replicas running the real CoreSysModule as Nest microservices over real
- * NATS (one queue group, one subject prefix), and a client transport that calls the contracts
- * with EngineRequests the way the gateway does.
+ * Integration harness for the core-sys specs: a fresh Postgres database, core-sys replicas
+ * running the real CoreSysModule as Nest microservices over real NATS (one queue group, one
+ * subject prefix), and a client transport that calls the contracts with EngineRequests the way
+ * the gateway does. `startCoreSysHarness` (dev-harness.ts) adds a dev-mode bootstrap on top.
  */
 export interface CoreSysReplica {
   app: INestMicroservice;
@@ -40,6 +41,13 @@ export interface SysCall {
   params?: Record<string, string>;
   body?: Record<string, unknown>;
   query?: Record<string, string>;
+}
+
+/** A call to any mount (operation defaults to update). */
+export interface RequestInput extends Partial<Omit<SysCall, 'path'>> {
+  mount: MountInfo;
+  path: string;
+  headers?: Record<string, string>;
 }
 
 export interface Failure {
@@ -112,7 +120,7 @@ export class CoreSysHarness {
 
   async addReplica(): Promise<CoreSysReplica> {
     const i = this.replicas.length;
-    const db = createPgDb(this.database.url, { max: 4 });
+    const db = createPgDb(this.database.url, { max: 8 });
     const transport = await connectNatsTransport({
       servers: natsUrl(),
       subjectPrefix: this.prefix,
@@ -154,23 +162,35 @@ export class CoreSysHarness {
     await r.db.close();
   }
 
-  /** Calls a sys contract like the gateway does (root caller unless told otherwise). */
+  /** Calls a contract like the gateway does: EngineRequest payload, caller context in the headers. */
+  call<C extends Contract>(
+    contract: C,
+    req: RequestInput,
+    caller: CallerContext,
+  ): Promise<ContractResponse<C>> {
+    const payload: EngineRequest = {
+      operation: req.operation ?? 'update',
+      mount: req.mount,
+      path: req.path,
+      params: req.params ?? {},
+      body: req.body ?? {},
+      query: req.query ?? {},
+      headers: req.headers ?? {},
+    };
+    return this.client.request(contract, payload as never, { headers: encodeContext(caller) });
+  }
+
+  /** Calls a sys contract (root caller unless told otherwise). */
   sys<C extends Contract>(
     contract: C,
     call: SysCall,
     caller: Partial<CallerContext> = {},
   ): Promise<ContractResponse<C>> {
-    const payload: EngineRequest = {
-      operation: call.operation,
-      mount: SYS_MOUNT,
-      path: call.path,
-      params: call.params ?? {},
-      body: call.body ?? {},
-      query: call.query ?? {},
-      headers: {},
-    };
-    const headers = encodeContext({ ...ROOT_CALLER, ...caller, requestId: randomUUID() });
-    return this.client.request(contract, payload as never, { headers });
+    return this.call(
+      contract,
+      { ...call, mount: SYS_MOUNT },
+      { ...ROOT_CALLER, ...caller, requestId: randomUUID() },
+    );
   }
 
   async failure(promise: Promise<unknown>): Promise<Failure> {
@@ -198,10 +218,11 @@ export class CoreSysHarness {
     return status;
   }
 
-  /** Collects every payload of a broadcast seen by the client from now on. */
-  record<B extends Broadcast>(broadcast: B): unknown[] {
-    const seen: unknown[] = [];
+  /** Collects every payload of a broadcast seen by the client from now on (subscribed once this resolves). */
+  async record<B extends Broadcast>(broadcast: B): Promise<z.output<B['payload']>[]> {
+    const seen: z.output<B['payload']>[] = [];
     this.subscriptions.push(this.client.subscribe(broadcast, (payload) => void seen.push(payload)));
+    await this.client.flush();
     return seen;
   }
 
