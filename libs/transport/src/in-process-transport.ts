@@ -1,38 +1,11 @@
 import { Logger } from '@nestjs/common';
-import {
-  type Broadcast,
-  type Contract,
-  type ContractRequest,
-  type ContractResponse,
-} from '@coffer/contracts';
 import { defaultTextMapSetter } from '@opentelemetry/api';
-import type { z } from 'zod';
 import { roundTrip } from './codec';
-import {
-  DEFAULT_TIMEOUT_MS,
-  closedError,
-  fromWireError,
-  noReplicaError,
-  timeoutError,
-  toDomainError,
-} from './errors';
-import {
-  createBroadcastProcessor,
-  createRequestProcessor,
-  validateBroadcast,
-  type RequestProcessor,
-} from './server';
-import { SubjectTable, type SubjectInfo } from './subjects';
-import { endSpan, injectTraceContext, startClientSpan } from './tracing';
-import type {
-  BroadcastHandler,
-  Headers,
-  RequestHandler,
-  RequestOptions,
-  Subscription,
-  Transport,
-  TransportLogger,
-} from './types';
+import { fromWireError, noReplicaError, timeoutError, toDomainError } from './errors';
+import type { BroadcastProcessor, RequestProcessor } from './server';
+import type { SubjectInfo } from './subjects';
+import { TransportBase } from './transport-base';
+import type { Headers, Subscription, TransportLogger } from './types';
 
 export interface InProcessTransportOptions {
   subjectPrefix?: string;
@@ -49,48 +22,37 @@ interface QueueGroup {
  * errors go through JSON (nothing is shared by reference), delivery is asynchronous, each queue
  * group answers round-robin, and the first reply wins when several groups serve one subject.
  */
-export class InProcessTransport implements Transport {
-  private readonly subjects: SubjectTable;
-  private readonly logger: TransportLogger;
+export class InProcessTransport extends TransportBase<Headers, unknown> {
   private readonly servers = new Map<string, Map<string, QueueGroup>>();
-  private readonly subscribers = new Map<string, Set<(payload: unknown) => Promise<void>>>();
-  private inFlight = 0;
-  private idle: (() => void) | undefined;
-  private closing: Promise<void> | undefined;
+  private readonly subscribers = new Map<string, Set<BroadcastProcessor>>();
 
   constructor(options: InProcessTransportOptions = {}) {
-    this.subjects = new SubjectTable(options.subjectPrefix ?? '');
-    this.logger = options.logger ?? new Logger('CofferTransport');
+    super(options.subjectPrefix ?? '', options.logger ?? new Logger('CofferTransport'));
   }
 
-  async request<C extends Contract>(
-    contract: C,
-    payload: ContractRequest<C>,
-    opts?: RequestOptions,
-  ): Promise<ContractResponse<C>> {
-    const info = this.subjects.get(contract.subject);
-    const ctx = startClientSpan(info);
-    try {
-      if (this.closing !== undefined) throw closedError();
-      const groups = this.servers.get(info.wire);
-      if (groups === undefined) throw noReplicaError(info.service);
-      const headers: Headers = { ...opts?.headers };
-      injectTraceContext(ctx, headers, defaultTextMapSetter);
-      const json = JSON.stringify(payload);
-      const reply = await this.dispatch(groups, json, headers, info, opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-      endSpan(ctx);
-      return reply as ContractResponse<C>;
-    } catch (error) {
-      const domainError = toDomainError(error, info.subject, this.logger);
-      endSpan(ctx, domainError);
-      throw domainError;
-    }
+  async flush(): Promise<void> {
+    // Nothing is buffered: publish hands messages to subscribers directly.
   }
 
-  serve<C extends Contract>(contract: C, queue: string, handler: RequestHandler<C>): Subscription {
-    if (this.closing !== undefined) throw new Error('the transport is closed');
-    const info = this.subjects.get(contract.subject);
-    const process = createRequestProcessor(contract, queue, handler, this.logger);
+  protected readonly headerSetter = defaultTextMapSetter;
+
+  protected outgoingHeaders(given: Headers | undefined): Headers {
+    return { ...given };
+  }
+
+  protected send(info: SubjectInfo, payload: unknown, headers: Headers, timeoutMs: number): Promise<unknown> {
+    const groups = this.servers.get(info.wire);
+    if (groups === undefined) throw noReplicaError(info.service);
+    return this.dispatch(groups, JSON.stringify(payload), headers, info, timeoutMs);
+  }
+
+  protected readReply(reply: unknown): unknown {
+    // dispatch() already copied the reply and rejects with the copied error.
+    return reply;
+  }
+
+  protected listen(info: SubjectInfo, queue: string, process: RequestProcessor): Subscription {
+    this.assertOpen();
     let groups = this.servers.get(info.wire);
     if (groups === undefined) this.servers.set(info.wire, (groups = new Map<string, QueueGroup>()));
     let group = groups.get(queue);
@@ -108,23 +70,18 @@ export class InProcessTransport implements Transport {
     };
   }
 
-  async publish<B extends Broadcast>(broadcast: B, payload: z.input<B['payload']>): Promise<void> {
-    const info = this.subjects.get(broadcast.subject);
-    if (this.closing !== undefined) throw closedError();
-    const json = JSON.stringify(validateBroadcast(info.subject, broadcast.payload, payload));
+  protected emit(info: SubjectInfo, payload: unknown): void {
+    const json = JSON.stringify(payload);
     const subscribers = this.subscribers.get(info.wire);
     if (subscribers === undefined) return;
     for (const deliver of subscribers) {
-      this.inFlight++;
-      setImmediate(() => void deliver(parseJson(json)).finally(() => this.done()));
+      this.delivering();
+      setImmediate(() => void deliver(parseJson(json)).finally(() => this.delivered()));
     }
   }
 
-  subscribe<B extends Broadcast>(broadcast: B, handler: BroadcastHandler<B>): Subscription {
-    if (this.closing !== undefined) throw new Error('the transport is closed');
-    const info = this.subjects.get(broadcast.subject);
-    // A fresh function per subscription, so the same handler subscribed twice is delivered twice.
-    const deliver = createBroadcastProcessor(info.subject, broadcast, handler, this.logger);
+  protected listenBroadcast(info: SubjectInfo, deliver: BroadcastProcessor): Subscription {
+    this.assertOpen();
     let set = this.subscribers.get(info.wire);
     if (set === undefined) this.subscribers.set(info.wire, (set = new Set()));
     set.add(deliver);
@@ -138,19 +95,15 @@ export class InProcessTransport implements Transport {
     };
   }
 
-  async flush(): Promise<void> {
-    // Nothing is buffered: publish hands messages to subscribers directly.
-  }
-
-  close(): Promise<void> {
-    this.closing ??= this.shutdown();
-    return this.closing;
-  }
-
-  private async shutdown(): Promise<void> {
+  protected async shutdown(): Promise<void> {
     this.servers.clear();
     this.subscribers.clear();
-    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+    await this.inFlightSettled();
+  }
+
+  /** Serving after close() is a wiring bug: NATS refuses it too (the connection is draining). */
+  private assertOpen(): void {
+    if (this.isClosing) throw new Error('the transport is closed');
   }
 
   /** One member of every queue group gets the request, as on NATS; the first answer wins. */
@@ -177,7 +130,7 @@ export class InProcessTransport implements Transport {
         const member = group.members[group.next % group.members.length];
         group.next = (group.next + 1) % group.members.length;
         if (member === undefined) continue;
-        this.inFlight++;
+        this.delivering();
         setImmediate(() => {
           void member(parseJson(json), { ...headers })
             .then(
@@ -190,15 +143,10 @@ export class InProcessTransport implements Transport {
                 settle(() => reject(fromWireError(body)));
               },
             )
-            .finally(() => this.done());
+            .finally(() => this.delivered());
         });
       }
     });
-  }
-
-  private done(): void {
-    this.inFlight--;
-    if (this.inFlight === 0 && this.idle !== undefined) this.idle();
   }
 }
 

@@ -1,11 +1,5 @@
 import { Logger } from '@nestjs/common';
-import {
-  DomainError,
-  type Broadcast,
-  type Contract,
-  type ContractRequest,
-  type ContractResponse,
-} from '@coffer/contracts';
+import { DomainError } from '@coffer/contracts';
 import type { TextMapSetter } from '@opentelemetry/api';
 import {
   ErrorCode,
@@ -18,29 +12,15 @@ import {
   type NatsError,
   type Subscription as NatsSubscription,
 } from 'nats';
-import type { z } from 'zod';
 import { decodeJson, decodeRequest, encodeJson } from './codec';
-import { DEFAULT_TIMEOUT_MS, INTERNAL_MESSAGE, closedError, fromWireError, toDomainError } from './errors';
+import { INTERNAL_MESSAGE, fromWireError, toDomainError } from './errors';
 import { isMaxPayloadError, mapClientError } from './nats-errors';
 import { ReplyMux } from './nats-mux';
 import { coalesceWrites } from './nats-write-coalescing';
-import {
-  createBroadcastProcessor,
-  createRequestProcessor,
-  validateBroadcast,
-  type RequestProcessor,
-} from './server';
-import { SubjectTable } from './subjects';
-import { endSpan, injectTraceContext, startClientSpan } from './tracing';
-import type {
-  BroadcastHandler,
-  Headers,
-  RequestHandler,
-  RequestOptions,
-  Subscription,
-  Transport,
-  TransportLogger,
-} from './types';
+import type { BroadcastProcessor, RequestProcessor } from './server';
+import type { SubjectInfo } from './subjects';
+import { TransportBase } from './transport-base';
+import type { Headers, Subscription, TransportLogger } from './types';
 
 export interface NatsTransportOptions {
   servers: string | string[];
@@ -95,53 +75,52 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
 }
 
 /** Cluster-mode transport: NATS request/reply (one muxed inbox) with queue groups, JSON payloads. */
-export class NatsTransport implements Transport {
-  private readonly subjects: SubjectTable;
+export class NatsTransport extends TransportBase<HeaderCarrier, Msg> {
   private readonly mux: ReplyMux;
   private readonly subscriptions = new Set<NatsSubscription>();
-  private inFlight = 0;
-  private idle: (() => void) | undefined;
-  private closing: Promise<void> | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
     subjectPrefix: string,
-    private readonly logger: TransportLogger,
+    logger: TransportLogger,
   ) {
-    this.subjects = new SubjectTable(subjectPrefix);
+    super(subjectPrefix, logger);
     this.mux = new ReplyMux(nc);
     void this.watchStatus();
   }
 
-  async request<C extends Contract>(
-    contract: C,
-    payload: ContractRequest<C>,
-    opts?: RequestOptions,
-  ): Promise<ContractResponse<C>> {
-    const info = this.subjects.get(contract.subject);
-    const timeout = opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const ctx = startClientSpan(info);
-    try {
-      if (this.closing !== undefined) throw closedError();
-      const carrier: HeaderCarrier = { headers: undefined };
-      const given = opts?.headers;
-      if (given !== undefined) for (const key in given) carrierSetter.set(carrier, key, given[key] as string);
-      injectTraceContext(ctx, carrier, carrierSetter);
-      const reply = await this.mux.request(info.wire, encodeJson(payload), carrier.headers, timeout);
-      const body = decodeJson(reply.data);
-      if (reply.headers?.has(ERROR_HEADER)) throw fromWireError(body);
-      endSpan(ctx);
-      return body as ContractResponse<C>;
-    } catch (error) {
-      const domainError = mapClientError(error, info.subject, info.service, timeout, this.logger);
-      endSpan(ctx, domainError);
-      throw domainError;
-    }
+  async flush(): Promise<void> {
+    await this.nc.flush();
   }
 
-  serve<C extends Contract>(contract: C, queue: string, handler: RequestHandler<C>): Subscription {
-    const info = this.subjects.get(contract.subject);
-    const process = createRequestProcessor(contract, queue, handler, this.logger);
+  protected readonly headerSetter = carrierSetter;
+
+  protected outgoingHeaders(given: Headers | undefined): HeaderCarrier {
+    const carrier: HeaderCarrier = { headers: undefined };
+    if (given !== undefined) for (const key in given) carrierSetter.set(carrier, key, given[key] as string);
+    return carrier;
+  }
+
+  protected send(
+    info: SubjectInfo,
+    payload: unknown,
+    carrier: HeaderCarrier,
+    timeoutMs: number,
+  ): Promise<Msg> {
+    return this.mux.request(info.wire, encodeJson(payload), carrier.headers, timeoutMs);
+  }
+
+  protected readReply(reply: Msg): unknown {
+    const body = decodeJson(reply.data);
+    if (reply.headers?.has(ERROR_HEADER)) throw fromWireError(body);
+    return body;
+  }
+
+  protected override clientError(error: unknown, info: SubjectInfo, timeoutMs: number): DomainError {
+    return mapClientError(error, info.subject, info.service, timeoutMs, this.logger);
+  }
+
+  protected listen(info: SubjectInfo, queue: string, process: RequestProcessor): Subscription {
     return this.track(
       this.nc.subscribe(info.wire, {
         queue,
@@ -153,15 +132,11 @@ export class NatsTransport implements Transport {
     );
   }
 
-  async publish<B extends Broadcast>(broadcast: B, payload: z.input<B['payload']>): Promise<void> {
-    const info = this.subjects.get(broadcast.subject);
-    if (this.closing !== undefined) throw closedError();
-    this.nc.publish(info.wire, encodeJson(validateBroadcast(info.subject, broadcast.payload, payload)));
+  protected emit(info: SubjectInfo, payload: unknown): void {
+    this.nc.publish(info.wire, encodeJson(payload));
   }
 
-  subscribe<B extends Broadcast>(broadcast: B, handler: BroadcastHandler<B>): Subscription {
-    const info = this.subjects.get(broadcast.subject);
-    const process = createBroadcastProcessor(info.subject, broadcast, handler, this.logger);
+  protected listenBroadcast(info: SubjectInfo, deliver: BroadcastProcessor): Subscription {
     return this.track(
       this.nc.subscribe(info.wire, {
         callback: (err: NatsError | null, msg: Msg) => {
@@ -176,26 +151,17 @@ export class NatsTransport implements Transport {
             this.logger.warn(`dropped a "${info.subject}" broadcast that is not valid JSON`);
             return;
           }
-          this.inFlight++;
-          void process(payload).finally(() => this.done());
+          this.delivering();
+          void deliver(payload).finally(() => this.delivered());
         },
       }),
     );
   }
 
-  async flush(): Promise<void> {
-    await this.nc.flush();
-  }
-
-  close(): Promise<void> {
-    this.closing ??= this.shutdown();
-    return this.closing;
-  }
-
-  private async shutdown(): Promise<void> {
+  protected async shutdown(): Promise<void> {
     // Stop taking work, let handlers already running answer, then drain the connection.
     await Promise.allSettled([...this.subscriptions].map((sub) => sub.drain()));
-    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+    await this.inFlightSettled();
     if (!this.nc.isClosed()) await this.nc.drain();
     this.mux.rejectAll(ErrorCode.ConnectionClosed);
   }
@@ -211,7 +177,7 @@ export class NatsTransport implements Transport {
   }
 
   private async answer(msg: Msg, process: RequestProcessor, subject: string): Promise<void> {
-    this.inFlight++;
+    this.delivering();
     let data: Uint8Array;
     let headers: MsgHdrs | undefined;
     try {
@@ -226,7 +192,7 @@ export class NatsTransport implements Transport {
         `could not answer "${subject}": ${error instanceof Error ? error.message : 'unknown'}`,
       );
     } finally {
-      this.done();
+      this.delivered();
     }
   }
 
@@ -240,11 +206,6 @@ export class NatsTransport implements Transport {
       const [body, errorHeaders] = errorReply(new DomainError('internal', INTERNAL_MESSAGE));
       msg.respond(body, { headers: errorHeaders });
     }
-  }
-
-  private done(): void {
-    this.inFlight--;
-    if (this.inFlight === 0 && this.idle !== undefined) this.idle();
   }
 
   private async watchStatus(): Promise<void> {

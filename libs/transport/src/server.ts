@@ -48,12 +48,14 @@ export function createRequestProcessor<C extends Contract>(
 }
 
 /** Subscriber side of a broadcast: validate, run, log failures (there is nobody to answer). */
+export type BroadcastProcessor = (raw: unknown) => Promise<void>;
+
 export function createBroadcastProcessor<B extends Broadcast>(
   subject: string,
   broadcast: B,
   handler: BroadcastHandler<B>,
   logger: TransportLogger,
-): (raw: unknown) => Promise<void> {
+): BroadcastProcessor {
   return async (raw) => {
     const parsed = broadcast.payload.safeParse(raw);
     if (!parsed.success) {

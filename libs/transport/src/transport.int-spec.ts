@@ -1,5 +1,3 @@
-import { Controller, Module, type INestMicroservice } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   DomainError,
   callerContextSchema,
@@ -7,200 +5,28 @@ import {
   defineBroadcast,
   defineContract,
   encodeContext,
-  type CallerContext,
   type Contract,
 } from '@coffer/contracts';
-import { NestFactory } from '@nestjs/core';
-import { of } from 'rxjs';
 import { z } from 'zod';
+import type { RequestHandler } from './index';
 import {
-  Caller,
-  CofferTransportStrategy,
-  Handles,
-  InProcessTransport,
-  OnBroadcast,
-  OptionalCaller,
-  TransportHeaders,
-  connectNatsTransport,
-  createServiceApp,
-  type Headers,
-  type RequestHandler,
-  type Transport,
-  type TransportLogger,
-} from './index';
+  CapturingLogger,
+  caller,
+  harnesses,
+  rejection,
+  until,
+  type Pair,
+} from './test-support/transport-harness';
 
-/**
- * One behaviour suite, run against NATS (two connections, as two processes would have) and
- * against the in-process bus: both must be indistinguishable to a service.
- */
+/** One behaviour suite, run against NATS and the in-process bus (see the harness). */
 
-const NATS_URL = 'nats://127.0.0.1:4222';
-
-class CapturingLogger implements TransportLogger {
-  readonly lines: string[] = [];
-  error(message: string, stack?: string): void {
-    this.lines.push(`error ${message} ${stack ?? ''}`);
-  }
-  warn(message: string): void {
-    this.lines.push(`warn ${message}`);
-  }
-}
-
-interface Pair {
-  /** the serving side */
-  server: Transport;
-  /** the calling side (the same object in-process) */
-  client: Transport;
-  close(): Promise<void>;
-}
-
-const harnesses: [string, (logger: TransportLogger) => Promise<Pair>][] = [
-  [
-    'nats',
-    async (logger) => {
-      const subjectPrefix = `t${process.pid}${Date.now()}`;
-      const server = await connectNatsTransport({
-        servers: NATS_URL,
-        subjectPrefix,
-        name: 'spec-server',
-        logger,
-      });
-      const client = await connectNatsTransport({
-        servers: NATS_URL,
-        subjectPrefix,
-        name: 'spec-client',
-        logger,
-      });
-      return {
-        server,
-        client,
-        close: async () => void (await Promise.all([server.close(), client.close()])),
-      };
-    },
-  ],
-  [
-    'in-process',
-    async (logger) => {
-      const bus = new InProcessTransport({ subjectPrefix: 'dev', logger });
-      return { server: bus, client: bus, close: () => bus.close() };
-    },
-  ],
-];
-
-async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(DomainError);
-    return error as DomainError;
-  }
-  throw new Error('expected a rejection');
-}
-
-const caller: CallerContext = {
-  requestId: 'req-1',
-  namespace: 'ns1/',
-  clientAddress: '127.0.0.1',
-  accessor: 'acc-1',
-  sudo: false,
-  policies: ['default', 'dev'],
-  root: false,
-};
-
+const empty = (subject: string) => defineContract(subject, z.object({}), z.object({ ok: z.boolean() }));
 const echo = (subject: string) =>
   defineContract(
     subject,
     z.object({ text: z.string().min(1), n: z.number().int().default(1) }),
     z.object({ text: z.string(), n: z.number(), by: z.string(), tag: z.string().default('none') }),
   );
-const empty = (subject: string) => defineContract(subject, z.object({}), z.object({ ok: z.boolean() }));
-const changed = defineBroadcast(
-  'events.changed',
-  z.object({ key: z.string(), tags: z.array(z.string()).default([]) }),
-);
-
-// --- the Nest service used by the last test of the suite -------------------------------------
-const nestGreet = defineContract(
-  'nest.greet',
-  z.object({ name: z.string() }),
-  z.object({ greeting: z.string(), accessor: z.string(), ctxHeader: z.boolean() }),
-);
-const nestWhoami = defineContract('nest.whoami', z.object({}), z.object({ accessor: z.string().nullable() }));
-const nestFail = defineContract('nest.fail', z.object({ kind: z.enum(['domain', 'bug']) }), z.object({}));
-const nestStream = defineContract('nest.stream', z.object({}), z.object({ n: z.number() }));
-const nestSeen: string[] = [];
-
-@Controller()
-class NestSpecHandlers {
-  @Handles(nestGreet)
-  greet(
-    @Payload() req: { name: string },
-    @Caller() who: CallerContext,
-    @TransportHeaders() headers: Headers,
-  ): Promise<z.input<typeof nestGreet.response>> {
-    return Promise.resolve({
-      greeting: `hello ${req.name}`,
-      accessor: who.accessor ?? '',
-      ctxHeader: 'coffer-ctx' in headers,
-    });
-  }
-
-  @Handles(nestWhoami)
-  whoami(@OptionalCaller() who: CallerContext | undefined): { accessor: string | null } {
-    return { accessor: who?.accessor ?? null };
-  }
-
-  @Handles(nestFail)
-  fail(@Payload() req: { kind: 'domain' | 'bug' }): Promise<object> {
-    if (req.kind === 'domain')
-      throw new DomainError('precondition_failed', 'check-and-set mismatch', { v: 3 });
-    return Promise.reject(new TypeError('boom'));
-  }
-
-  @Handles(nestStream)
-  stream() {
-    return of({ n: 1 }, { n: 2 });
-  }
-
-  @OnBroadcast(changed)
-  onChanged(@Payload() event: { key: string }): void {
-    nestSeen.push(event.key);
-  }
-}
-
-@Module({ controllers: [NestSpecHandlers] })
-class NestSpecModule {}
-
-/** Served by a bare NestFactory app: only the strategy, no global filter from createServiceApp. */
-const bareFail = defineContract('bare.fail', z.object({}), z.object({}));
-@Controller()
-class BareHandlers {
-  @Handles(bareFail)
-  fail(@Caller() who: CallerContext): object {
-    throw new DomainError('permission_denied', `denied for ${who.requestId}`);
-  }
-}
-@Module({ controllers: [BareHandlers] })
-class BareModule {}
-
-/** A bare @MessagePattern has no contract to validate with: the app must refuse to start. */
-@Controller()
-class UncheckedHandlers {
-  @MessagePattern('unchecked.op')
-  op(): object {
-    return {};
-  }
-}
-@Module({ controllers: [UncheckedHandlers] })
-class UncheckedModule {}
 
 describe.each(harnesses)('%s transport', (_name, connect) => {
   const logger = new CapturingLogger();
@@ -384,88 +210,11 @@ describe.each(harnesses)('%s transport', (_name, connect) => {
     const error = await rejection(pair.client.publish(broadcast, { key: 7 } as never));
     expect(error.code).toBe('invalid_request');
   });
-
-  describe('a Nest microservice served through CofferTransportStrategy', () => {
-    let app: INestMicroservice;
-    beforeAll(async () => {
-      app = await createServiceApp(NestSpecModule, pair.server, 'nest', { logger: false });
-    });
-    afterAll(async () => {
-      await app.close();
-    });
-
-    it('serves @Handles methods with @Caller and raw headers', async () => {
-      await expect(
-        pair.client.request(nestGreet, { name: 'ada' }, { headers: encodeContext(caller) }),
-      ).resolves.toEqual({ greeting: 'hello ada', accessor: 'acc-1', ctxHeader: true });
-      await expect(pair.client.request(nestWhoami, {})).resolves.toEqual({ accessor: null });
-      await expect(pair.client.request(nestWhoami, {}, { headers: encodeContext(caller) })).resolves.toEqual({
-        accessor: 'acc-1',
-      });
-    });
-
-    it('rejects a request without the caller context a handler requires', async () => {
-      const error = await rejection(pair.client.request(nestGreet, { name: 'ada' }));
-      expect(error.toBody()).toEqual({ code: 'invalid_request', message: 'missing caller context' });
-      const garbled = await rejection(
-        pair.client.request(nestGreet, { name: 'ada' }, { headers: { 'coffer-ctx': '!' } }),
-      );
-      expect(garbled.toBody()).toEqual({ code: 'invalid_request', message: 'invalid caller context' });
-    });
-
-    it('keeps DomainError intact and hides other errors', async () => {
-      const domain = await rejection(pair.client.request(nestFail, { kind: 'domain' }));
-      expect(domain.toBody()).toEqual({
-        code: 'precondition_failed',
-        message: 'check-and-set mismatch',
-        data: { v: 3 },
-      });
-      const bug = await rejection(pair.client.request(nestFail, { kind: 'bug' }));
-      expect(bug.toBody()).toEqual({ code: 'internal', message: 'internal error' });
-    });
-
-    it('answers with the last value of an Observable', async () => {
-      await expect(pair.client.request(nestStream, {})).resolves.toEqual({ n: 2 });
-    });
-
-    it('needs nothing from the app but the strategy to pass DomainError through', async () => {
-      const bare = await NestFactory.createMicroservice(BareModule, {
-        strategy: new CofferTransportStrategy(pair.server, 'bare'),
-        logger: false,
-      });
-      await bare.listen();
-      try {
-        const denied = await rejection(pair.client.request(bareFail, {}, { headers: encodeContext(caller) }));
-        expect(denied.toBody()).toEqual({ code: 'permission_denied', message: 'denied for req-1' });
-        const anonymous = await rejection(pair.client.request(bareFail, {}));
-        expect(anonymous.toBody()).toEqual({ code: 'invalid_request', message: 'missing caller context' });
-      } finally {
-        await bare.close();
-      }
-    });
-
-    it('refuses to start with a handler that has no contract', async () => {
-      await expect(
-        createServiceApp(UncheckedModule, pair.server, 'unchecked', { logger: false }),
-      ).rejects.toThrow('message handler "unchecked.op" has no contract: use @Handles');
-      expect((await rejection(pair.client.request(empty('unchecked.op'), {}))).code).toBe(
-        'service_unavailable',
-      );
-    });
-
-    it('delivers broadcasts to @OnBroadcast methods', async () => {
-      nestSeen.length = 0;
-      await pair.client.publish(changed, { key: 'policy/dev' });
-      await pair.client.flush();
-      await until(() => nestSeen.length === 1);
-      expect(nestSeen).toEqual(['policy/dev']);
-    });
-  });
 });
 
 describe.each(harnesses)('%s transport close()', (_name, connect) => {
   it('lets in-flight handlers answer, then serves nobody', async () => {
-    const pair = await connect(new CapturingLogger());
+    const pair = await connect();
     const contract = empty('closing.op');
     let started = false;
     let release: (() => void) | undefined;
