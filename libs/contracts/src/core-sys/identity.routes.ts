@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import { engineContract, type RouteTable } from '../routes';
+import { boolish, stringList, stringMap } from './weak-fields';
 
 /**
  * The identity store (mount type "identity", at identity/): entities and entity aliases.
  * An entity's policies apply to every token tied to it (identity_policies); a disabled entity
  * makes its tokens unusable without revoking them.
  */
-
-const boolish = z.union([z.boolean(), z.string()]);
-const stringList = z.union([z.array(z.string()), z.string()]).describe('list, or a comma-separated string');
-const stringMap = z.record(z.string(), z.string());
 
 export const identityContracts = {
   entityWrite: engineContract('core.identity.entity-write'),

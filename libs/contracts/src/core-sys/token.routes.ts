@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { engineContract, type RouteTable } from '../routes';
+import { duration, boolish, intish, stringList, stringMap } from './weak-fields';
 
 /**
  * The token store (mount type "token", always mounted at auth/token/). Served by core-sys.
@@ -11,14 +12,6 @@ import { engineContract, type RouteTable } from '../routes';
  * renew-self `client_token`): those routes forward the token headers, every other route works
  * from the caller context (accessor), which never carries the token.
  */
-
-const duration = z
-  .union([z.string(), z.number()])
-  .describe('duration: seconds or a Go duration string ("1h")');
-const boolish = z.union([z.boolean(), z.string()]);
-const intish = z.union([z.number().int(), z.string()]);
-const stringList = z.union([z.array(z.string()), z.string()]).describe('list, or a comma-separated string');
-const stringMap = z.record(z.string(), z.string());
 
 /** Header names (lower case) the gateway forwards for the self routes. */
 export const TOKEN_SELF_HEADERS = ['x-service-token', 'x-vault-token', 'authorization'] as const;

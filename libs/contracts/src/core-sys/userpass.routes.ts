@@ -1,17 +1,11 @@
 import { z } from 'zod';
 import { engineContract, existenceContract, type RouteTable } from '../routes';
+import { duration, boolish, intish, stringList } from './weak-fields';
 
 /**
  * The userpass auth method (mount type "userpass", enabled with sys/auth at any path under
  * auth/). Users are stored per mount uuid; usernames are case-insensitive (lower-cased).
  */
-
-const duration = z
-  .union([z.string(), z.number()])
-  .describe('duration: seconds or a Go duration string ("1h")');
-const boolish = z.union([z.boolean(), z.string()]);
-const intish = z.union([z.number().int(), z.string()]);
-const stringList = z.union([z.array(z.string()), z.string()]).describe('list, or a comma-separated string');
 
 export const userpassContracts = {
   userWrite: engineContract('core.userpass.user-write'),
