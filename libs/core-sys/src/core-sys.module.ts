@@ -1,6 +1,6 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME, CORE_SYS_OPTIONS, type CoreSysOptions } from './tokens-di';
+import { SERVICE_RUNTIME, CORE_SYS_OPTIONS, type CoreSysOptions } from './core-sys.di';
 import { sealControllers, sealProviders } from './seal';
 import { mountsControllers, mountsProviders } from './mounts';
 import { policiesControllers, policiesProviders } from './policies';

@@ -1,5 +1,5 @@
 export * from './core-sys.module';
-export * from './tokens-di';
+export * from './core-sys.di';
 export * from './migrations';
 export { SealService } from './seal/seal.service';
 export { DevBootstrapService } from './seal/dev-bootstrap.service';

@@ -1,9 +1,9 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { AclService } from './auth/acl.service';
-import { EntityService } from './auth/entity.service';
-import { PolicyService } from './auth/policy.service';
-import { TokenService } from './auth/token.service';
+import { AclEvaluator } from './auth/acl-evaluator.service';
+import { EntityCache } from './auth/entity-cache.service';
+import { PolicyCache } from './auth/policy-cache.service';
+import { TokenResolver } from './auth/token-resolver.service';
 import { GATEWAY_LOGGER, GATEWAY_OPTIONS, GATEWAY_TRANSPORT, type GatewayOptions } from './gateway.options';
 import type { GatewayLogger } from './gateway.logger';
 import { GatewayService } from './gateway.service';
@@ -32,10 +32,10 @@ export class GatewayModule {
         { provide: GATEWAY_LOGGER, useValue: logger },
         SealStateService,
         MountTableService,
-        TokenService,
-        PolicyService,
-        EntityService,
-        AclService,
+        TokenResolver,
+        PolicyCache,
+        EntityCache,
+        AclEvaluator,
         InvalidationListener,
         GatewayService,
         {

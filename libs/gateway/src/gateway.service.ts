@@ -18,9 +18,9 @@ import {
 import { formatIssues, type Transport } from '@coffer/transport';
 import { context as otelContext, propagation } from '@opentelemetry/api';
 import type { z } from 'zod';
-import { AclService } from './auth/acl.service';
+import { AclEvaluator } from './auth/acl-evaluator.service';
 import { authorize } from './auth/authorizer';
-import { TokenService } from './auth/token.service';
+import { TokenResolver } from './auth/token-resolver.service';
 import { GatewayError } from './errors/gateway-error';
 import { renderError } from './errors/error-table';
 import { GATEWAY_LOGGER, GATEWAY_OPTIONS, GATEWAY_TRANSPORT, type GatewayOptions } from './gateway.options';
@@ -58,8 +58,8 @@ export class GatewayService {
     @Inject(GATEWAY_LOGGER) private readonly logger: GatewayLogger,
     private readonly seal: SealStateService,
     private readonly mounts: MountTableService,
-    private readonly tokens: TokenService,
-    private readonly acls: AclService,
+    private readonly tokens: TokenResolver,
+    private readonly acls: AclEvaluator,
   ) {
     this.engineTimeoutMs = options.engineTimeoutMs ?? 30_000;
     this.tableFor = options.routeTableFor ?? tableForMount;

@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { invalidation, type Invalidation } from '@coffer/contracts';
 import type { Subscription, Transport } from '@coffer/transport';
-import { AclService } from './auth/acl.service';
-import { EntityService } from './auth/entity.service';
-import { PolicyService } from './auth/policy.service';
-import { TokenService } from './auth/token.service';
+import { AclEvaluator } from './auth/acl-evaluator.service';
+import { EntityCache } from './auth/entity-cache.service';
+import { PolicyCache } from './auth/policy-cache.service';
+import { TokenResolver } from './auth/token-resolver.service';
 import type { GatewayLogger } from './gateway.logger';
 import { GATEWAY_LOGGER, GATEWAY_TRANSPORT } from './gateway.options';
 import { MountTableService } from './routing/mount-table.service';
@@ -20,10 +20,10 @@ export class InvalidationListener implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @Inject(GATEWAY_TRANSPORT) private readonly transport: Transport,
-    private readonly tokens: TokenService,
-    private readonly policies: PolicyService,
-    private readonly entities: EntityService,
-    private readonly acls: AclService,
+    private readonly tokens: TokenResolver,
+    private readonly policies: PolicyCache,
+    private readonly entities: EntityCache,
+    private readonly acls: AclEvaluator,
     private readonly mounts: MountTableService,
     private readonly seal: SealStateService,
     @Inject(GATEWAY_LOGGER) private readonly logger: GatewayLogger,

@@ -4,7 +4,7 @@ import { CubbyholeLifecycleService } from './flat/cubbyhole-lifecycle.service';
 import { FlatSecretService } from './flat/flat-secret.service';
 import { CubbyholeHandlers, Kv1Handlers } from './flat/flat.handlers';
 import { FlatRepository } from './flat/flat.repository';
-import { KV_EVENT_STORE, KV_OPTIONS, KV_RUNTIME, type KvModuleOptions } from './kv.tokens';
+import { KV_EVENT_STORE, KV_OPTIONS, KV_RUNTIME, type KvModuleOptions } from './kv.di';
 import { Kv2ConfigService } from './kv2/kv2-config.service';
 import { Kv2DataService } from './kv2/kv2-data.service';
 import { Kv2MetadataService } from './kv2/kv2-metadata.service';

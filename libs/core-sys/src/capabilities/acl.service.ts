@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { compileAcl, ROOT_POLICY_NAME, type Acl } from '@coffer/acl';
 import type { CallerContext, ResolvedToken } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { IdentityService } from '../identity/identity.service';
 import { PolicyService } from '../policies/policy.service';
 

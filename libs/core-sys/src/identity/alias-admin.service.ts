@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { invalidRequest, notFound, type EngineRequest, type EngineResponse } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { MountsService } from '../mounts/mounts.service';
 import { weakString, weakStringMap } from '../tokens/weak-decode';
 import { decideAliasCreate, decideAliasUpdate, type AliasAppend, type AliasState } from './identity.decider';
 import { IdentityEventLog } from './identity-event-log';
 import { IdentityRepository } from './identity.repository';
 import { IdentityService, isUniqueViolation } from './identity.service';
-import { aliasList, aliasView, type MountLookup } from './identity.views';
+import { aliasList, aliasView, type MountLookup } from './identity.view';
 
 interface AliasInput {
   id: string;

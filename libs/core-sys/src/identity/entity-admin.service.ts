@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { invalidRequest, notFound, type EngineRequest, type EngineResponse } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { MountsService } from '../mounts/mounts.service';
 import { parseStringList } from '../tokens/token-policies';
 import { weakBool, weakString, weakStringMap } from '../tokens/weak-decode';
@@ -10,7 +10,7 @@ import { decideEntityWrite, type EntityInput, type EntityState } from './identit
 import { IdentityEventLog } from './identity-event-log';
 import { IdentityRepository } from './identity.repository';
 import { IdentityService, isUniqueViolation } from './identity.service';
-import { entityList, entityView, type MountLookup } from './identity.views';
+import { entityList, entityView, type MountLookup } from './identity.view';
 
 /** Where the entity of a write or read is named: the body, the id path or the name path. */
 export type EntityRef = { by: 'body' } | { by: 'id'; id: string } | { by: 'name'; name: string };

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AnyTrx, AppendedEvent, EventStore, ServiceRuntime } from '@coffer/event-store';
 import { defineAggregateLog } from '../shared/aggregate-log';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { evolve, type EntityState } from './identity.decider';
 import { entityStream, IDENTITY_EVENT_TYPES, type IdentityEvent } from './identity.events';
 import { IdentityRepository } from './identity.repository';

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { invalidation, type EntityFacts } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { affectsTokens, decideAliasCreate, type EntityState } from './identity.decider';
 import { IdentityEventLog } from './identity-event-log';
 import { IdentityRepository } from './identity.repository';

@@ -8,7 +8,7 @@ import {
   retryOnConflict,
   type ServiceRuntime,
 } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
 import { isAuthPath, type MountIds, type MountRecord } from './mount.model';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DEFAULT_POLICY, DEFAULT_POLICY_NAME, parsePolicy, ROOT_POLICY_NAME, type Policy } from '@coffer/acl';
 import { invalidation, notFound, type EngineResponse } from '@coffer/contracts';
 import { defineEvent, EventRegistry, EventStore, type ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
 import { decideDelete, decideWrite, listKeys, normalisePolicyName, type PolicyEvent } from './policy.decider';
 import { POLICY_EVENT_SCHEMAS, policyStream } from './policy.events';

@@ -23,7 +23,7 @@ import {
 } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import type { Subscription } from '@coffer/transport';
-import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../tokens-di';
+import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
 import { LEADER_QUEUE, leaderKeyring, peerKeyring, SERVICE_QUEUE } from './seal.contracts';
 import { SealLeadership } from './seal-leadership';
 import { SealLifecycleService } from './seal-lifecycle.service';

@@ -19,7 +19,7 @@ import {
   type EngineResponse,
 } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { MountsService } from '../mounts/mounts.service';
 import { PolicyService } from '../policies/policy.service';
 import { TokenService } from '../tokens/token.service';

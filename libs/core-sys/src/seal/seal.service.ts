@@ -15,7 +15,7 @@ import {
 } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import type { Subscription } from '@coffer/transport';
-import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../tokens-di';
+import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
 import { decideHealthStatus, healthBody } from './health';
 import { PEER_QUEUE, peerKeyring } from './seal.contracts';
 import { SealRepository } from './seal.repository';

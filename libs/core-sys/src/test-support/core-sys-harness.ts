@@ -19,7 +19,7 @@ import { connectNatsTransport, createServiceApp, type Subscription, type Transpo
 import type { z } from 'zod';
 import { CoreSysModule } from '../core-sys.module';
 import { CORE_SYS_SCHEMA, coreSysMigrations } from '../migrations';
-import type { CoreSysOptions } from '../tokens-di';
+import type { CoreSysOptions } from '../core-sys.di';
 
 /**
  * Integration harness for the core-sys specs: a fresh Postgres database, core-sys replicas

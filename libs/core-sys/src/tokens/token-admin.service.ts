@@ -9,7 +9,7 @@ import {
   type EngineResponse,
 } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { IdentityService } from '../identity/identity.service';
 import { MountsService } from '../mounts/mounts.service';
 import { PolicyService } from '../policies/policy.service';
@@ -23,7 +23,7 @@ import { TokenSalt } from './token-salt';
 import { TokenService } from './token.service';
 import type { VersionedToken } from './token.table';
 import { mountTtls, type MountTtls } from './token-ttl';
-import { authBlock, lookupData } from './token.views';
+import { authBlock, lookupData } from './token.view';
 import { weakString } from './weak-decode';
 
 // Vault pairs "bad token" with ErrPermissionDenied, but its HTTP layer answers the message: 400.

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { invalidation, tokenRevoked } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { decideRevoke, revocationOrder } from './token.decider';
 import type { RevocationReason } from './token.events';
 import { TokenEventLog } from './token-event-log';

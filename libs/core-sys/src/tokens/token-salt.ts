@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@coffer/contracts';
 import { isConcurrencyError, type ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { generateSalt, TokenHasher } from './token-crypto';
 import { TokenEventLog } from './token-event-log';
 

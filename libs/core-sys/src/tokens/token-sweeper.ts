@@ -6,7 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { TokenRepository } from './token.repository';
 import { TokenRevocationService } from './token-revocation.service';
 import { TokenSalt } from './token-salt';

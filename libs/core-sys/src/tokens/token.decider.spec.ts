@@ -15,7 +15,7 @@ import {
   type TokenState,
 } from './token.decider';
 import { mountTtls } from './token-ttl';
-import { resolvedToken } from './token.views';
+import { resolvedToken } from './token.view';
 
 const NOW = Date.UTC(2024, 5, 1);
 const HOUR = 3600;

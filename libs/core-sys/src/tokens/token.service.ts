@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, invalidRequest, type AuthBlock, type ResolvedToken } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { IdentityService } from '../identity/identity.service';
 import {
   decideUse,
@@ -16,7 +16,7 @@ import { TokenEventLog } from './token-event-log';
 import { TokenRepository } from './token.repository';
 import { TokenSalt } from './token-salt';
 import { mountTtls, type MountTtls } from './token-ttl';
-import { authBlock, resolvedToken } from './token.views';
+import { authBlock, resolvedToken } from './token.view';
 import type { VersionedToken } from './token.table';
 
 /** Concurrent requests with one use-limited token contend on its stream; each retry is cheap. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AnyTrx, AppendedEvent, EventStore, ServiceRuntime } from '@coffer/event-store';
 import { defineAggregateLog } from '../shared/aggregate-log';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { evolve, type UserState } from './userpass.decider';
 import { USERPASS_EVENT_TYPES, userStream, type UserpassEvent } from './userpass.events';
 import { UserpassRepository } from './userpass.repository';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import type { UserState } from './userpass.decider';
 import {
   rowToUser,

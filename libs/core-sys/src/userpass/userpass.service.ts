@@ -8,7 +8,7 @@ import {
   type EngineResponse,
 } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../tokens-di';
+import { SERVICE_RUNTIME } from '../core-sys.di';
 import { IdentityService } from '../identity/identity.service';
 import { parseStringList } from '../tokens/token-policies';
 import { TokenService } from '../tokens/token.service';

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { coreTokenAlive } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { KV_OPTIONS, KV_RUNTIME, type KvModuleOptions } from '../kv.tokens';
+import { KV_OPTIONS, KV_RUNTIME, type KvModuleOptions } from '../kv.di';
 import { KvEventLog } from '../shared/event-log';
 import { cubbyholeStream } from '../shared/streams';
 import { Vacuum } from '../shared/vacuum';

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.tokens';
-import type { KvDatabase } from '../shared/kv.tables';
+import { KV_RUNTIME } from '../kv.di';
+import type { KvDatabase } from '../shared/kv.table';
 import { listChildren } from '../shared/listing';
 import { ReadBatcher } from '../shared/read-batcher';
 import { Statement } from '../shared/statement';

@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EngineRequest, EngineResponse } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.tokens';
+import { KV_RUNTIME } from '../kv.di';
 import { KvEventLog } from '../shared/event-log';
 import { StreamWriter } from '../shared/stream-writer';
 import { kvConfigStream } from '../shared/streams';
 import { parseConfigInput } from './kv2.inputs';
 import { projectConfig } from './kv2.projection';
 import { Kv2Repository } from './kv2.repository';
-import { configView } from './kv2.views';
+import { configView } from './kv2.view';
 
 /** config of a kv v2 mount: engine-wide max_versions, cas_required and delete_version_after. */
 @Injectable()

@@ -7,7 +7,7 @@ import {
   type Operation,
 } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.tokens';
+import { KV_RUNTIME } from '../kv.di';
 import { DataKeyCipher, kv2Location } from '../shared/data-keys';
 import { kv2InvalidPath, pathParam } from '../shared/engine-request';
 import { isJsonObject, type JsonObject } from '../shared/json-object';
@@ -22,7 +22,7 @@ import { Kv2Repository, type VersionReadRow } from './kv2.repository';
 import { isDeleted } from './kv2.state';
 import { Kv2Store, type LoadedKey } from './kv2.store';
 import { subkeys } from './subkeys';
-import { versionMetadataView, type VersionMetadataView } from './kv2.views';
+import { versionMetadataView, type VersionMetadataView } from './kv2.view';
 
 /** data/:path and subkeys/:path of kv v2. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { notFound, type EngineRequest, type EngineResponse, type Operation } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.tokens';
+import { KV_RUNTIME } from '../kv.di';
 import { kv2InvalidPath, pathParam } from '../shared/engine-request';
 import { assertSecretPath, listFolder } from '../shared/paths';
 import { StreamWriter } from '../shared/stream-writer';
@@ -16,7 +16,7 @@ import {
 import { parseMetadataPatch, parseMetadataWrite } from './kv2.inputs';
 import { Kv2Repository } from './kv2.repository';
 import { Kv2Store, type LoadedKey } from './kv2.store';
-import { metadataView } from './kv2.views';
+import { metadataView } from './kv2.view';
 
 /** metadata/:path of kv v2: key settings, custom metadata, listing, removal of a whole key. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EngineRequest, EngineResponse } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.tokens';
+import { KV_RUNTIME } from '../kv.di';
 import { kv2InvalidPath, pathParam } from '../shared/engine-request';
 import { assertSecretPath } from '../shared/paths';
 import { StreamWriter } from '../shared/stream-writer';

@@ -7,7 +7,7 @@ import {
   type KeyState,
   type VersionState,
 } from './kv2.state';
-import { versionMetadataView } from './kv2.views';
+import { versionMetadataView } from './kv2.view';
 
 /**
  * Pure kv v2 rules, after Vault's kv-v2 plugin: check-and-set, version numbering, max_versions

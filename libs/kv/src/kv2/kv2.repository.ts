@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.tokens';
+import { KV_RUNTIME } from '../kv.di';
 import { listChildren } from '../shared/listing';
 import { ReadBatcher } from '../shared/read-batcher';
 import { Statement } from '../shared/statement';
-import type { KvDatabase } from '../shared/kv.tables';
+import type { KvDatabase } from '../shared/kv.table';
 import type { EngineConfig } from './kv2.state';
 
 /** A key's metadata row (custom metadata still barrier-encrypted). */

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.tokens';
-import type { KvDatabase } from '../shared/kv.tables';
+import { KV_RUNTIME } from '../kv.di';
+import type { KvDatabase } from '../shared/kv.table';
 
 /** SQL of a disabled mount's purge: every read-model row of the mount, data keys first. */
 @Injectable()

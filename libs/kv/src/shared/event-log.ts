@@ -6,7 +6,7 @@ import {
   type AppendedEvent,
   type ServiceRuntime,
 } from '@coffer/event-store';
-import { KV_EVENT_STORE } from '../kv.tokens';
+import { KV_EVENT_STORE } from '../kv.di';
 import { FLAT_EVENT_TYPES } from '../flat/flat.events';
 import { KV2_KEY_EVENT_TYPES, kvConfigWritten } from '../kv2/kv2.events';
 import { MOUNT_EVENT_TYPES } from '../mounts/mount.events';

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.tokens';
+import { KV_RUNTIME } from '../kv.di';
 import { CoalescedRunner } from './coalesced-runner';
-import { SHREDDED_TABLES } from './kv.tables';
+import { SHREDDED_TABLES } from './kv.table';
 
 /**
  * After a shred (destroy, metadata delete, cubbyhole destruction, mount purge) the deleted

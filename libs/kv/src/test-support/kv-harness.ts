@@ -14,7 +14,7 @@ import { createPgDb, migrateSchema, type DbHandle } from '@coffer/event-store';
 import { createTestDatabase, natsUrl, uniqueSubjectPrefix, type TestDatabase } from '@coffer/testing';
 import { connectNatsTransport, createServiceApp, type Transport } from '@coffer/transport';
 import { KvModule } from '../kv.module';
-import { KV_SCHEMA, type KvModuleOptions } from '../kv.tokens';
+import { KV_SCHEMA, type KvModuleOptions } from '../kv.di';
 import { kvMigrations } from '../migrations';
 
 /**

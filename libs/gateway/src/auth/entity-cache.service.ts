@@ -12,7 +12,7 @@ import {
 
 /** Entity facts for templated policies, cached per entity and dropped on the "entity" invalidation. */
 @Injectable()
-export class EntityService {
+export class EntityCache {
   private readonly cache: KeyedCache<string, EntityFacts | null>;
   private readonly maxAgeMs: number;
 

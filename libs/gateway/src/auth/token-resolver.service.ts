@@ -20,7 +20,7 @@ import {
  * cache never holds tokens themselves.
  */
 @Injectable()
-export class TokenService {
+export class TokenResolver {
   private readonly cache: KeyedCache<string, ResolvedToken>;
   private readonly keysByAccessor = new Map<string, Set<string>>();
   private readonly config: ResolvedCacheOptions;

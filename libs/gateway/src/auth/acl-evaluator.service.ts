@@ -3,8 +3,8 @@ import { compileAcl, ROOT_POLICY_NAME, type Acl } from '@coffer/acl';
 import type { ResolvedToken } from '@coffer/contracts';
 import { KeyedCache } from '../cache/keyed-cache';
 import { GATEWAY_OPTIONS, resolveCacheOptions, type GatewayOptions } from '../gateway.options';
-import { EntityService } from './entity.service';
-import { PolicyService, type MaybePolicy } from './policy.service';
+import { EntityCache } from './entity-cache.service';
+import { PolicyCache, type MaybePolicy } from './policy-cache.service';
 
 interface PolicySet {
   policies: MaybePolicy[];
@@ -30,15 +30,15 @@ export function effectivePolicies(token: Pick<ResolvedToken, 'policies' | 'ident
  * invalidations.
  */
 @Injectable()
-export class AclService {
+export class AclEvaluator {
   private readonly sets: KeyedCache<string, PolicySet>;
   private readonly templated: KeyedCache<string, Acl>;
   private readonly names = new WeakMap<ResolvedToken, string[]>();
   private readonly maxAgeMs: number;
 
   constructor(
-    private readonly policies: PolicyService,
-    private readonly entities: EntityService,
+    private readonly policies: PolicyCache,
+    private readonly entities: EntityCache,
     @Inject(GATEWAY_OPTIONS) options: GatewayOptions,
   ) {
     const config = resolveCacheOptions(options.cache);

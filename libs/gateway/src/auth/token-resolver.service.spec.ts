@@ -1,7 +1,7 @@
 import { coreTokenResolve, DomainError, type ResolvedToken } from '@coffer/contracts';
 import { InProcessTransport } from '@coffer/transport';
 import type { GatewayOptions } from '../gateway.options';
-import { TokenService } from './token.service';
+import { TokenResolver } from './token-resolver.service';
 
 /**
  * A stand-in for core-sys's resolve: use-limited tokens spend one use per call and are never
@@ -52,11 +52,11 @@ class FakeCore {
   }
 }
 
-function setup(): { core: FakeCore; tokens: TokenService } {
+function setup(): { core: FakeCore; tokens: TokenResolver } {
   const transport = new InProcessTransport({ logger: { error: () => undefined, warn: () => undefined } });
   const core = new FakeCore(transport);
   const options: GatewayOptions = { transport, listeners: { api: { address: '127.0.0.1:0' } } };
-  const tokens = new TokenService(transport, options);
+  const tokens = new TokenResolver(transport, options);
   return { core, tokens };
 }
 
@@ -69,7 +69,7 @@ async function whenCalled(core: FakeCore, calls: number): Promise<void> {
   }
 }
 
-describe('gateway TokenService', () => {
+describe('gateway TokenResolver', () => {
   it('caches unlimited tokens', async () => {
     const { core, tokens } = setup();
     for (let i = 0; i < 3; i++) expect((await tokens.resolve('forever')).cacheable).toBe(true);

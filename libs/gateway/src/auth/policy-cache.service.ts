@@ -23,7 +23,7 @@ export type MaybePolicy = Policy | null;
  * "default", the built-in default policy applies.
  */
 @Injectable()
-export class PolicyService {
+export class PolicyCache {
   private readonly cache: KeyedCache<string, MaybePolicy>;
   private readonly maxAgeMs: number;
 
