@@ -36,7 +36,7 @@ export function readBody(
       req.off('end', onEnd);
       req.off('error', onError);
     };
-    const refuse = (error: unknown): void => {
+    const refuse = (error: Error): void => {
       cleanup();
       req.resume();
       reject(error);
@@ -47,7 +47,7 @@ export function readBody(
       try {
         scanner?.feed(chunk);
       } catch (error) {
-        return refuse(error);
+        return refuse(error instanceof Error ? error : new Error('JSON limit check failed'));
       }
       chunks.push(chunk);
     };
