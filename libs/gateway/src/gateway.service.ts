@@ -124,11 +124,12 @@ export class GatewayService {
     const caller = unauthenticated
       ? {}
       : await this.authenticate(token, routing.kind === 'route' && routing.route.noAcl === true);
-    // Only now is the body read: a request without a valid token never costs a parse.
-    const { body, aclParams } = requestBody(head, head.hasJsonBody ? await req.readBody(true) : undefined);
+    // The body is read only now, and only when it matters: a request without a valid token, or
+    // to no route, never costs a parse.
+    const readBody = async () => requestBody(head, head.hasJsonBody ? await req.readBody(true) : undefined);
 
     if (routing.kind === 'failed') {
-      if (caller.acl && !this.mayAccess(caller.acl, kind, aclPath, aclParams, wrapTtl))
+      if (caller.acl && !this.mayAccess(caller.acl, kind, aclPath, (await readBody()).aclParams, wrapTtl))
         throw permissionDenied();
       throw routing.error;
     }
@@ -139,6 +140,7 @@ export class GatewayService {
       return jsonResult(200, help);
     }
 
+    const { body, aclParams } = await readBody();
     const ctx = this.callerContext(requestId, routing, caller.token, req.clientAddress);
     const engineRequest: EngineRequest = {
       operation: 'read',

@@ -9,8 +9,8 @@ import type { z } from 'zod';
 import type { Headers, TransportLogger } from './types';
 
 export const INTERNAL_MESSAGE = 'internal error';
-/** Engine requests fail this long after nobody answered (a replica killed mid-request). */
-export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Requests without their own time-out (the gateway sets its engine_timeout, 10 s by default). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 

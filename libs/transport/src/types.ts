@@ -5,7 +5,7 @@ export type Headers = Record<string, string>;
 
 export interface RequestOptions {
   headers?: Headers;
-  /** default 10 000 ms; on time-out the call fails with DomainError('service_unavailable') */
+  /** default 30 000 ms; on time-out the call fails with DomainError('service_unavailable') */
   timeoutMs?: number;
   /** the request may change state: a time-out then says it may have been applied */
   write?: boolean;
