@@ -5,3 +5,4 @@ export { startTarget, TARGETS, START_TIMEOUT_MS, type Target, type TargetKind } 
 export { uniq, poll, searchDatabaseText, searchFilesForBytes, encodings } from './helpers';
 export { rawRequest, type RawResponse, type RawRequestOptions } from './raw-http';
 export type { ManagedProcess } from './launch/process';
+export { responseStatuses, socketExchange, wireRequest } from './raw-socket';

@@ -32,6 +32,25 @@ describe('devAppConfig', () => {
     });
   });
 
+  it('reads the JSON limits and the engine time-out from the environment', () => {
+    const c = load({
+      COFFER_DEV_MAX_JSON_DEPTH: '20',
+      COFFER_DEV_MAX_JSON_STRING_VALUE_LENGTH: '100',
+      COFFER_DEV_MAX_JSON_OBJECT_ENTRY_COUNT: '30',
+      COFFER_DEV_MAX_JSON_ARRAY_ELEMENT_COUNT: '40',
+      COFFER_ENGINE_TIMEOUT: '5s',
+    });
+    expect(c.jsonLimits).toEqual({
+      maxDepth: 20,
+      maxStringValueLength: 100,
+      maxObjectEntryCount: 30,
+      maxArrayElementCount: 40,
+    });
+    expect(c.engineTimeoutMs).toBe(5000);
+    expect(load({}).jsonLimits).toBeUndefined();
+    expect(() => load({ COFFER_DEV_MAX_JSON_DEPTH: 'deep' })).toThrow(ConfigError);
+  });
+
   it('rejects a malformed listen address', () => {
     expect(() => load({ COFFER_DEV_LISTEN_ADDRESS: 'localhost' })).toThrow(ConfigError);
   });

@@ -1,17 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, defineAppConfig, listenerFor } from '@coffer/config';
+import { ConfigError, defineAppConfig, listenerFor, listenerJsonLimitsSchema } from '@coffer/config';
 import { z } from 'zod';
 
 /**
  * Dev mode takes no config file: the API listener from COFFER_DEV_LISTEN_ADDRESS (default
  * 127.0.0.1:8200), the ops listener from COFFER_OPS_LISTEN_ADDRESS (127.0.0.1:9203), storage in
- * memory unless COFFER_DEV_DATA_DIR, the root token id from COFFER_DEV_ROOT_TOKEN_ID.
+ * memory unless COFFER_DEV_DATA_DIR, the root token id from COFFER_DEV_ROOT_TOKEN_ID, the API
+ * listener's JSON limits from COFFER_DEV_MAX_JSON_*, the engine time-out from COFFER_ENGINE_TIMEOUT.
  */
 export const devAppConfig = defineAppConfig(
   z.object({
     apiAddress: z.string(),
     opsAddress: z.string(),
     maxRequestSize: z.number().int().positive(),
+    jsonLimits: listenerJsonLimitsSchema.optional(),
+    engineTimeoutMs: z.number().int().positive().optional(),
     dataDir: z.string().optional(),
     rootTokenId: z.string().min(1).optional(),
     /** engines fetch the keyring from core-sys in-process exactly as in cluster mode */
@@ -31,6 +34,8 @@ export const devAppConfig = defineAppConfig(
       apiAddress: api.address,
       opsAddress: listenerFor(server, 'ops').address,
       maxRequestSize: api.maxRequestSize,
+      jsonLimits: api.jsonLimits,
+      engineTimeoutMs: server.controller.engineTimeoutMs,
       dataDir: server.dev.dataDir,
       rootTokenId: server.dev.rootTokenId,
       // One process: a fresh secret per boot is enough and never leaves it.

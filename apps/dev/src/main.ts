@@ -81,10 +81,15 @@ async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<
   const gateway = createGateway({
     transport,
     listeners: {
-      api: { address: config.apiAddress, maxRequestSize: config.maxRequestSize },
+      api: {
+        address: config.apiAddress,
+        maxRequestSize: config.maxRequestSize,
+        ...(config.jsonLimits ? { json: config.jsonLimits } : {}),
+      },
       ops: { address: config.opsAddress },
     },
     gracefulShutdownWaitSeconds: Math.ceil(config.gracefulShutdownWaitMs / 1000),
+    ...(config.engineTimeoutMs === undefined ? {} : { engineTimeoutMs: config.engineTimeoutMs }),
   });
   // Registered last so that it runs first: health turns 503, in-flight requests finish.
   shutdown.add('gateway', () => gateway.close());

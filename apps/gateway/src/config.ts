@@ -1,11 +1,12 @@
-import { defineAppConfig, listenerFor } from '@coffer/config';
+import { defineAppConfig, listenerFor, listenerJsonLimitsSchema } from '@coffer/config';
 import { clusterProcessInput, clusterProcessSchema } from '@coffer/service-host';
 import { z } from 'zod';
 
 /**
  * The gateway in cluster mode: the process settings every cluster process shares (NATS, the ops
  * listener, the controller's graceful_shutdown_wait_duration, telemetry, the log level) plus the
- * api listener of the server config file.
+ * api listener of the server config file (with its max_json_* limits) and the controller's
+ * engine_timeout (COFFER_ENGINE_TIMEOUT).
  */
 export const gatewayConfig = defineAppConfig(
   clusterProcessSchema('the gateway needs a nats block (or COFFER_NATS_URL)').extend({
@@ -13,7 +14,9 @@ export const gatewayConfig = defineAppConfig(
       address: z.string(),
       maxRequestSize: z.number().int().positive(),
       tls: z.object({ certFile: z.string(), keyFile: z.string() }).optional(),
+      jsonLimits: listenerJsonLimitsSchema.optional(),
     }),
+    engineTimeoutMs: z.number().int().positive().optional(),
   }),
   (server, env) => {
     const api = listenerFor(server, 'api');
@@ -23,7 +26,9 @@ export const gatewayConfig = defineAppConfig(
         address: api.address,
         maxRequestSize: api.maxRequestSize,
         tls: api.tlsDisable ? undefined : { certFile: api.tlsCertFile, keyFile: api.tlsKeyFile },
+        jsonLimits: api.jsonLimits,
       },
+      engineTimeoutMs: server.controller.engineTimeoutMs,
     };
   },
 );

@@ -32,11 +32,13 @@ async function start(config: GatewayAppConfig, logger: Logger, shutdown: Shutdow
       api: {
         address: config.api.address,
         maxRequestSize: config.api.maxRequestSize,
+        ...(config.api.jsonLimits ? { json: config.api.jsonLimits } : {}),
         ...(tls ? { tls: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } } : {}),
       },
       ops: { address: config.opsAddress },
     },
     gracefulShutdownWaitSeconds: config.gracefulShutdownWaitMs / 1000,
+    ...(config.engineTimeoutMs === undefined ? {} : { engineTimeoutMs: config.engineTimeoutMs }),
     logger: nestLogLevels(config.logLevel),
   });
   // Registered last so that it runs first: health turns 503, the grace period, in-flight

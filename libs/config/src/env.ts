@@ -14,6 +14,11 @@ export const ENV = {
   opsListenAddress: 'COFFER_OPS_LISTEN_ADDRESS',
   devRootTokenId: 'COFFER_DEV_ROOT_TOKEN_ID',
   devDataDir: 'COFFER_DEV_DATA_DIR',
+  engineTimeout: 'COFFER_ENGINE_TIMEOUT',
+  devMaxJsonDepth: 'COFFER_DEV_MAX_JSON_DEPTH',
+  devMaxJsonStringValueLength: 'COFFER_DEV_MAX_JSON_STRING_VALUE_LENGTH',
+  devMaxJsonObjectEntryCount: 'COFFER_DEV_MAX_JSON_OBJECT_ENTRY_COUNT',
+  devMaxJsonArrayElementCount: 'COFFER_DEV_MAX_JSON_ARRAY_ELEMENT_COUNT',
 } as const;
 
 export const DEV_LISTEN_ADDRESS = '127.0.0.1:8200';
@@ -66,6 +71,25 @@ export function applyEnvOverrides(raw: Raw, env: Env): Raw {
   }
   const otlp = envValue(env, ENV.otlpEndpoint);
   if (otlp !== undefined) out.telemetry = { ...asRecord(out.telemetry), otlp_endpoint: otlp };
+  const engineTimeout = envValue(env, ENV.engineTimeout);
+  if (engineTimeout !== undefined)
+    out.controller = { ...asRecord(out.controller), engine_timeout: engineTimeout };
+  return out;
+}
+
+/** The dev API listener's max_json_* settings from COFFER_DEV_MAX_JSON_* (numbers, checked by the schema). */
+function devJsonLimits(env: Env): Raw {
+  const out: Raw = {};
+  const pairs: [string, string][] = [
+    [ENV.devMaxJsonDepth, 'max_json_depth'],
+    [ENV.devMaxJsonStringValueLength, 'max_json_string_value_length'],
+    [ENV.devMaxJsonObjectEntryCount, 'max_json_object_entry_count'],
+    [ENV.devMaxJsonArrayElementCount, 'max_json_array_element_count'],
+  ];
+  for (const [name, key] of pairs) {
+    const v = envValue(env, name);
+    if (v !== undefined) out[key] = Number(v);
+  }
   return out;
 }
 
@@ -80,6 +104,7 @@ export function devDefaults(env: Env): Raw {
         address: envValue(env, ENV.devListenAddress) ?? DEV_LISTEN_ADDRESS,
         purpose: 'api',
         tls_disable: true,
+        ...devJsonLimits(env),
       },
       {
         type: 'tcp',

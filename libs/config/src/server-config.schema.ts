@@ -40,6 +40,28 @@ const hostPort = z
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 
+const positiveInt = z.number().int().positive();
+
+/**
+ * Vault's JSON limits on request bodies (its newer listener settings); unset = Vault's defaults
+ * (300 deep, 1 MiB strings, 10 000 object entries, 10 000 array elements), applied by the gateway.
+ */
+const JSON_LIMIT_KEYS = {
+  max_json_depth: 'maxDepth',
+  max_json_string_value_length: 'maxStringValueLength',
+  max_json_object_entry_count: 'maxObjectEntryCount',
+  max_json_array_element_count: 'maxArrayElementCount',
+} as const;
+
+/** The limits as apps read them (camelCase, each optional); also the apps' config schema for them. */
+export const listenerJsonLimitsSchema = z.object({
+  maxDepth: positiveInt.optional(),
+  maxStringValueLength: positiveInt.optional(),
+  maxObjectEntryCount: positiveInt.optional(),
+  maxArrayElementCount: positiveInt.optional(),
+});
+export type ListenerJsonLimits = z.output<typeof listenerJsonLimitsSchema>;
+
 const listenerSchema = z
   .strictObject({
     type: z.literal('tcp', { error: 'only "tcp" listeners are supported' }),
@@ -53,6 +75,10 @@ const listenerSchema = z
     tls_key_file: z.string().min(1).optional(),
     /** Vault: 0 or unset = 32 MiB, negative = no limit */
     max_request_size: z.number().int().default(0),
+    max_json_depth: positiveInt.optional(),
+    max_json_string_value_length: positiveInt.optional(),
+    max_json_object_entry_count: positiveInt.optional(),
+    max_json_array_element_count: positiveInt.optional(),
   })
   .superRefine((l, ctx) => {
     if (!l.tls_disable && (!l.tls_cert_file || !l.tls_key_file)) {
@@ -64,6 +90,7 @@ const listenerSchema = z
     }
   })
   .transform((l) => ({
+    ...jsonLimitsOf(l),
     type: l.type,
     address: l.address,
     purpose: l.purpose,
@@ -77,6 +104,17 @@ const listenerSchema = z
           ? Number.MAX_SAFE_INTEGER
           : l.max_request_size,
   }));
+
+function jsonLimitsOf(l: Partial<Record<keyof typeof JSON_LIMIT_KEYS, number>>): {
+  jsonLimits?: ListenerJsonLimits;
+} {
+  const limits: ListenerJsonLimits = {};
+  for (const [key, name] of Object.entries(JSON_LIMIT_KEYS) as [keyof typeof JSON_LIMIT_KEYS, string][]) {
+    const value = l[key];
+    if (value !== undefined) limits[name as keyof ListenerJsonLimits] = value;
+  }
+  return Object.keys(limits).length === 0 ? {} : { jsonLimits: limits };
+}
 
 const storageSchema = z.discriminatedUnion(
   'type',
@@ -121,8 +159,17 @@ const natsSchema = z
   .transform((n) => ({ url: n.url, subjectPrefix: n.subject_prefix }));
 
 const controllerSchema = z
-  .strictObject({ graceful_shutdown_wait_duration: duration(parseDurationMs).default(0) })
-  .transform((c) => ({ gracefulShutdownWaitMs: c.graceful_shutdown_wait_duration }));
+  .strictObject({
+    graceful_shutdown_wait_duration: duration(parseDurationMs).default(0),
+    /** how long the gateway waits for an engine's answer (unset: the gateway's default, 10 s) */
+    engine_timeout: duration(parseDurationMs)
+      .refine((ms) => ms > 0, 'engine_timeout must be positive')
+      .optional(),
+  })
+  .transform((c): { gracefulShutdownWaitMs: number; engineTimeoutMs?: number } => ({
+    gracefulShutdownWaitMs: c.graceful_shutdown_wait_duration,
+    ...(c.engine_timeout === undefined ? {} : { engineTimeoutMs: c.engine_timeout }),
+  }));
 
 const telemetrySchema = z
   .strictObject({ otlp_endpoint: httpUrl.optional() })

@@ -270,3 +270,48 @@ describe('loadServerConfigFile', () => {
     expect(e.issues[0]).toMatch(/^cannot read config file: ENOENT/);
   });
 });
+
+describe('JSON limits and the engine time-out', () => {
+  it('reads max_json_* per listener and engine_timeout from the controller block', () => {
+    const config = parseServerConfig(`
+      listener "tcp" {
+        address = "127.0.0.1:8200"
+        tls_disable = true
+        max_json_depth = 50
+        max_json_string_value_length = 4096
+        max_json_object_entry_count = 100
+        max_json_array_element_count = 200
+      }
+      controller { engine_timeout = "2.5s" }
+    `);
+    expect(listenerFor(config, 'api').jsonLimits).toEqual({
+      maxDepth: 50,
+      maxStringValueLength: 4096,
+      maxObjectEntryCount: 100,
+      maxArrayElementCount: 200,
+    });
+    expect(config.controller.engineTimeoutMs).toBe(2500);
+  });
+
+  it("leaves them unset by default (the gateway applies Vault's defaults)", () => {
+    const config = parseServerConfig(minimal);
+    expect(listenerFor(config, 'api').jsonLimits).toBeUndefined();
+    expect(config.controller.engineTimeoutMs).toBeUndefined();
+    expect(
+      listenerFor(parseServerConfig(minimal.replace('}', 'max_json_depth = 7\n}')), 'api').jsonLimits,
+    ).toEqual({ maxDepth: 7 });
+  });
+
+  it('takes COFFER_ENGINE_TIMEOUT and refuses nonsense', () => {
+    expect(
+      parseServerConfig(minimal, { env: { COFFER_ENGINE_TIMEOUT: '3s' } }).controller.engineTimeoutMs,
+    ).toBe(3000);
+    const e = configError(() =>
+      parseServerConfig(
+        minimal.replace('}', 'max_json_depth = 0\n}') + 'controller { engine_timeout = "0s" }\n',
+      ),
+    );
+    expect(e.issues.join('\n')).toMatch(/listener\[0\]\.max_json_depth/);
+    expect(e.issues.join('\n')).toMatch(/engine_timeout must be positive/);
+  });
+});

@@ -1,12 +1,15 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import type { MountInfo, RouteTable } from '@coffer/contracts';
 import type { Transport } from '@coffer/transport';
+import type { JsonLimits } from './request/json-limits';
 
 export interface GatewayListenerOptions {
   /** "host:port" ("127.0.0.1:8200", "[::1]:8200"); port 0 picks a free port */
   address: string;
   /** bytes; default 32 MiB (Vault's max_request_size) */
   maxRequestSize?: number;
+  /** Vault's max_json_* limits on request bodies; defaults 300 deep, 1 MiB strings, 10 000 entries */
+  json?: Partial<JsonLimits>;
   /** PEM certificate and key; absent = plain HTTP */
   tls?: { cert: string | Buffer; key: string | Buffer };
 }
@@ -34,7 +37,7 @@ export interface GatewayOptions {
    * process-wide; leave it unset to keep the process's current logger.
    */
   logger?: LoggerService | LogLevel[] | false;
-  /** time-out of engine requests (default 30 s) */
+  /** time-out of engine requests (default 10 s, DEFAULT_ENGINE_TIMEOUT_MS) */
   engineTimeoutMs?: number;
   cache?: GatewayCacheOptions;
   /** route table serving a mount; default: the registry in @coffer/contracts (tableForMount) */
@@ -46,6 +49,7 @@ export const GATEWAY_TRANSPORT = Symbol('GATEWAY_TRANSPORT');
 export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
 
 export const DEFAULT_MAX_REQUEST_SIZE = 32 * 1024 * 1024;
+export const DEFAULT_ENGINE_TIMEOUT_MS = 10_000;
 
 export interface ResolvedCacheOptions {
   maxAgeMs: number;

@@ -15,7 +15,7 @@ import {
   type Operation,
   type ResolvedToken,
 } from '@coffer/contracts';
-import { formatIssues, type Transport } from '@coffer/transport';
+import { describeCause, formatIssues, wasLogged, type Transport } from '@coffer/transport';
 import { context as otelContext, propagation } from '@opentelemetry/api';
 import type { z } from 'zod';
 import { AclEvaluator } from './auth/acl-evaluator.service';
@@ -23,18 +23,31 @@ import { authorize } from './auth/authorizer';
 import { TokenResolver } from './auth/token-resolver.service';
 import { GatewayError } from './errors/gateway-error';
 import { renderError } from './errors/error-table';
-import { GATEWAY_LOGGER, GATEWAY_OPTIONS, GATEWAY_TRANSPORT, type GatewayOptions } from './gateway.options';
+import {
+  DEFAULT_ENGINE_TIMEOUT_MS,
+  GATEWAY_LOGGER,
+  GATEWAY_OPTIONS,
+  GATEWAY_TRANSPORT,
+  type GatewayOptions,
+} from './gateway.options';
 import { buildHelp } from './help/help';
 import { jsonResult, renderEngineResponse, type HttpResult } from './response/envelope';
-import { parseRequest, type RawRequest } from './request/parse-request';
+import { parseRequestHead, requestBody, type RawRequest } from './request/parse-request';
 import type { RequestKind } from './request/request-kind';
 import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.service';
 import { operationsOf, resolveRoute, type ResolvedRoute } from './routing/route-resolver';
 import { SealStateService } from './routing/seal-state.service';
 import type { GatewayLogger } from './gateway.logger';
 
-export interface GatewayRequest extends RawRequest {
+export interface GatewayRequest extends Omit<RawRequest, 'body'> {
   clientAddress: string;
+  /** the raw body, read only when asked (after the token check); `json` applies the JSON limits */
+  readBody(json: boolean): Promise<Buffer | undefined>;
+}
+
+/** What the one log line of a failed request names: the route template once routing found it. */
+interface RequestTrace {
+  route: string;
 }
 
 interface Caller {
@@ -61,37 +74,48 @@ export class GatewayService {
     private readonly tokens: TokenResolver,
     private readonly acls: AclEvaluator,
   ) {
-    this.engineTimeoutMs = options.engineTimeoutMs ?? 30_000;
+    this.engineTimeoutMs = options.engineTimeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS;
     this.tableFor = options.routeTableFor ?? tableForMount;
   }
 
   async handle(req: GatewayRequest): Promise<HttpResult> {
     const requestId = randomUUID();
+    const trace: RequestTrace = { route: 'unrouted' };
     try {
-      return await this.process(req, requestId);
+      return await this.process(req, requestId, trace);
     } catch (error) {
-      return this.failure(error, requestId, req.method);
+      return this.failure(error, requestId, req.method, trace.route);
     }
   }
 
-  /** Renders a failure through the error table; unexpected ones are logged (never with bodies). */
-  failure(error: unknown, requestId: string, method: string): HttpResult {
+  /**
+   * Renders a failure through the error table. A 5xx (but `sealed`, a state the operator chose)
+   * is logged here unless the engine that failed already logged it: one line per failed request,
+   * with the request id, the route template, the code and the cause, never a body or a token.
+   * 4xx are the caller's business and are not logged.
+   */
+  failure(error: unknown, requestId: string, method: string, route = 'unrouted'): HttpResult {
     const rendered = renderError(error, requestId);
-    if (rendered.unexpected) {
-      const detail = error instanceof Error ? `${error.name}: ${error.message}` : typeof error;
+    const code = error instanceof DomainError ? error.code : 'internal';
+    if (rendered.status >= 500 && code !== 'sealed' && !wasLogged(error)) {
+      const cause = describeCause(error);
       this.logger.error(
-        `request ${requestId} (${method}) failed: ${detail}`,
-        error instanceof Error ? error.stack : undefined,
+        `request ${requestId} ${method} ${route} failed: ${rendered.status} ${code}: ${cause.text}`,
+        cause.stack,
       );
     }
     return jsonResult(rendered.status, rendered.body);
   }
 
-  private async process(req: GatewayRequest, requestId: string): Promise<HttpResult> {
-    const { kind, path, fullPath, aclPath, query, body, aclParams, token, wrapTtl } = parseRequest(req);
+  private async process(req: GatewayRequest, requestId: string, trace: RequestTrace): Promise<HttpResult> {
+    const head = parseRequestHead(req);
+    const { kind, path, fullPath, aclPath, query, token, wrapTtl } = head;
     const sealed = await this.seal.isSealed();
     const index = sealed ? SEALED_MOUNT_INDEX : await this.mounts.get();
     const routing = resolveRoute(index, fullPath, path, kind, this.tableFor);
+    if (routing.kind !== 'failed') {
+      trace.route = `${routing.table.engine} ${routing.kind === 'route' ? routing.route.pattern : 'help'}`;
+    }
     if (sealed && !(routing.kind === 'route' && routing.route.allowSealed)) {
       throw new DomainError('sealed', 'Vault is sealed');
     }
@@ -100,9 +124,12 @@ export class GatewayService {
     const caller = unauthenticated
       ? {}
       : await this.authenticate(token, routing.kind === 'route' && routing.route.noAcl === true);
+    // The body is read only now, and only when it matters: a request without a valid token, or
+    // to no route, never costs a parse.
+    const readBody = async () => requestBody(head, head.hasJsonBody ? await req.readBody(true) : undefined);
 
     if (routing.kind === 'failed') {
-      if (caller.acl && !this.mayAccess(caller.acl, kind, aclPath, aclParams, wrapTtl))
+      if (caller.acl && !this.mayAccess(caller.acl, kind, aclPath, (await readBody()).aclParams, wrapTtl))
         throw permissionDenied();
       throw routing.error;
     }
@@ -113,6 +140,7 @@ export class GatewayService {
       return jsonResult(200, help);
     }
 
+    const { body, aclParams } = await readBody();
     const ctx = this.callerContext(requestId, routing, caller.token, req.clientAddress);
     const engineRequest: EngineRequest = {
       operation: 'read',
@@ -152,6 +180,7 @@ export class GatewayService {
     const result = await this.transport.request(def.contract, engineRequest, {
       headers,
       timeoutMs: this.engineTimeoutMs,
+      write: operation !== 'read' && operation !== 'list',
     });
     this.afterSuccess(routing, operation);
     return renderEngineResponse(result, operation, requestId);

@@ -13,6 +13,7 @@ import { GatewayService } from './gateway.service';
 import { createListRewriteServer } from './http/list-rewrite/list-rewrite-server';
 import { createOpsServer } from './http/ops-server';
 import { frameworkErrorHandler, registerV1Routes } from './http/v1-routes';
+import { DEFAULT_JSON_LIMITS } from './request/json-limits';
 
 export interface Gateway {
   /** Starts the API listener (and the ops listener when configured). */
@@ -94,6 +95,9 @@ class GatewayHost implements Gateway {
       serverFactory: (handler: Parameters<typeof createListRewriteServer>[0]) =>
         createListRewriteServer(handler, apiListener.tls ? { tls: apiListener.tls } : {}),
       bodyLimit,
+      // Fastify's own 503 while closing has its own body shape: requests that still arrive on
+      // open connections are served (each answer then closes its connection).
+      return503OnClosing: false,
       logger: false,
       clientErrorHandler,
       frameworkErrors: frameworkErrorHandler,
@@ -111,7 +115,10 @@ class GatewayHost implements Gateway {
       },
     );
     this.app = app;
-    registerV1Routes(adapter.getInstance(), app.get(GatewayService), bodyLimit);
+    registerV1Routes(adapter.getInstance(), app.get(GatewayService), {
+      maxBytes: bodyLimit,
+      json: { ...DEFAULT_JSON_LIMITS, ...apiListener.json },
+    });
     await app.listen(api.port, api.host);
     this.api = app.getHttpServer().address() as AddressInfo;
     if (opsListener) await this.listenOps(opsListener);

@@ -1,5 +1,6 @@
 export { createGateway, parseListenAddress, type Gateway } from './gateway';
 export {
+  DEFAULT_ENGINE_TIMEOUT_MS,
   DEFAULT_MAX_REQUEST_SIZE,
   type GatewayCacheOptions,
   type GatewayListenerOptions,
@@ -8,6 +9,7 @@ export {
 export type { GatewayLogger } from './gateway.logger';
 export { GatewayModule } from './gateway.module';
 export { GatewayService, type GatewayRequest } from './gateway.service';
+export { DEFAULT_JSON_LIMITS, JsonLimitScanner, type JsonLimits } from './request/json-limits';
 export {
   ERROR_TABLE,
   GATEWAY_ERROR_TABLE,

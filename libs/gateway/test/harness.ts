@@ -18,7 +18,7 @@ import {
   type RouteTable,
 } from '@coffer/contracts';
 import { connect } from 'node:net';
-import { InProcessTransport } from '@coffer/transport';
+import { InProcessTransport, type TransportLogger } from '@coffer/transport';
 import { z } from 'zod';
 import { createGateway, type Gateway, type GatewayOptions } from '../src';
 
@@ -273,6 +273,8 @@ export function serveTestEngine(transport: InProcessTransport): TestEngine {
         throw new DomainError('invalid_request', 'check-and-set parameter did not match the current version');
       case 'boom':
         throw new Error('secret-bearing internal failure');
+      case 'corrupt':
+        throw new DomainError('internal', 'barrier: message authentication failed');
       default:
         return { data: { what: req.params['what'] } };
     }
@@ -289,8 +291,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(overrides: Partial<GatewayOptions> = {}): Promise<Harness> {
-  const transport = new InProcessTransport({ logger: { error: () => undefined, warn: () => undefined } });
+export async function startHarness(
+  overrides: Partial<GatewayOptions> = {},
+  transportLogger: TransportLogger = { error: () => undefined, warn: () => undefined },
+): Promise<Harness> {
+  const transport = new InProcessTransport({ logger: transportLogger });
   const core = new FakeCoreSys(transport);
   core.mounts = [
     { ...mountEntry('sys/', 'system'), table: 'system' },

@@ -1,6 +1,15 @@
 import { DomainError } from '@coffer/contracts';
 import { z } from 'zod';
-import { formatIssues, fromWireError, noReplicaError, timeoutError, toDomainError } from './errors';
+import {
+  describeCause,
+  formatIssues,
+  fromWireError,
+  noReplicaError,
+  timeoutError,
+  toDomainError,
+  wasLogged,
+  wireErrorBody,
+} from './errors';
 
 const logger = () => {
   const lines: string[] = [];
@@ -34,22 +43,57 @@ describe('transport errors', () => {
       code: 'service_unavailable',
       message: 'the "kv" service did not answer within 250 ms',
     });
+    expect(timeoutError('kv', 250, true).message).toBe(
+      'the "kv" service did not answer within 250 ms; the request may have been applied',
+    );
   });
 
-  it('keeps DomainError and logs nothing for it', () => {
+  it('keeps DomainError and logs nothing for a 4xx or sealed', () => {
     const log = logger();
-    const error = new DomainError('sealed', 'Vault is sealed');
-    expect(toDomainError(error, 'kv.read', log)).toBe(error);
+    for (const error of [
+      new DomainError('sealed', 'Vault is sealed'),
+      new DomainError('invalid_request', 'bad'),
+      new DomainError('not_found', ''),
+    ]) {
+      expect(toDomainError(error, 'kv.read', log, 'req-1')).toBe(error);
+      expect(wasLogged(error)).toBe(false);
+    }
     expect(log.lines).toEqual([]);
   });
 
-  it('hides any other error behind internal and logs message and stack', () => {
+  it('hides any other error behind internal and logs request id, subject, code, message and stack', () => {
     const log = logger();
-    const mapped = toDomainError(new Error('db down'), 'kv.read', log);
+    const mapped = toDomainError(new Error('db down'), 'kv.read', log, 'req-1');
     expect(mapped.toBody()).toEqual({ code: 'internal', message: 'internal error' });
-    expect(log.lines[0]).toMatch(/^handler for "kv.read" failed: db down\|Error: db down\n/);
+    expect(log.lines[0]).toMatch(
+      /^request req-1 to "kv.read" failed: internal: Error: db down\|Error: db down\n/,
+    );
     toDomainError('a string', 'kv.read', log);
-    expect(log.lines[1]).toBe('handler for "kv.read" failed with a non-Error value (string)|');
+    expect(log.lines[1]).toBe('request - to "kv.read" failed: internal: a non-Error value (string)|');
+  });
+
+  it('logs a DomainError server fault once and marks it on the wire', () => {
+    const log = logger();
+    const error = new DomainError('internal', 'barrier: message authentication failed');
+    expect(toDomainError(error, 'kv.read', log, 'req-2')).toBe(error);
+    expect(toDomainError(error, 'kv.read', log, 'req-2')).toBe(error);
+    expect(log.lines).toHaveLength(1);
+    expect(log.lines[0]).toContain('request req-2 to "kv.read" failed: internal: DomainError: barrier');
+    const body = wireErrorBody(error);
+    expect(body).toEqual({
+      code: 'internal',
+      message: 'barrier: message authentication failed',
+      logged: true,
+    });
+    const rebuilt = fromWireError(body);
+    expect(wasLogged(rebuilt)).toBe(true);
+    expect(toDomainError(rebuilt, 'core.x', log, 'req-2')).toBe(rebuilt);
+    expect(log.lines).toHaveLength(1);
+  });
+
+  it('never quotes the message of a SyntaxError (JSON.parse echoes its input)', () => {
+    const cause = describeCause(new SyntaxError('Unexpected token s in "s3cr3t"'));
+    expect(cause.text).not.toContain('s3cr3t');
   });
 
   it('rebuilds a DomainError from its wire body', () => {

@@ -1,7 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { defaultTextMapSetter } from '@opentelemetry/api';
 import { roundTrip } from './codec';
-import { fromWireError, noReplicaError, timeoutError, toDomainError } from './errors';
+import {
+  fromWireError,
+  noReplicaError,
+  requestIdOf,
+  timeoutError,
+  toDomainError,
+  wireErrorBody,
+} from './errors';
 import type { BroadcastProcessor, RequestProcessor } from './server';
 import type { SubjectInfo } from './subjects';
 import { TransportBase } from './transport-base';
@@ -40,10 +47,16 @@ export class InProcessTransport extends TransportBase<Headers, unknown> {
     return { ...given };
   }
 
-  protected send(info: SubjectInfo, payload: unknown, headers: Headers, timeoutMs: number): Promise<unknown> {
+  protected send(
+    info: SubjectInfo,
+    payload: unknown,
+    headers: Headers,
+    timeoutMs: number,
+    write: boolean,
+  ): Promise<unknown> {
     const groups = this.servers.get(info.wire);
     if (groups === undefined) throw noReplicaError(info.service);
-    return this.dispatch(groups, JSON.stringify(payload), headers, info, timeoutMs);
+    return this.dispatch(groups, JSON.stringify(payload), headers, info, timeoutMs, write);
   }
 
   protected readReply(reply: unknown): unknown {
@@ -113,12 +126,13 @@ export class InProcessTransport extends TransportBase<Headers, unknown> {
     headers: Headers,
     info: SubjectInfo,
     timeoutMs: number,
+    write: boolean,
   ): Promise<unknown> {
     return new Promise((resolve, reject) => {
       let settled = false;
       const timer = setTimeout(() => {
         settled = true;
-        reject(timeoutError(info.service, timeoutMs));
+        reject(timeoutError(info.service, timeoutMs, write));
       }, timeoutMs);
       const settle = (outcome: () => void): void => {
         if (settled) return;
@@ -139,7 +153,8 @@ export class InProcessTransport extends TransportBase<Headers, unknown> {
                 settle(() => resolve(reply));
               },
               (error: unknown) => {
-                const body = roundTrip(toDomainError(error, info.subject, this.logger).toBody());
+                const failure = toDomainError(error, info.subject, this.logger, requestIdOf(headers));
+                const body = roundTrip(wireErrorBody(failure));
                 settle(() => reject(fromWireError(body)));
               },
             )

@@ -1,5 +1,14 @@
 export * from './types';
-export { DEFAULT_TIMEOUT_MS, formatIssues, fromWireError, noReplicaError, timeoutError } from './errors';
+export {
+  DEFAULT_TIMEOUT_MS,
+  describeCause,
+  formatIssues,
+  fromWireError,
+  isServerFault,
+  noReplicaError,
+  timeoutError,
+  wasLogged,
+} from './errors';
 export { connectNatsTransport, NatsTransport, type NatsTransportOptions } from './nats-transport';
 export { InProcessTransport, type InProcessTransportOptions } from './in-process-transport';
 export { SERVICE_CONTEXT_KEY } from './tracing';

@@ -2,11 +2,7 @@ import { DomainError } from '@coffer/contracts';
 import { ErrorCode, NatsError } from 'nats';
 import { isMaxPayloadError, mapClientError } from './nats-errors';
 
-const logger = () => {
-  const lines: string[] = [];
-  return { lines, error: (m: string) => void lines.push(m), warn: (m: string) => void lines.push(m) };
-};
-const map = (error: unknown, log = logger()) => mapClientError(error, 'kv.read', 'kv', 500, log).toBody();
+const map = (error: unknown, write = false) => mapClientError(error, 'kv', 500, write).toBody();
 
 describe('mapClientError', () => {
   it('maps "no responders" to the no-replica error', () => {
@@ -20,6 +16,10 @@ describe('mapClientError', () => {
     expect(map(NatsError.errorForCode(ErrorCode.Timeout))).toEqual({
       code: 'service_unavailable',
       message: 'the "kv" service did not answer within 500 ms',
+    });
+    expect(map(NatsError.errorForCode(ErrorCode.Timeout), true)).toEqual({
+      code: 'service_unavailable',
+      message: 'the "kv" service did not answer within 500 ms; the request may have been applied',
     });
   });
 
@@ -38,23 +38,22 @@ describe('mapClientError', () => {
     expect(isMaxPayloadError(new Error('x'))).toBe(false);
   });
 
-  it('maps other transport errors to service_unavailable and logs the code', () => {
-    const log = logger();
-    expect(map(NatsError.errorForCode(ErrorCode.PermissionsViolation), log)).toEqual({
+  it('maps other transport errors to service_unavailable and keeps the code as the cause', () => {
+    const mapped = mapClientError(NatsError.errorForCode(ErrorCode.PermissionsViolation), 'kv', 500);
+    expect(mapped.toBody()).toEqual({
       code: 'service_unavailable',
       message: 'the "kv" service could not be reached',
     });
-    expect(log.lines).toEqual(['request to "kv.read" failed on the transport: PERMISSIONS_VIOLATION']);
+    expect((mapped.cause as Error).message).toBe('NATS request failed: PERMISSIONS_VIOLATION');
   });
 
   it('keeps DomainError and hides anything else behind internal', () => {
     const error = new DomainError('not_found', '');
-    expect(mapClientError(error, 'kv.read', 'kv', 500, logger())).toBe(error);
-    const log = logger();
-    expect(map(new SyntaxError('Unexpected token'), log)).toEqual({
-      code: 'internal',
-      message: 'internal error',
-    });
-    expect(log.lines).toEqual(['request to "kv.read" failed: Unexpected token']);
+    expect(mapClientError(error, 'kv', 500)).toBe(error);
+    const cause = new SyntaxError('Unexpected token');
+    const mapped = mapClientError(cause, 'kv', 500);
+    expect(mapped.toBody()).toEqual({ code: 'internal', message: 'internal error' });
+    // not logged here: whoever answers the request logs it once, with this cause
+    expect(mapped.cause).toBe(cause);
   });
 });

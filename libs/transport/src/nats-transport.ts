@@ -13,7 +13,7 @@ import {
   type Subscription as NatsSubscription,
 } from 'nats';
 import { decodeJson, decodeRequest, encodeJson } from './codec';
-import { INTERNAL_MESSAGE, fromWireError, toDomainError } from './errors';
+import { fromWireError, internalError, requestIdOf, toDomainError, wireErrorBody } from './errors';
 import { isMaxPayloadError, mapClientError } from './nats-errors';
 import { ReplyMux } from './nats-mux';
 import { coalesceWrites } from './nats-write-coalescing';
@@ -57,7 +57,7 @@ function readHeaders(msgHeaders: MsgHdrs | undefined): Headers {
 function errorReply(error: DomainError): [Uint8Array, MsgHdrs] {
   const headers = createHeaders();
   headers.append(ERROR_HEADER, '1');
-  return [encodeJson(error.toBody()), headers];
+  return [encodeJson(wireErrorBody(error)), headers];
 }
 
 export async function connectNatsTransport(options: NatsTransportOptions): Promise<NatsTransport> {
@@ -116,8 +116,13 @@ export class NatsTransport extends TransportBase<HeaderCarrier, Msg> {
     return body;
   }
 
-  protected override clientError(error: unknown, info: SubjectInfo, timeoutMs: number): DomainError {
-    return mapClientError(error, info.subject, info.service, timeoutMs, this.logger);
+  protected override clientError(
+    error: unknown,
+    info: SubjectInfo,
+    timeoutMs: number,
+    write: boolean,
+  ): DomainError {
+    return mapClientError(error, info.service, timeoutMs, write);
   }
 
   protected listen(info: SubjectInfo, queue: string, process: RequestProcessor): Subscription {
@@ -180,10 +185,11 @@ export class NatsTransport extends TransportBase<HeaderCarrier, Msg> {
     this.delivering();
     let data: Uint8Array;
     let headers: MsgHdrs | undefined;
+    const requestHeaders = readHeaders(msg.headers);
     try {
-      data = encodeJson(await process(decodeRequest(msg.data), readHeaders(msg.headers)));
+      data = encodeJson(await process(decodeRequest(msg.data), requestHeaders));
     } catch (error) {
-      [data, headers] = errorReply(toDomainError(error, subject, this.logger));
+      [data, headers] = errorReply(toDomainError(error, subject, this.logger, requestIdOf(requestHeaders)));
     }
     try {
       this.respond(msg, data, headers, subject);
@@ -202,8 +208,12 @@ export class NatsTransport extends TransportBase<HeaderCarrier, Msg> {
     } catch (error) {
       if (!isMaxPayloadError(error)) throw error;
       // Without an answer the caller would wait for its time-out: tell it something went wrong.
-      this.logger.error(`reply to "${subject}" exceeds the NATS max_payload (${data.length} bytes)`);
-      const [body, errorHeaders] = errorReply(new DomainError('internal', INTERNAL_MESSAGE));
+      const tooLarge = internalError(
+        new Error(`the reply exceeds the NATS max_payload (${data.length} bytes)`),
+      );
+      const [body, errorHeaders] = errorReply(
+        toDomainError(tooLarge, subject, this.logger, requestIdOf(readHeaders(msg.headers))),
+      );
       msg.respond(body, { headers: errorHeaders });
     }
   }

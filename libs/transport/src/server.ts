@@ -1,7 +1,7 @@
 import { context, type Context } from '@opentelemetry/api';
 import { DomainError, type Broadcast, type Contract } from '@coffer/contracts';
 import type { z } from 'zod';
-import { formatIssues, toDomainError } from './errors';
+import { formatIssues, requestIdOf, toDomainError } from './errors';
 import { endSpan, serverSpanOptions, startServerSpan } from './tracing';
 import type { BroadcastHandler, Headers, RequestHandler, TransportLogger } from './types';
 
@@ -40,7 +40,7 @@ export function createRequestProcessor<C extends Contract>(
       endSpan(ctx);
       return result;
     } catch (error) {
-      const domainError = toDomainError(error, subject, logger);
+      const domainError = toDomainError(error, subject, logger, requestIdOf(headers));
       endSpan(ctx, domainError);
       throw domainError;
     }

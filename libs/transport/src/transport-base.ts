@@ -1,7 +1,13 @@
 import type { TextMapSetter } from '@opentelemetry/api';
-import type { Broadcast, Contract, ContractRequest, ContractResponse, DomainError } from '@coffer/contracts';
+import {
+  DomainError,
+  type Broadcast,
+  type Contract,
+  type ContractRequest,
+  type ContractResponse,
+} from '@coffer/contracts';
 import type { z } from 'zod';
-import { DEFAULT_TIMEOUT_MS, closedError, toDomainError } from './errors';
+import { DEFAULT_TIMEOUT_MS, closedError, internalError } from './errors';
 import {
   createBroadcastProcessor,
   createRequestProcessor,
@@ -48,16 +54,17 @@ export abstract class TransportBase<Carrier, Reply> implements Transport {
   ): Promise<ContractResponse<C>> {
     const info = this.subjects.get(contract.subject);
     const timeoutMs = opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const write = opts?.write === true;
     const ctx = startClientSpan(info);
     try {
       if (this.closing !== undefined) throw closedError();
       const headers = this.outgoingHeaders(opts?.headers);
       injectTraceContext(ctx, headers, this.headerSetter);
-      const body = this.readReply(await this.send(info, payload, headers, timeoutMs));
+      const body = this.readReply(await this.send(info, payload, headers, timeoutMs, write));
       endSpan(ctx);
       return body as ContractResponse<C>;
     } catch (error) {
-      const domainError = this.clientError(error, info, timeoutMs);
+      const domainError = this.clientError(error, info, timeoutMs, write);
       endSpan(ctx, domainError);
       throw domainError;
     }
@@ -104,6 +111,7 @@ export abstract class TransportBase<Carrier, Reply> implements Transport {
     payload: unknown,
     headers: Carrier,
     timeoutMs: number,
+    write: boolean,
   ): Promise<Reply>;
 
   /** The response a reply carries, or throws the DomainError it carries instead. */
@@ -120,9 +128,17 @@ export abstract class TransportBase<Carrier, Reply> implements Transport {
   /** Stops taking work, waits for inFlightSettled(), then releases the bus. */
   protected abstract shutdown(): Promise<void>;
 
-  /** What a failed request means to its caller; transports with their own failures extend this. */
-  protected clientError(error: unknown, info: SubjectInfo, _timeoutMs: number): DomainError {
-    return toDomainError(error, info.subject, this.logger);
+  /**
+   * What a failed request means to its caller; transports with their own failures extend this.
+   * Nothing is logged here: whoever answers the request logs a server fault once, with its cause.
+   */
+  protected clientError(
+    error: unknown,
+    _info: SubjectInfo,
+    _timeoutMs: number,
+    _write: boolean,
+  ): DomainError {
+    return error instanceof DomainError ? error : internalError(error);
   }
 
   protected get isClosing(): boolean {

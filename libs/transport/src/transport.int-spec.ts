@@ -8,7 +8,7 @@ import {
   type Contract,
 } from '@coffer/contracts';
 import { z } from 'zod';
-import type { RequestHandler } from './index';
+import { wasLogged, type RequestHandler } from './index';
 import {
   CapturingLogger,
   caller,
@@ -129,6 +129,35 @@ describe.each(harnesses)('%s transport', (_name, connect) => {
     const line = logger.lines.find((l) => l.includes('svc.bug'));
     expect(line).toContain('index out of range');
     expect(logger.lines.join('\n')).not.toContain('s3cr3t-value');
+  });
+
+  it('logs a server fault once with the request id of the caller, marked as logged', async () => {
+    const contract = empty('svc.mac');
+    await serve(contract, 'svc', async () => {
+      throw new DomainError('internal', 'barrier: message authentication failed');
+    });
+    const before = logger.lines.length;
+    const headers = encodeContext({ ...caller, requestId: 'req-mac-1' });
+    const error = await rejection(pair.client.request(contract, {}, { headers }));
+    expect(error.toBody()).toEqual({ code: 'internal', message: 'barrier: message authentication failed' });
+    expect(wasLogged(error)).toBe(true);
+    const lines = logger.lines.slice(before);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('request req-mac-1 to "svc.mac" failed: internal: DomainError: barrier');
+  });
+
+  it('logs no 4xx and leaves a 503 of its own unmarked for the caller to log', async () => {
+    const contract = empty('svc.expected');
+    await serve(contract, 'svc', async () => {
+      throw new DomainError('invalid_request', 'bad input');
+    });
+    const before = logger.lines.length;
+    const error = await rejection(pair.client.request(contract, {}));
+    expect(error.code).toBe('invalid_request');
+    expect(wasLogged(error)).toBe(false);
+    const timeout = await rejection(pair.client.request(empty('ghost.write'), {}, { write: true }));
+    expect(wasLogged(timeout)).toBe(false);
+    expect(logger.lines.slice(before)).toEqual([]);
   });
 
   it('treats a response outside its contract as internal', async () => {

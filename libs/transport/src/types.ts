@@ -7,6 +7,8 @@ export interface RequestOptions {
   headers?: Headers;
   /** default 30 000 ms; on time-out the call fails with DomainError('service_unavailable') */
   timeoutMs?: number;
+  /** the request may change state: a time-out then says it may have been applied */
+  write?: boolean;
 }
 
 export type RequestHandler<C extends Contract> = (
@@ -22,8 +24,9 @@ export type BroadcastHandler<B extends Broadcast> = (payload: z.output<B['payloa
  * the implementation prefixes them with its configured subject prefix.
  *
  * Errors: a handler that throws DomainError reaches the caller as the same DomainError (code,
- * message, data, warnings); any other error becomes DomainError('internal', 'internal error')
- * and is logged by the server side without payloads. No subscriber -> DomainError
+ * message, data, warnings); any other error becomes DomainError('internal', 'internal error').
+ * The serving side logs server faults (5xx codes and non-DomainErrors) once, with the request id
+ * of the caller context, and marks them on the wire as logged; nobody logs 4xx. No subscriber -> DomainError
  * ('service_unavailable', 'no running replica of the "<service>" service') at once, never a hang.
  * The serving side validates requests (invalid -> DomainError('invalid_request')) and its own
  * responses with the contract's zod schemas; the calling side trusts the response (hot path), and

@@ -1,6 +1,7 @@
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { GatewayService } from '../gateway.service';
 import type { HttpResult } from '../response/envelope';
+import { readBody, type BodyLimits } from './read-body';
 
 /** The Fastify instance Nest's adapter runs (@nestjs/platform-fastify may carry its own copy). */
 export type GatewayFastify = FastifyAdapter['instance'];
@@ -10,25 +11,23 @@ export interface ReplyLike {
   code(status: number): ReplyLike;
   header(name: string, value: string): ReplyLike;
   type(contentType: string): ReplyLike;
-  send(payload?: string): ReplyLike;
+  send(payload?: string | Buffer): ReplyLike;
 }
 
-/** The Fastify side of /v1/*: raw bodies for every content type, one catch-all route. */
-export function registerV1Routes(fastify: GatewayFastify, service: GatewayService, bodyLimit: number): void {
-  // Vault does not require a Content-Type: every body is read raw and parsed as JSON by the
-  // pipeline, once, after the method says it matters.
+/** The Fastify side of /v1/*: bodies left unread for the pipeline, one catch-all route. */
+export function registerV1Routes(fastify: GatewayFastify, service: GatewayService, limits: BodyLimits): void {
+  // Vault does not require a Content-Type. No body is read before the pipeline knows the caller
+  // (an unauthenticated flood must cost nothing); it then reads it once, raw, as JSON for writes.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) =>
-    done(null, body),
-  );
-  fastify.all('/v1/*', { bodyLimit, onRequest: hideContentType }, async (request, reply) => {
+  fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  fastify.all('/v1/*', { onRequest: hideContentType }, async (request, reply) => {
     const contentType = contentTypes.get(request.raw);
     if (contentType !== undefined) request.raw.headers['content-type'] = contentType;
     const result = await service.handle({
       method: request.raw.method ?? 'GET',
       url: request.raw.url ?? '/',
       headers: request.headers,
-      body: Buffer.isBuffer(request.body) ? request.body : undefined,
+      readBody: (json) => readBody(request.raw, limits, json),
       clientAddress: request.raw.socket.remoteAddress ?? '',
     });
     return sendResult(reply, result);
@@ -69,8 +68,13 @@ export function frameworkErrorHandler(
   });
 }
 
+/**
+ * Writes a result. The body goes as bytes: Fastify appends "; charset=utf-8" to a JSON content type
+ * sent as a string, and some Vault clients only parse JSON when the header is exactly
+ * `application/json`, as Vault sends it.
+ */
 export function sendResult<R extends ReplyLike>(reply: R, result: HttpResult): ReplyLike {
   reply.code(result.status).header('cache-control', 'no-store');
   if (result.body === undefined) return reply.send();
-  return reply.type(result.contentType).send(result.body);
+  return reply.type(result.contentType).send(Buffer.from(result.body, 'utf8'));
 }

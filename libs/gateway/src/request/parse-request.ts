@@ -15,8 +15,8 @@ export interface RawRequest {
   body: Buffer | undefined;
 }
 
-/** Everything the pipeline needs from the HTTP request, validated, before any lookup. */
-export interface ParsedRequest {
+/** Everything the pipeline needs from the request line and headers, validated, before any lookup. */
+export interface RequestHead {
   kind: RequestKind;
   /** normalised path after /v1/, as the caller named it (without the namespace header) */
   path: string;
@@ -25,18 +25,38 @@ export interface ParsedRequest {
   /** the path the ACL is evaluated on: LIST targets a folder, so it ends with "/" */
   aclPath: string;
   query: ParsedQuery;
+  /** writes and patches carry a JSON body; other requests' bodies are never read */
+  hasJsonBody: boolean;
+  token: string | undefined;
+  wrapTtl: number | undefined;
+}
+
+export interface RequestBody {
   /** JSON body of writes and patches, {} otherwise */
   body: Record<string, unknown>;
   /** what ACL parameter constraints apply to: the body of writes, the query otherwise */
   aclParams: Record<string, unknown>;
-  token: string | undefined;
-  wrapTtl: number | undefined;
 }
+
+export type ParsedRequest = RequestHead & RequestBody;
 
 const V1 = '/v1/';
 
 /** Parses and validates the HTTP side of a request (400/404/405/415 as DomainError or GatewayError). */
 export function parseRequest(req: RawRequest): ParsedRequest {
+  const head = parseRequestHead(req);
+  return { ...head, ...requestBody(head, req.body) };
+}
+
+/** The body as the pipeline sees it, once the caller is known (bodies are read after the token check). */
+export function requestBody(head: RequestHead, raw: Buffer | undefined): RequestBody {
+  if (!head.hasJsonBody) return { body: {}, aclParams: head.query.values };
+  const body = parseJsonBody(raw);
+  return { body, aclParams: body };
+}
+
+/** The request line and headers; the body is left unread. */
+export function parseRequestHead(req: Omit<RawRequest, 'body'>): RequestHead {
   const target = splitTarget(req.url);
   if (!target.path.startsWith(V1)) throw notFound();
   const path = normalisePath(target.path.slice(V1.length));
@@ -44,16 +64,13 @@ export function parseRequest(req: RawRequest): ParsedRequest {
   const query = parseQuery(target.query);
   const kind = classifyRequest(req.method, query);
   if (kind === 'patch') checkMergePatchContentType(req.headers['content-type']);
-  const writes = kind === 'write' || kind === 'patch';
-  const body = writes ? parseJsonBody(req.body) : {};
   return {
     kind,
     path,
     fullPath,
     aclPath: kind === 'list' && fullPath !== '' && !fullPath.endsWith('/') ? `${fullPath}/` : fullPath,
     query,
-    body,
-    aclParams: writes ? body : query.values,
+    hasJsonBody: kind === 'write' || kind === 'patch',
     token: readToken(req.headers),
     wrapTtl: readWrapTtl(req.headers),
   };

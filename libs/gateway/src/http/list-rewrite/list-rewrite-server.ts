@@ -35,8 +35,8 @@ export function createListRewriteServer(
   const limits = options.limits ?? DEFAULT_FRAMER_LIMITS;
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const socket = req.socket as unknown;
-    if (socket instanceof ListRewriteSocket) socket.track(res);
-    handler(req, res);
+    if (socket instanceof ListRewriteSocket) socket.dispatch(res, () => handler(req, res));
+    else handler(req, res);
   };
   const server: Server = options.tls
     ? createHttpsServer({ ...options.http, cert: options.tls.cert, key: options.tls.key }, onRequest)

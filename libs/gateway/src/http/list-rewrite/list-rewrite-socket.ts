@@ -8,13 +8,21 @@ import { DEFAULT_FRAMER_LIMITS, RequestFramer, type FramerLimits, type FramingEr
  * framer's output (LIST rewritten, everything else unchanged) and whose writable side writes
  * straight to the TCP socket. Node reads it through `data` events because it has no `_handle`.
  *
+ * Requests of one connection are handled one at a time, in order, as Vault does: Node parses
+ * pipelined requests at once, so the handler of the next one only starts once the previous
+ * response is finished (dispatch()). RFC 9112 §9.3.2 would allow parallel safe methods; strict
+ * order is simpler and a GET pipelined after a write sees the write.
+ *
  * A refused stream is answered with the framer's status and `{"errors":[...]}` and the connection
- * closes. When the refused head came after complete requests (pipelining), the answer waits until
- * Node has answered those, so responses never interleave.
+ * closes. Requests complete before the refused one (pipelining) are answered first, so responses
+ * never interleave and none is lost.
  */
 export class ListRewriteSocket extends Duplex {
   private readonly framer: RequestFramer;
   private responsesDone = 0;
+  /** a response is being produced; later requests wait in `waiting` */
+  private busy = false;
+  private readonly waiting: Array<() => void> = [];
   private refusal: FramingError | undefined;
   /** set once the refusal is written: the raw socket finishes on its own, Node's side is dropped */
   private detached = false;
@@ -101,12 +109,27 @@ export class ListRewriteSocket extends Duplex {
     else this.once('finish', () => this.destroy());
   }
 
-  /** Counts answered requests, so a refusal after pipelined requests waits for their responses. */
-  track(res: ServerResponse): void {
+  /**
+   * Runs `handle` for the request `res` answers once every earlier request of the connection is
+   * answered. Counts answered requests too, so a refusal waits for the responses before it.
+   */
+  dispatch(res: ServerResponse, handle: () => void): void {
     res.once('close', () => {
       this.responsesDone++;
+      this.busy = false;
       this.flushRefusalWhenIdle();
+      this.next();
     });
+    this.waiting.push(handle);
+    this.next();
+  }
+
+  private next(): void {
+    if (this.busy || this.detached || this.destroyed) return;
+    const handle = this.waiting.shift();
+    if (handle === undefined) return;
+    this.busy = true;
+    handle();
   }
 
   override _read(): void {
@@ -154,13 +177,19 @@ export class ListRewriteSocket extends Duplex {
   private refuse(error: FramingError): void {
     this.refusal = error;
     this.raw.pause();
-    if (!error.atBoundary) this.writeRefusal();
-    else this.flushRefusalWhenIdle();
+    this.flushRefusalWhenIdle();
   }
 
+  /**
+   * The refusal goes out once every request before the refused one is answered. A refused body
+   * belongs to a request whose head Node already has: that one is never answered (nor handled:
+   * dispatch() stops once the refusal is written).
+   */
   private flushRefusalWhenIdle(): void {
-    if (this.refusal === undefined || this.detached) return;
-    if (this.responsesDone >= this.framer.requests) this.writeRefusal();
+    const error = this.refusal;
+    if (error === undefined || this.detached) return;
+    const before = this.framer.requests - (error.atBoundary ? 0 : 1);
+    if (this.responsesDone >= before) this.writeRefusal();
   }
 
   private writeRefusal(): void {

@@ -123,19 +123,34 @@ describe('RequestFramer', () => {
     expect(framer.requests).toBe(5);
   });
 
-  it('passes everything through after a request with Upgrade', () => {
+  it('drops Upgrade fields and keeps framing the connection (LIST still rewritten after)', () => {
     const first = req({
+      method: 'LIST',
       headers: [
         ['Connection', 'Upgrade'],
         ['Upgrade', 'h2c'],
+        ['Host', 'example'],
       ],
     });
-    const later = raw('LIST /v1/x HTTP/1.1\r\n\r\nanything\n\r\n goes');
-    const input = Buffer.concat([serialise(first, false), later]);
-    const framer = new RequestFramer();
-    expect(Buffer.concat(framer.feed(input).out).equals(input)).toBe(true);
-    expect(framer.passthrough).toBe(true);
-    expect(framer.feed(raw('LIST / HTTP/1.1\r\n\r\n')).out[0]?.toString()).toBe('LIST / HTTP/1.1\r\n\r\n');
+    const input = Buffer.concat([serialise(first, false), raw('LIST /v1/x HTTP/1.1\r\n\r\n')]);
+    const expected = raw(
+      'GET /v1/secret/foo?list=true HTTP/1.1\r\nConnection: Upgrade\r\nHost: example\r\n\r\n' +
+        'GET /v1/x?list=true HTTP/1.1\r\n\r\n',
+    );
+    expectSame(input, expected);
+    const plain = raw('GET / HTTP/1.1\r\nupgrade: websocket\r\n\r\n');
+    expectSame(plain, raw('GET / HTTP/1.1\r\n\r\n'));
+  });
+
+  it('refuses more than 1000 header fields with 431 instead of dropping the rest', () => {
+    const fields = (n: number) => Array.from({ length: n }, (_, i) => `h${i}: v\r\n`).join('');
+    const ok = raw(`GET / HTTP/1.1\r\n${fields(1000)}\r\n`);
+    expect(feedPieces([ok]).out.equals(ok)).toBe(true);
+    const tooMany = raw(`GET / HTTP/1.1\r\n${fields(1000)}x-vault-token: t\r\n\r\n`);
+    const whole = feedPieces([tooMany]);
+    expect(whole.error?.status).toBe(431);
+    expect(whole.error?.atBoundary).toBe(true);
+    expect(whole.out).toHaveLength(0);
   });
 
   describe('refuses ambiguous framing at the request boundary', () => {

@@ -12,13 +12,14 @@
  * Whatever it accepts, llhttp either reads the same way or rejects on its own. Request heads are
  * held back until complete, so a refused head never reaches Node in part.
  *
- * After a request carrying `Upgrade` Node stops parsing HTTP on that connection, so from then on
- * this parser only passes bytes through.
+ * `Upgrade` fields are dropped (request-head.ts): Node never switches a connection away from HTTP,
+ * so this parser frames every request of a connection. Heads with more than 1000 fields are
+ * refused (431) rather than cut short by Node.
  */
 
 import { FramingError } from './framing-error';
 import { hexValue, isTokenByte } from './http-syntax';
-import { analyseHead, rewriteListHead } from './request-head';
+import { analyseHead, needsRewrite, rewriteHead } from './request-head';
 
 export { FramingError } from './framing-error';
 export { rewriteListTarget } from './http-syntax';
@@ -37,6 +38,8 @@ export interface FramerLimits {
   maxChunkLineBytes: number;
   /** the whole trailer section */
   maxTrailerBytes: number;
+  /** header fields of one request (default 1000) */
+  maxHeaderFields?: number;
 }
 
 export const DEFAULT_FRAMER_LIMITS: FramerLimits = {
@@ -60,7 +63,6 @@ const enum State {
   ChunkDataCR,
   ChunkDataLF,
   Trailers,
-  Passthrough,
   Failed,
 }
 
@@ -100,17 +102,9 @@ export class RequestFramer {
     return this.state === State.Head;
   }
 
-  get passthrough(): boolean {
-    return this.state === State.Passthrough;
-  }
-
   feed(chunk: Buffer): FeedResult {
     const out: Buffer[] = [];
     if (this.state === State.Failed) return { out, error: new FramingError('connection refused', 400, true) };
-    if (this.state === State.Passthrough) {
-      out.push(chunk);
-      return { out };
-    }
     const n = chunk.length;
     let i = 0;
     // bytes [passStart, i) of this chunk are forwarded unchanged when flushed
@@ -166,9 +160,6 @@ export class RequestFramer {
             break;
           case State.Trailers:
             i = this.scanTrailers(chunk, i);
-            break;
-          case State.Passthrough:
-            i = n;
             break;
           case State.Failed:
             throw new FramingError('connection refused', 400, true);
@@ -243,19 +234,18 @@ export class RequestFramer {
 
   /**
    * Validates a complete head and sets the framing of its body. Returns the rewritten head for
-   * LIST requests, undefined when the head is forwarded unchanged.
+   * LIST requests and heads with Upgrade, undefined when the head is forwarded unchanged.
    */
   private completeHead(head: Buffer): Buffer | undefined {
     const text = head.toString('latin1');
-    const info = analyseHead(text);
+    const info = analyseHead(text, this.limits.maxHeaderFields);
     this.requestCount++;
-    if (info.upgrade) this.state = State.Passthrough;
-    else if (info.chunked) this.startChunkSize();
+    if (info.chunked) this.startChunkSize();
     else if (info.contentLength > 0) {
       this.state = State.FixedBody;
       this.remaining = info.contentLength;
     } else this.state = State.Head;
-    return info.method === 'LIST' ? Buffer.from(rewriteListHead(text, info), 'latin1') : undefined;
+    return needsRewrite(info) ? Buffer.from(rewriteHead(text, info), 'latin1') : undefined;
   }
 
   private startChunkSize(): void {

@@ -16,8 +16,12 @@ export interface HeadInfo {
   /** -1 when absent */
   contentLength: number;
   chunked: boolean;
-  upgrade: boolean;
+  /** indexes (in the head's lines, request line = 0) of Upgrade fields, dropped before Node sees them */
+  upgradeLines: number[];
 }
+
+/** Go's net/http has no limit on the number of fields; Node silently drops those after the 1000th. */
+export const DEFAULT_MAX_HEADER_FIELDS = 1000;
 
 const refuse = (message: string): FramingError => new FramingError(message, 400, true);
 
@@ -26,10 +30,14 @@ const refuse = (message: string): FramingError => new FramingError(message, 400,
  * checked by the scanner) and reads its framing. Throws FramingError for anything with more than
  * one reading.
  */
-export function analyseHead(text: string): HeadInfo {
+export function analyseHead(text: string, maxHeaderFields = DEFAULT_MAX_HEADER_FIELDS): HeadInfo {
   let p = 0;
   while (text.charCodeAt(p) === CR) p += 2; // empty lines before the request line (RFC 9112 §2.2)
   const lines = text.slice(p, text.length - 4).split('\r\n');
+  // a field dropped silently (a token as field 1 001) is worse than a refusal
+  if (lines.length - 1 > maxHeaderFields) {
+    throw new FramingError(`too many header fields (more than ${maxHeaderFields})`, 431, true);
+  }
   const requestLine = lines[0] ?? '';
   const m = REQUEST_LINE_RE.exec(requestLine);
   if (!m) throw refuse('invalid request line');
@@ -39,7 +47,7 @@ export function analyseHead(text: string): HeadInfo {
   let contentLength = -1;
   let chunked = false;
   let transferEncoding = false;
-  let upgrade = false;
+  const upgradeLines: number[] = [];
   for (let k = 1; k < lines.length; k++) {
     const line = lines[k] ?? '';
     const first = line.charCodeAt(0);
@@ -58,7 +66,7 @@ export function analyseHead(text: string): HeadInfo {
       chunked = (f[2] ?? '').replace(OWS_RE, '').toLowerCase() === 'chunked';
       if (!chunked) throw refuse('unsupported Transfer-Encoding');
     } else if (name.length === 7 && name.toLowerCase() === 'upgrade') {
-      upgrade = true;
+      upgradeLines.push(k);
     }
   }
   if (transferEncoding && contentLength >= 0) throw refuse('both Content-Length and Transfer-Encoding');
@@ -72,13 +80,30 @@ export function analyseHead(text: string): HeadInfo {
     requestLine,
     contentLength,
     chunked,
-    upgrade,
+    upgradeLines,
   };
 }
 
-/** The head with its LIST request line turned into GET ?list=true; every other byte unchanged. */
-export function rewriteListHead(text: string, info: HeadInfo): string {
+/** Whether Node must see another head than the one sent (LIST, or an Upgrade field). */
+export const needsRewrite = (info: HeadInfo): boolean =>
+  info.method === 'LIST' || info.upgradeLines.length > 0;
+
+/**
+ * The head with its LIST request line turned into GET ?list=true and its Upgrade fields dropped;
+ * every other byte unchanged. No route upgrades the protocol (Vault has none on /v1 either), and
+ * a head Node took for an upgrade would end HTTP parsing on the connection; without the field the
+ * request is answered like any other and the connection stays HTTP.
+ */
+export function rewriteHead(text: string, info: HeadInfo): string {
   const prefix = text.slice(0, info.preambleLength);
-  const rest = text.slice(info.preambleLength + info.requestLine.length);
-  return `${prefix}GET ${rewriteListTarget(info.target)} HTTP/1.${info.minorVersion}${rest}`;
+  const requestLine =
+    info.method === 'LIST'
+      ? `GET ${rewriteListTarget(info.target)} HTTP/1.${info.minorVersion}`
+      : info.requestLine;
+  if (info.upgradeLines.length === 0) {
+    return prefix + requestLine + text.slice(info.preambleLength + info.requestLine.length);
+  }
+  const lines = text.slice(info.preambleLength, text.length - 4).split('\r\n');
+  const kept = lines.filter((_, k) => k > 0 && !info.upgradeLines.includes(k));
+  return `${prefix}${[requestLine, ...kept].join('\r\n')}\r\n\r\n`;
 }
