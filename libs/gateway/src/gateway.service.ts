@@ -7,7 +7,6 @@ import {
   encodeContext,
   invalidRequest,
   permissionDenied,
-  tableForMount,
   type CallerContext,
   type EngineRequest,
   type MountInfo,
@@ -62,7 +61,7 @@ export class GatewayService {
     private readonly acls: AclEvaluator,
   ) {
     this.engineTimeoutMs = options.engineTimeoutMs ?? 30_000;
-    this.tableFor = options.routeTableFor ?? tableForMount;
+    this.tableFor = options.routeTableFor;
   }
 
   async handle(req: GatewayRequest): Promise<HttpResult> {

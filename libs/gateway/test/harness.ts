@@ -8,12 +8,15 @@ import {
   engineContract,
   existenceContract,
   invalidation,
-  tableForMount,
+  kvV1Routes,
+  kvV2Routes,
+  systemRoutes,
   type EngineRequest,
   type EngineResponse,
   type EntityFacts,
   type Invalidation,
   type MountEntry,
+  type MountInfo,
   type ResolvedToken,
   type RouteTable,
 } from '@coffer/contracts';
@@ -289,6 +292,20 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** The route tables of the harness's mounts; pki/ has none (its service does not exist: 503). */
+function harnessRouteTable(mount: Pick<MountInfo, 'type' | 'options'>): RouteTable | undefined {
+  switch (mount.type) {
+    case 'testeng':
+      return testEngineRoutes;
+    case 'system':
+      return systemRoutes;
+    case 'kv':
+      return mount.options['version'] === '2' ? kvV2Routes : kvV1Routes;
+    default:
+      return undefined;
+  }
+}
+
 export async function startHarness(overrides: Partial<GatewayOptions> = {}): Promise<Harness> {
   const transport = new InProcessTransport({ logger: { error: () => undefined, warn: () => undefined } });
   const core = new FakeCoreSys(transport);
@@ -304,7 +321,7 @@ export async function startHarness(overrides: Partial<GatewayOptions> = {}): Pro
     transport,
     listeners: { api: { address: '127.0.0.1:0' }, ops: { address: '127.0.0.1:0' } },
     logger: false,
-    routeTableFor: (mount) => (mount.type === 'testeng' ? testEngineRoutes : tableForMount(mount)),
+    routeTableFor: harnessRouteTable,
     ...overrides,
   });
   await gateway.listen();

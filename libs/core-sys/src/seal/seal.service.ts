@@ -26,6 +26,15 @@ export interface DevBootstrapOptions {
   rootTokenId?: string;
   /** persistent dev data directory: the unseal key is kept in `<dataDir>/dev-unseal-key` */
   dataDir?: string;
+  /** secrets engines enabled at first start (the engines' default dev mounts, e.g. kv v2 at secret/) */
+  mounts?: readonly DevSecretMount[];
+}
+
+export interface DevSecretMount {
+  path: string;
+  type: string;
+  options?: Record<string, string>;
+  description: string;
 }
 
 export interface DevBootstrapResult {

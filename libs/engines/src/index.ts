@@ -1,0 +1,1 @@
+export { ENGINES, engineNamed, routeTableFor, type EngineName } from './engines';
