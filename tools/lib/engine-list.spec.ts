@@ -1,10 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AUTH_METHOD_TYPES, SECRET_ENGINE_TYPES, SERVICE_FOR_TYPE, tableContracts } from '@coffer/contracts';
-import { ENGINES, routeTableFor } from '@coffer/engines';
+import { ENGINES as LIST, routeTableFor } from '@coffer/engines';
+import type { EngineDescriptor } from '@coffer/service-host';
 import { ENGINE_MANIFEST_FILE, renderEngineManifests } from './k8s-manifests';
 
 const ROOT = path.join(__dirname, '..', '..');
+const ENGINES: readonly EngineDescriptor[] = LIST;
+const OPTION_SETS: Record<string, string>[] = [{}, { version: '1' }, { version: '2' }];
 
 // The engine list is the one place an engine is declared: everything else is derived from it, so
 // what cannot be derived (the app folder, the checked-in manifests) is checked here.
@@ -38,7 +41,7 @@ describe('ENGINES', () => {
       expect(types.length).toBeGreaterThan(0);
       for (const type of types) {
         expect(SERVICE_FOR_TYPE[type]).toBe(name);
-        for (const options of [{}, { version: '1' }, { version: '2' }]) {
+        for (const options of OPTION_SETS) {
           const table = routeTableFor({ type, options });
           expect(table?.service).toBe(name);
           expect(tableContracts(table!).length).toBeGreaterThan(0);
