@@ -1,12 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AUTH_METHOD_TYPES, SECRET_ENGINE_TYPES, SERVICE_FOR_TYPE, tableContracts } from '@coffer/contracts';
-import { ENGINES as LIST, routeTableFor } from '@coffer/engines';
-import type { EngineDescriptor } from '@coffer/service-host';
+import { ENGINES, routeTableFor } from '@coffer/engines';
 import { ENGINE_MANIFEST_FILE, renderEngineManifests } from './k8s-manifests';
 
 const ROOT = path.join(__dirname, '..', '..');
-const ENGINES: readonly EngineDescriptor[] = LIST;
 const OPTION_SETS: Record<string, string>[] = [{}, { version: '1' }, { version: '2' }];
 
 // The engine list is the one place an engine is declared: everything else is derived from it, so

@@ -7,9 +7,7 @@ import { routeTableResolver, type EngineDescriptor } from '@coffer/service-host'
  * here: dev mode, the cluster apps and launcher, the gateway's routing, bootstrap readiness and
  * deploy/k8s all derive from this list.
  */
-export const ENGINES = [coreSysEngine, kvEngine] as const satisfies readonly EngineDescriptor[];
-
-export type EngineName = (typeof ENGINES)[number]['name'];
+export const ENGINES: readonly EngineDescriptor[] = [coreSysEngine, kvEngine];
 
 /** The engine named `name`, or undefined. */
 export function engineNamed(name: string): EngineDescriptor | undefined {

@@ -1,1 +1,1 @@
-export { ENGINES, engineNamed, routeTableFor, type EngineName } from './engines';
+export { ENGINES, engineNamed, routeTableFor } from './engines';
