@@ -32,9 +32,17 @@ module.exports = tseslint.config(
           depConstraints: [
             {
               sourceTag: 'type:app',
+              onlyDependOnLibsWithTags: ['type:composition', 'type:feature', 'type:util', 'type:contracts'],
+            },
+            {
+              sourceTag: 'type:e2e',
+              onlyDependOnLibsWithTags: ['type:composition', 'type:util', 'type:contracts'],
+            },
+            // @coffer/engines: the one list of engine services, composed by apps, tools and the e2e support.
+            {
+              sourceTag: 'type:composition',
               onlyDependOnLibsWithTags: ['type:feature', 'type:util', 'type:contracts'],
             },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:util', 'type:contracts'] },
             { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:util', 'type:contracts'] },
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:contracts'] },
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },

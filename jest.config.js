@@ -12,9 +12,11 @@ const swc = [
   },
 ];
 const { compilerOptions } = require('./tsconfig.base.json');
+// tsconfig's wildcard aliases ("@coffer/*" -> "libs/*/src/index.ts") as jest mappings.
 const moduleNameMapper = {};
 for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
-  moduleNameMapper[`^${alias}$`] = `<rootDir>/${target}`;
+  const pattern = alias.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '(.*)');
+  moduleNameMapper[`^${pattern}$`] = `<rootDir>/${target.replace('*', '$1')}`;
 }
 const common = {
   rootDir: __dirname,

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { startDevServer, START_TIMEOUT_MS, type DevServer } from './support';
 
 jest.setTimeout(60_000);
@@ -55,6 +58,28 @@ describe('dev server', () => {
         expect((await other.client.get('auth/token/lookup-self')).status).toBe(200);
       } finally {
         await other.stop();
+      }
+    },
+    START_TIMEOUT_MS,
+  );
+
+  it(
+    'creates a missing COFFER_DEV_DATA_DIR (and its parents) with owner-only access',
+    async () => {
+      const parent = await mkdtemp(path.join(tmpdir(), 'coffer-dev-missing-'));
+      const dataDir = path.join(parent, 'not', 'there', 'yet');
+      try {
+        const server = await startDevServer({ COFFER_DEV_DATA_DIR: dataDir });
+        try {
+          expect((await server.client.put('secret/data/kept', { data: { a: '1' } })).status).toBe(200);
+          expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+          expect((await stat(path.join(dataDir, 'pgdata'))).isDirectory()).toBe(true);
+          expect((await stat(path.join(dataDir, 'dev-unseal-key'))).mode & 0o777).toBe(0o600);
+        } finally {
+          expect((await server.stop()).code).toBe(0);
+        }
+      } finally {
+        await rm(parent, { recursive: true, force: true });
       }
     },
     START_TIMEOUT_MS,

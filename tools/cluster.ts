@@ -1,17 +1,23 @@
+import 'reflect-metadata';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadServerConfigFile, listenerFor, type ServerConfig } from '@coffer/config';
+import { ENGINES } from '@coffer/engines';
 import { Client } from 'pg';
 import { initialize, sealStatus, unseal, waitForEngines } from '../test/support/launch/bootstrap';
 import { launchCluster, type LaunchedCluster } from '../test/support/launch/cluster';
-import { REPO_ROOT } from '../test/support/launch/process';
+import { REPO_ROOT, type ManagedProcess } from '../test/support/launch/process';
+import { planRestart, type RestartState } from './lib/restart-backoff';
 
 /**
- * `npm run cluster`: cluster mode on one machine. Starts core-sys, the kv replicas and the
- * gateway as separate processes reading one config file, prefixes their output, and stops them
- * all on Ctrl-C. `--init` initialises a new cluster (keys saved to a local file, printed like dev
- * mode) and unseals it with those keys on every later start.
+ * `npm run cluster`: cluster mode on one machine. Starts every engine service of `ENGINES` (with
+ * the replicas of its `service "<name>"` block) and the gateway as separate processes reading one
+ * config file, prefixes their output, restarts a process that dies (with back-off, as a supervisor
+ * would) and stops them all on Ctrl-C. `--init` initialises a new cluster (keys saved to a local
+ * file, printed like dev mode) and unseals it with those keys on every later start, and again
+ * after core-sys restarts.
  */
 interface Options {
   config: string;
@@ -105,7 +111,7 @@ async function main(): Promise<void> {
   const program = new Command()
     .name('npm run cluster --')
     .description(
-      'Run Coffer in cluster mode locally: core-sys, kv replicas and the gateway as separate processes.',
+      'Run Coffer in cluster mode locally: every engine service and the gateway as separate processes.',
     )
     .option(
       '-c, --config <file>',
@@ -137,13 +143,21 @@ async function main(): Promise<void> {
   const config = readConfig(configPath, (message) => program.error(message));
   if (config.storage.type !== 'postgresql')
     return program.error('cluster mode needs storage "postgresql" in the config');
-  const kvReplicas = opts.kvReplicas ?? config.services['kv']?.replicas ?? 1;
+  const replicas = Object.fromEntries(
+    ENGINES.map((engine) => [engine.name, config.services[engine.name]?.replicas ?? 1]),
+  );
+  if (opts.kvReplicas !== undefined) replicas['kv'] = opts.kvReplicas;
   const api = listenerFor(config, 'api').address;
   const ops = listenerFor(config, 'ops').address;
   const baseUrl = `http://${api}`;
 
   await ensureDatabase(config.storage.connectionUrl);
-  const names = ['core-sys', ...Array.from({ length: kvReplicas }, (_, i) => `kv-${i + 1}`), 'gateway'];
+  const names = [
+    ...ENGINES.flatMap((engine) =>
+      Array.from({ length: replicas[engine.name] ?? 1 }, (_, i) => `${engine.name}-${i + 1}`),
+    ),
+    'gateway',
+  ];
   const print = prefixer(names);
   console.log(`Starting ${names.join(', ')} with ${path.relative(process.cwd(), configPath)}`);
 
@@ -162,20 +176,37 @@ async function main(): Promise<void> {
 
   const cluster = await launchCluster({
     configPath,
-    kvReplicas,
+    replicas,
     gatewayOpsUrl: `http://${ops}/health`,
     onLine: (name, line) => print(name, line),
   });
   running.cluster = cluster;
-  for (const proc of cluster.all()) {
-    void proc.exited.then((info) => {
+  // A supervisor: a process that dies is started again after a back-off, the others keep running.
+  const supervise = (proc: ManagedProcess, state: RestartState): void => {
+    void proc.exited.then(async (info) => {
       if (stopping) return;
+      const plan = planRestart(state, Date.now());
       console.error(
-        `${proc.name} exited unexpectedly (code ${info.code}, signal ${info.signal}): stopping the cluster`,
+        `${proc.name} exited unexpectedly (code ${info.code}, signal ${info.signal}): ` +
+          `restart ${plan.attempt} in ${plan.delayMs} ms`,
       );
-      void stop(1);
+      await delay(plan.delayMs);
+      if (stopping) return;
+      try {
+        const fresh = await cluster.replace(proc);
+        supervise(fresh.proc, plan.next(Date.now()));
+        await fresh.ready;
+        console.log(`${proc.name} is serving again`);
+        if (opts.init) await initOrUnseal(baseUrl, opts);
+      } catch (error) {
+        // A restart that dies during start-up is handled by its own exit; anything else is reported.
+        console.error(
+          `${proc.name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+        );
+      }
     });
-  }
+  };
+  for (const proc of cluster.all()) supervise(proc, { restarts: 0, startedAt: Date.now() });
   if (opts.init) await initOrUnseal(baseUrl, opts);
   console.log(
     `\nCoffer cluster is up.\n    Api Address: ${baseUrl}\n    Ops Address: http://${ops}\nPress Ctrl-C to stop.\n`,

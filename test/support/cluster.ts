@@ -14,6 +14,8 @@ import { echoLines } from './logs';
 export interface ClusterOptions {
   /** kv replicas (separate processes); default 1 */
   kvReplicas?: number;
+  /** replicas per engine service, by name (default 1 each; `kvReplicas` for kv) */
+  replicas?: Readonly<Record<string, number>>;
   /** initialise and unseal over HTTP (default true); false leaves a fresh, uninitialised cluster */
   init?: boolean;
   /** sys/init secret_shares / secret_threshold; default 1 / 1 */
@@ -43,21 +45,29 @@ export interface Cluster {
   subjectPrefix: string;
   configPath: string;
   /** the running processes: kill one to test fail-over */
-  processes: { coreSys: ManagedProcess; kv: ManagedProcess[]; gateway: ManagedProcess };
+  processes: {
+    coreSys: ManagedProcess;
+    kv: ManagedProcess[];
+    gateway: ManagedProcess;
+    /** every engine service's replicas, by engine name */
+    services: Record<string, ManagedProcess[]>;
+  };
   /** a client holding the root token */
   client: ApiClient;
+  /** starts one more replica of an engine service and waits until it is ready */
+  addReplica(service: string): Promise<ManagedProcess>;
   addKvReplica(): Promise<ManagedProcess>;
   /** stops every process, drops the database, removes the config */
   stop(): Promise<void>;
 }
 
 /**
- * Starts a cluster as separate processes (core-sys, kv × N, gateway) on a fresh database and a
+ * Starts a cluster as separate processes (every engine of `ENGINES` × its replicas, gateway) on a fresh database and a
  * unique NATS subject prefix, then initialises and unseals it over HTTP.
  */
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const label = opts.label ?? 'e2e';
-  const kvReplicas = opts.kvReplicas ?? 1;
+  const replicas = { kvReplicas: opts.kvReplicas, replicas: opts.replicas };
   const database: TestDatabase = await createTestDatabase(label, { poolSize: 1 });
   const dir = await mkdtemp(path.join(tmpdir(), 'coffer-cluster-'));
   let launched: LaunchedCluster | undefined;
@@ -80,7 +90,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         natsUrl: natsUrl(),
         subjectPrefix,
         clusterSecret: randomBytes(32).toString('base64'),
-        kvReplicas,
+        ...replicas,
         maxRequestSize: opts.maxRequestSize,
         databaseMaxConnections: 5,
       }),
@@ -90,7 +100,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const opsUrl = `http://127.0.0.1:${opsPort}`;
     launched = await launchCluster({
       configPath,
-      kvReplicas,
+      ...replicas,
       gatewayOpsUrl: `${opsUrl}/health`,
       onLine: (name, line) => echoLines(name)?.(line),
     });
@@ -119,8 +129,14 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       databaseUrl: database.url,
       subjectPrefix,
       configPath,
-      processes: { coreSys: running.coreSys, kv: running.kv, gateway: running.gateway },
+      processes: {
+        coreSys: running.coreSys,
+        kv: running.kv,
+        gateway: running.gateway,
+        services: running.services,
+      },
       client: api(baseUrl, rootToken || undefined),
+      addReplica: (service) => running.addReplica(service),
       addKvReplica: () => running.addKvReplica(),
       stop: cleanup,
     };

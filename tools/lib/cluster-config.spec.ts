@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseServerConfig } from '@coffer/config';
+import { ENGINES } from '@coffer/engines';
 import { renderClusterConfig } from '../../test/support/launch/cluster-config';
 
 describe('renderClusterConfig', () => {
@@ -33,7 +34,9 @@ describe('renderClusterConfig', () => {
     });
     expect(config.nats).toEqual({ url: params.natsUrl, subjectPrefix: 't-e2e-1' });
     expect(config.clusterSecret).toBe(params.clusterSecret);
-    expect(config.services).toEqual({ 'core-sys': { replicas: 1 }, kv: { replicas: 2 } });
+    expect(config.services).toMatchObject({ 'core-sys': { replicas: 1 }, kv: { replicas: 2 } });
+    // every engine of the list gets a service block, one replica unless told otherwise
+    expect(Object.keys(config.services)).toEqual(ENGINES.map((e) => e.name));
     expect(config.apiAddr).toBe('http://127.0.0.1:18200');
   });
 

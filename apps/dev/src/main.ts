@@ -1,13 +1,20 @@
 import 'reflect-metadata';
+import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { Logger } from '@nestjs/common';
+import { Logger, type INestMicroservice } from '@nestjs/common';
 import { Barrier, KeyringClient } from '@coffer/barrier';
-import { CORE_SYS_SCHEMA, CoreSysModule, SealService, coreSysMigrations } from '@coffer/core-sys';
+import { SealService, coreSysEngine } from '@coffer/core-sys';
+import { ENGINES, routeTableFor } from '@coffer/engines';
 import { createPgliteDb, migrateSchema, type ServiceRuntime } from '@coffer/event-store';
 import { createGateway } from '@coffer/gateway';
-import { KV_SCHEMA, KvModule, kvMigrations } from '@coffer/kv';
-import { nestLogLevels, runMain, runWithShutdown, type ShutdownSequence } from '@coffer/service-host';
+import {
+  nestLogLevels,
+  runMain,
+  runWithShutdown,
+  type EngineHost,
+  type ShutdownSequence,
+} from '@coffer/service-host';
 import { startTelemetry } from '@coffer/telemetry';
 import { InProcessTransport, createServiceApp } from '@coffer/transport';
 import { renderBanner } from './banner';
@@ -17,8 +24,8 @@ const VERSION = '0.1.0';
 
 /**
  * `npm start`: the whole of Coffer in one process. The same feature modules as cluster mode,
- * wired to embedded PGlite and the in-process transport; kv gets its barrier keyring from
- * core-sys through KeyringClient exactly as a cluster replica does.
+ * wired to embedded PGlite and the in-process transport: every engine of `ENGINES`, each engine
+ * getting its barrier keyring from core-sys through KeyringClient exactly as a cluster replica does.
  */
 async function main(): Promise<void> {
   const config = devAppConfig.loadOrExit({ argv: [] });
@@ -33,53 +40,66 @@ async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<
   const clock = () => new Date();
 
   // The PGlite cluster gets a folder of its own: the data dir also keeps the dev unseal key.
+  // PGlite creates only the last level, so a missing data directory is made here.
+  if (config.dataDir !== undefined) await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const database = createPgliteDb(
     config.dataDir === undefined ? {} : { dataDir: path.join(config.dataDir, 'pgdata') },
   );
   shutdown.add('database', () => database.close());
-  await migrateSchema(database.db, CORE_SYS_SCHEMA, coreSysMigrations);
-  await migrateSchema(database.db, KV_SCHEMA, kvMigrations);
+  for (const engine of ENGINES) await migrateSchema(database.db, engine.schema, engine.migrations);
   const transport = new InProcessTransport();
   shutdown.add('transport', () => transport.close());
-  const runtime = (schema: string, cipher: ServiceRuntime['cipher']): ServiceRuntime => ({
-    db: database.db,
-    schema,
-    transport,
-    cipher,
-    clock,
-  });
 
   const apiUrl = `http://${config.apiAddress}`;
-  const core = await createServiceApp(
-    CoreSysModule.register(runtime(CORE_SYS_SCHEMA, new Barrier()), {
-      clusterSecret: config.clusterSecret,
-      dev: config.rootTokenId === undefined ? {} : { rootTokenId: config.rootTokenId },
-      apiAddr: apiUrl,
-      instanceId: `dev-${hostname()}-${process.pid}`,
-    }),
-    transport,
-    'core-sys',
-    { logger: logLevels },
-  );
-  shutdown.add('core-sys', () => core.close());
-  const keyring = new KeyringClient({ transport, clusterSecret: config.clusterSecret, service: 'kv' });
-  await keyring.start();
-  shutdown.add('keyring', () => keyring.stop());
-  const kv = await createServiceApp(KvModule.register(runtime(KV_SCHEMA, keyring.barrier)), transport, 'kv', {
-    logger: logLevels,
-  });
-  shutdown.add('kv', () => kv.close());
+  const host: EngineHost = {
+    clusterSecret: config.clusterSecret,
+    dev: config.rootTokenId === undefined ? {} : { rootTokenId: config.rootTokenId },
+    apiAddr: apiUrl,
+    instanceId: `dev-${hostname()}-${process.pid}`,
+  };
+  // core-sys comes first in the list, so it answers the engines' keyring requests.
+  const apps = new Map<string, INestMicroservice>();
+  const keyrings: KeyringClient[] = [];
+  for (const engine of ENGINES) {
+    let cipher: Barrier;
+    if (engine.cipher === 'keyring') {
+      const keyring = new KeyringClient({
+        transport,
+        clusterSecret: config.clusterSecret,
+        service: engine.name,
+      });
+      await keyring.start();
+      shutdown.add(`${engine.name} keyring`, () => keyring.stop());
+      keyrings.push(keyring);
+      cipher = keyring.barrier;
+    } else {
+      cipher = new Barrier();
+    }
+    const runtime: ServiceRuntime = { db: database.db, schema: engine.schema, transport, cipher, clock };
+    const app = await createServiceApp(engine.module(runtime, host), transport, engine.name, {
+      logger: logLevels,
+    });
+    shutdown.add(engine.name, () => app.close());
+    apps.set(engine.name, app);
+  }
 
+  const core = apps.get(coreSysEngine.name);
+  if (!core) throw new Error('dev mode: core-sys is missing from ENGINES');
   const { unsealKey, rootToken } = await core.get(SealService).devBootstrap({
     rootTokenId: config.rootTokenId,
     dataDir: config.dataDir,
+    mounts: ENGINES.flatMap((engine) => engine.devMounts),
   });
   // The unseal broadcast already triggers a fetch; awaiting one here means the first request
-  // after the banner never meets a sealed kv.
-  if (!(await keyring.refresh())) throw new Error('dev bootstrap: kv did not receive the barrier keyring');
+  // after the banner never meets a sealed engine.
+  for (const keyring of keyrings) {
+    if (!(await keyring.refresh()))
+      throw new Error('dev bootstrap: an engine did not receive the barrier keyring');
+  }
 
   const gateway = createGateway({
     transport,
+    routeTableFor,
     listeners: {
       api: {
         address: config.apiAddress,

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
+import { routeTableFor } from '@coffer/engines';
 import { createGateway } from '@coffer/gateway';
 import { nestLogLevels, runMain, runWithShutdown, type ShutdownSequence } from '@coffer/service-host';
 import { startTelemetry } from '@coffer/telemetry';
@@ -28,6 +29,7 @@ async function start(config: GatewayAppConfig, logger: Logger, shutdown: Shutdow
   const { tls } = config.api;
   const gateway = createGateway({
     transport,
+    routeTableFor,
     listeners: {
       api: {
         address: config.api.address,

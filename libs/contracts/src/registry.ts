@@ -1,11 +1,8 @@
-import type { MountInfo } from './engine';
-import type { RouteTable } from './routes';
-import { cubbyholeRoutes, kvV1Routes, kvV2Routes } from './kv';
-import { identityRoutes, systemRoutes, tokenRoutes, userpassRoutes } from './core-sys';
-
 /**
- * Mount types that can be enabled, with the service that serves them. Types without a route
- * table yet (pki, ssh, ...) can be mounted; requests to them answer 503 until their service lands.
+ * The product's catalogue of mount types, with the service that serves each: core-sys validates
+ * sys/mounts and sys/auth against it. Types whose service does not exist yet (pki, ssh, ...) can
+ * be mounted; requests to them answer 503 until their service lands. Which route table serves a
+ * mount is declared by the engines themselves (`mountTypes` in `@coffer/engines`).
  */
 export const SECRET_ENGINE_TYPES = [
   'kv',
@@ -30,33 +27,3 @@ export const SERVICE_FOR_TYPE: Record<string, string> = {
   identity: 'core-sys',
   userpass: 'core-sys',
 };
-
-export const ALL_ROUTE_TABLES: RouteTable[] = [
-  kvV1Routes,
-  kvV2Routes,
-  cubbyholeRoutes,
-  systemRoutes,
-  tokenRoutes,
-  userpassRoutes,
-  identityRoutes,
-];
-
-/** The route table serving a mount, or undefined when that engine has no service yet. */
-export function tableForMount(mount: Pick<MountInfo, 'type' | 'options'>): RouteTable | undefined {
-  switch (mount.type) {
-    case 'kv':
-      return mount.options['version'] === '2' ? kvV2Routes : kvV1Routes;
-    case 'cubbyhole':
-      return cubbyholeRoutes;
-    case 'system':
-      return systemRoutes;
-    case 'token':
-      return tokenRoutes;
-    case 'userpass':
-      return userpassRoutes;
-    case 'identity':
-      return identityRoutes;
-    default:
-      return undefined;
-  }
-}

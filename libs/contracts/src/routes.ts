@@ -45,7 +45,15 @@ export interface RouteDef {
   headers?: string[];
   /** Do not enforce the ACL on this route (e.g. token self-lookup uses the default policy rules). */
   noAcl?: boolean;
+  /**
+   * Gateway caches a successful write (not read/list) through this route makes stale: they are
+   * dropped at once, belt and braces next to the invalidation broadcasts.
+   */
+  invalidates?: readonly GatewayCache[];
 }
+
+/** Caches the gateway keeps of core-sys state: the mount table, the seal state, resolved tokens. */
+export type GatewayCache = 'mounts' | 'seal' | 'tokens';
 
 export interface RouteTable {
   /** mount type this table serves, e.g. "kv-v2", "kv-v1", "cubbyhole", "system", "token", "userpass" */

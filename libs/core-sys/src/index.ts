@@ -8,3 +8,4 @@ export { TokenService } from './tokens/token.service';
 export { TokenRevocationService } from './tokens/token-revocation.service';
 export { IdentityService } from './identity/identity.service';
 export { TOKEN_SWEEP_SETTINGS, DEFAULT_TOKEN_SWEEP_SETTINGS } from './tokens/token-sweeper';
+export { coreSysEngine } from './core-sys.engine';

@@ -40,8 +40,11 @@ export interface GatewayOptions {
   /** time-out of engine requests (default 10 s, DEFAULT_ENGINE_TIMEOUT_MS) */
   engineTimeoutMs?: number;
   cache?: GatewayCacheOptions;
-  /** route table serving a mount; default: the registry in @coffer/contracts (tableForMount) */
-  routeTableFor?: (mount: Pick<MountInfo, 'type' | 'options'>) => RouteTable | undefined;
+  /**
+   * Route table serving a mount, undefined when no engine serves its type (503): the apps pass
+   * `routeTableFor` of `@coffer/engines`.
+   */
+  routeTableFor: (mount: Pick<MountInfo, 'type' | 'options'>) => RouteTable | undefined;
 }
 
 export const GATEWAY_OPTIONS = Symbol('GATEWAY_OPTIONS');

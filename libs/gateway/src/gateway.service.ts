@@ -7,7 +7,6 @@ import {
   encodeContext,
   invalidRequest,
   permissionDenied,
-  tableForMount,
   type CallerContext,
   type EngineRequest,
   type MountInfo,
@@ -75,7 +74,7 @@ export class GatewayService {
     private readonly acls: AclEvaluator,
   ) {
     this.engineTimeoutMs = options.engineTimeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS;
-    this.tableFor = options.routeTableFor ?? tableForMount;
+    this.tableFor = options.routeTableFor;
   }
 
   async handle(req: GatewayRequest): Promise<HttpResult> {
@@ -233,17 +232,13 @@ export class GatewayService {
     return ctx;
   }
 
-  /**
-   * Belt and braces next to the invalidation broadcasts: writes to the system backend can change
-   * the mount table or the seal state, and a revoke must never leave a cached token behind.
-   */
+  /** Drops the caches the route declares stale after a write (belt and braces next to the broadcasts). */
   private afterSuccess(routing: ResolvedRoute, operation: Operation): void {
     if (operation === 'read' || operation === 'list') return;
-    if (routing.table.engine === 'system') {
-      this.mounts.invalidate();
-      this.seal.invalidate();
-    } else if (routing.table.engine === 'token' && routing.route.pattern.startsWith('revoke')) {
-      this.tokens.clear();
+    for (const cache of routing.route.invalidates ?? []) {
+      if (cache === 'mounts') this.mounts.invalidate();
+      else if (cache === 'seal') this.seal.invalidate();
+      else this.tokens.clear();
     }
   }
 }

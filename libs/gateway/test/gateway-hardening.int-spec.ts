@@ -1,9 +1,10 @@
 import { connect } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { engineContract, tableForMount, type RouteTable } from '@coffer/contracts';
+import { engineContract, type RouteTable } from '@coffer/contracts';
 import type { GatewayOptions } from '../src';
 import {
   call,
+  harnessRouteTable,
   mountEntry,
   rawExchange,
   ROOT_TOKEN,
@@ -50,11 +51,7 @@ interface SeqEngine {
 async function startSeqHarness(overrides: Partial<GatewayOptions> = {}): Promise<Harness> {
   const h = await startHarness({
     routeTableFor: (mount) =>
-      mount.type === 'seqeng'
-        ? seqRoutes
-        : mount.type === 'testeng'
-          ? testEngineRoutes
-          : tableForMount(mount),
+      mount.type === 'seqeng' ? seqRoutes : harnessRouteTable(mount),
     ...overrides,
   });
   h.core.mounts.push(mountEntry('seq/', 'seqeng'));

@@ -8,12 +8,15 @@ import {
   engineContract,
   existenceContract,
   invalidation,
-  tableForMount,
+  kvV1Routes,
+  kvV2Routes,
+  systemRoutes,
   type EngineRequest,
   type EngineResponse,
   type EntityFacts,
   type Invalidation,
   type MountEntry,
+  type MountInfo,
   type ResolvedToken,
   type RouteTable,
 } from '@coffer/contracts';
@@ -291,6 +294,20 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** The route tables of the harness's mounts; pki/ has none (its service does not exist: 503). */
+export function harnessRouteTable(mount: Pick<MountInfo, 'type' | 'options'>): RouteTable | undefined {
+  switch (mount.type) {
+    case 'testeng':
+      return testEngineRoutes;
+    case 'system':
+      return systemRoutes;
+    case 'kv':
+      return mount.options['version'] === '2' ? kvV2Routes : kvV1Routes;
+    default:
+      return undefined;
+  }
+}
+
 export async function startHarness(
   overrides: Partial<GatewayOptions> = {},
   transportLogger: TransportLogger = { error: () => undefined, warn: () => undefined },
@@ -309,7 +326,7 @@ export async function startHarness(
     transport,
     listeners: { api: { address: '127.0.0.1:0' }, ops: { address: '127.0.0.1:0' } },
     logger: false,
-    routeTableFor: (mount) => (mount.type === 'testeng' ? testEngineRoutes : tableForMount(mount)),
+    routeTableFor: harnessRouteTable,
     ...overrides,
   });
   await gateway.listen();

@@ -2,53 +2,39 @@
 // feature module: config, telemetry, pool, migrations, NATS, barrier, ops listener, drain.
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Logger, type DynamicModule } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { Barrier, KeyringClient } from '@coffer/barrier';
 import { createPgDb, migrateSchema, type ServiceRuntime } from '@coffer/event-store';
 import { startTelemetry } from '@coffer/telemetry';
 import { connectNatsTransport, createServiceApp } from '@coffer/transport';
-import type { Migration } from 'kysely';
+import type { EngineDescriptor } from './engine';
 import { nestLogLevels } from './log-level';
 import { startOpsServer } from './ops-server';
 import { serviceAppConfig, type ServiceAppConfig } from './service.config';
 import { runWithShutdown, type ShutdownSequence } from './shutdown';
 
-export interface ClusterServiceSpec {
-  /** service name = NATS queue group, e.g. "kv" */
-  service: string;
-  /** the service's Postgres schema and its migrations */
-  schema: string;
-  migrations: Record<string, Migration>;
-  /**
-   * "barrier": this service owns the barrier (core-sys: unseal loads it);
-   * "keyring": the barrier is fetched from core-sys with the cluster secret (engines).
-   */
-  cipher: 'barrier' | 'keyring';
-  module: (runtime: ServiceRuntime, host: { config: ServiceAppConfig; instanceId: string }) => DynamicModule;
-}
-
 /**
  * Boots one replica of a service and serves until SIGINT / SIGTERM, then drains and releases
  * everything in reverse order. Exits 2 on invalid configuration and 1 when start-up fails.
  */
-export async function runClusterService(spec: ClusterServiceSpec): Promise<void> {
+export async function runClusterService(spec: EngineDescriptor): Promise<void> {
   const config = serviceAppConfig.loadOrExit();
-  const logger = new Logger(`coffer-${spec.service}`);
+  const logger = new Logger(`coffer-${spec.name}`);
   await runWithShutdown(logger, (shutdown) => start(spec, config, logger, shutdown));
 }
 
 async function start(
-  spec: ClusterServiceSpec,
+  spec: EngineDescriptor,
   config: ServiceAppConfig,
   logger: Logger,
   shutdown: ShutdownSequence,
 ): Promise<void> {
-  const instanceId = `${spec.service}-${hostname()}-${process.pid}`;
+  const instanceId = `${spec.name}-${hostname()}-${process.pid}`;
   // First up, last down: /health answers 503 until the service serves and again while it stops.
   const ops = await startOpsServer(config.opsAddress);
   shutdown.add('ops listener', () => ops.close());
   const telemetry = startTelemetry({
-    serviceName: `coffer-${spec.service}`,
+    serviceName: `coffer-${spec.name}`,
     otlpEndpoint: config.otlpEndpoint,
   });
   shutdown.add('telemetry', () => telemetry.shutdown());
@@ -72,7 +58,7 @@ async function start(
     const keyring = new KeyringClient({
       transport,
       clusterSecret: config.clusterSecret,
-      service: spec.service,
+      service: spec.name,
     });
     await keyring.start();
     shutdown.add('keyring', () => keyring.stop());
@@ -90,7 +76,8 @@ async function start(
     cipher: barrier,
     clock: () => new Date(),
   };
-  const app = await createServiceApp(spec.module(runtime, { config, instanceId }), transport, spec.service, {
+  const host = { instanceId, clusterSecret: config.clusterSecret, apiAddr: config.apiAddr };
+  const app = await createServiceApp(spec.module(runtime, host), transport, spec.name, {
     logger: nestLogLevels(config.logLevel),
   });
   shutdown.add('app', () => app.close());

@@ -1,4 +1,12 @@
-export { runClusterService, type ClusterServiceSpec } from './cluster-service';
+export { runClusterService } from './cluster-service';
+export {
+  defineEngine,
+  routeTableResolver,
+  type DevMount,
+  type EngineDescriptor,
+  type EngineHost,
+  type RouteTableSelector,
+} from './engine';
 export { nestLogLevels } from './log-level';
 export { startOpsServer, type OpsServer } from './ops-server';
 export {

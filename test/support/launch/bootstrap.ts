@@ -1,3 +1,4 @@
+import { ENGINES } from '@coffer/engines';
 import { waitUntil } from './wait';
 
 /**
@@ -82,20 +83,25 @@ export async function unseal(baseUrl: string, keys: string[]): Promise<void> {
 }
 
 /**
- * Engine replicas fetch the barrier keyring on the unseal broadcast. A cubbyhole read answers 404
- * (or 200) from an unsealed kv replica and 503 from one still sealed; replicas of a queue group
- * are picked at random, so `consecutive` good answers in a row mean every replica is ready with
- * overwhelming probability.
+ * Engine replicas fetch the barrier keyring on the unseal broadcast. Each engine of `ENGINES`
+ * names a readiness path that answers 200 or 404 from a replica that serves and 503 from one
+ * still sealed; replicas of a queue group are picked at random, so `consecutive` rounds in a row
+ * in which every engine answered mean every replica is ready with overwhelming probability.
  */
 export async function waitForEngines(baseUrl: string, rootToken: string, consecutive = 24): Promise<void> {
   let streak = 0;
   await waitUntil(
     async () => {
-      const res = await httpJson('GET', `${baseUrl}/v1/cubbyhole/readiness-probe`, { token: rootToken });
-      streak = res.status === 404 || res.status === 200 ? streak + 1 : 0;
+      const answers = await Promise.all(
+        ENGINES.map((engine) =>
+          httpJson('GET', `${baseUrl}/v1/${engine.readinessPath}`, { token: rootToken }),
+        ),
+      );
+      const ready = answers.every((res) => res.status === 404 || res.status === 200);
+      streak = ready ? streak + 1 : 0;
       return streak >= consecutive;
     },
-    { timeoutMs: 30_000, intervalMs: 10, what: 'kv replicas to hold the barrier keyring' },
+    { timeoutMs: 30_000, intervalMs: 10, what: 'engine replicas to hold the barrier keyring' },
   );
 }
 

@@ -1,3 +1,5 @@
+import { ENGINES } from '@coffer/engines';
+
 /**
  * Renders a cluster-mode server config file (HCL) for local runs: the end-to-end harness and
  * the bench write one per cluster; deploy/local/cluster.hcl is the hand-written equivalent.
@@ -10,15 +12,34 @@ export interface ClusterConfigParams {
   natsUrl: string;
   subjectPrefix: string;
   clusterSecret: string;
-  kvReplicas: number;
+  /** replicas per engine service, by name; an engine not named runs one */
+  replicas?: Readonly<Record<string, number>>;
+  /** kv replicas (shorthand for `replicas: { kv }`) */
+  kvReplicas?: number;
   maxRequestSize?: number;
   gracefulShutdownWaitSeconds?: number;
   databaseMaxConnections?: number;
 }
 
+/** Replicas per engine: `replicas`, then `kvReplicas`, then one. */
+export function replicaCounts(opts: {
+  replicas?: Readonly<Record<string, number>>;
+  kvReplicas?: number;
+}): Map<string, number> {
+  return new Map(
+    ENGINES.map((engine) => {
+      const fallback = engine.name === 'kv' ? opts.kvReplicas : undefined;
+      return [engine.name, opts.replicas?.[engine.name] ?? fallback ?? 1];
+    }),
+  );
+}
+
 const q = (value: string): string => JSON.stringify(value);
 
 export function renderClusterConfig(p: ClusterConfigParams): string {
+  const services = [...replicaCounts(p)].map(
+    ([name, replicas]) => `service ${q(name)} {\n  replicas = ${replicas}\n}\n`,
+  );
   return `# Generated for a local cluster: ${p.clusterName}
 cluster_name   = ${q(p.clusterName)}
 cluster_secret = ${q(p.clusterSecret)}
@@ -50,12 +71,5 @@ nats {
   subject_prefix = ${q(p.subjectPrefix)}
 }
 
-service "core-sys" {
-  replicas = 1
-}
-
-service "kv" {
-  replicas = ${p.kvReplicas}
-}
-`;
+${services.join('\n')}`;
 }

@@ -161,6 +161,7 @@ export const systemRoutes: RouteTable = {
   routes: [
     {
       pattern: 'init',
+      invalidates: ['mounts', 'seal'],
       synopsis: 'Initializes or returns the initialization status of the Vault.',
       description:
         'GET reports whether the storage is initialized. PUT generates the root key, splits it into secret_shares key shares of which secret_threshold are needed to unseal, and returns the shares with the initial root token. The service stays sealed afterwards.',
@@ -182,6 +183,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'unseal',
+      invalidates: ['mounts', 'seal'],
       synopsis: 'Unseal the Vault.',
       description:
         'Enters one unseal key share (hex or base64). Once the threshold is reached the root key is rebuilt and the keyring unlocked. reset=true discards the shares provided so far.',
@@ -191,6 +193,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'seal',
+      invalidates: ['mounts', 'seal'],
       synopsis: 'Seal the Vault.',
       description: 'Wipes the keyring from memory on every replica. Requires sudo on sys/seal.',
       sudo: true,
@@ -226,6 +229,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'mounts/:path*',
+      invalidates: ['mounts'],
       synopsis: 'Mount a new backend at a new path.',
       description:
         'POST enables a secrets engine of the given type at the path; DELETE disables it and destroys its data; GET reads the mount entry.',
@@ -237,6 +241,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'mounts/:path*/tune',
+      invalidates: ['mounts'],
       synopsis: 'Tune backend configuration parameters for this mount.',
       description: 'Reads or changes the lease TTLs, description and options of a mount.',
       operations: {
@@ -252,6 +257,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'auth/:path*',
+      invalidates: ['mounts'],
       synopsis: 'Enable a new credential backend with a name.',
       description:
         'POST enables an auth method at auth/<path>; DELETE disables it; GET reads it. Requires sudo.',
@@ -264,6 +270,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'auth/:path*/tune',
+      invalidates: ['mounts'],
       synopsis: 'Tune configuration parameters for a given auth path.',
       description:
         'Reads or changes the lease TTLs, description and options of an auth method. Requires sudo.',

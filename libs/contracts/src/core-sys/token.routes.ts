@@ -199,16 +199,19 @@ export const tokenRoutes: RouteTable = {
     },
     {
       pattern: 'revoke',
+      invalidates: ['tokens'],
       synopsis: 'Revoke a token and all its children.',
       operations: { update: { contract: tokenContracts.revoke, summary: 'Revoke a token', body: tokenBody } },
     },
     {
       pattern: 'revoke-self',
+      invalidates: ['tokens'],
       synopsis: 'Revoke the calling token and all its children.',
       operations: { update: { contract: tokenContracts.revokeSelf, summary: 'Revoke the calling token' } },
     },
     {
       pattern: 'revoke-accessor',
+      invalidates: ['tokens'],
       synopsis: 'Revoke a token and all its children by accessor.',
       operations: {
         update: {
@@ -220,6 +223,7 @@ export const tokenRoutes: RouteTable = {
     },
     {
       pattern: 'revoke-orphan',
+      invalidates: ['tokens'],
       synopsis: 'Revoke a token, leaving its children as orphans.',
       description: 'Needs sudo.',
       sudo: true,

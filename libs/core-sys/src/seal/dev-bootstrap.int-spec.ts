@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { coreMountTable, coreTokenResolve, sysContracts } from '@coffer/contracts';
 import { SealService } from './seal.service';
 import { CoreSysHarness } from '../test-support/core-sys-harness';
+import { DEV_SECRET_MOUNT } from '../test-support/dev-harness';
 
 // Start-up, fail-over (lock retry) and teardown of several replicas take a few seconds under load.
 jest.setTimeout(30_000);
@@ -22,7 +23,7 @@ describe('dev bootstrap', () => {
     const h = await CoreSysHarness.start('dev_bootstrap');
     try {
       const seal = h.replica(0).app.get(SealService);
-      const first = await seal.devBootstrap({ rootTokenId: 'dev-root', dataDir });
+      const first = await seal.devBootstrap({ rootTokenId: 'dev-root', dataDir, mounts: [DEV_SECRET_MOUNT] });
       expect(first.rootToken).toBe('dev-root');
       expect(Buffer.from(first.unsealKey, 'base64')).toHaveLength(32);
       expect(seal.isUnsealed()).toBe(true);

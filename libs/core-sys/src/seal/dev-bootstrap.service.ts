@@ -18,7 +18,7 @@ const LEADERSHIP_WAIT_MS = 10_000;
 
 /**
  * Dev mode's start-up (Vault's `-dev`): one unseal key, unsealed at boot, a known root token and
- * a kv v2 engine at secret/. INSECURE BY DESIGN: with a persistent data directory the unseal key
+ * the engines' default dev mounts (kv v2 at secret/). INSECURE BY DESIGN: with a persistent data directory the unseal key
  * is written next to the data (`<dataDir>/dev-unseal-key`, mode 0600) so a restart can unseal
  * itself. Never use dev mode for real secrets.
  */
@@ -47,11 +47,9 @@ export class DevBootstrapService implements DevBootstrapper {
         await writeFile(keyFile, `${unsealKey}\n`, { mode: 0o600 });
       }
       await this.#unseal(unsealKey);
-      await this.mounts.enableSecretEngine('secret', {
-        type: 'kv',
-        options: { version: '2' },
-        description: 'key/value secret storage',
-      });
+      for (const { path, ...mount } of opts.mounts ?? []) {
+        await this.mounts.enableSecretEngine(path, { ...mount });
+      }
       return { unsealKey, rootToken };
     }
     if (keyFile === undefined) {

@@ -14,6 +14,7 @@ import {
   type EngineResponse,
 } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
+import type { DevMount } from '@coffer/service-host';
 import type { Subscription } from '@coffer/transport';
 import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
 import { decideHealthStatus, healthBody } from './health';
@@ -26,6 +27,8 @@ export interface DevBootstrapOptions {
   rootTokenId?: string;
   /** persistent dev data directory: the unseal key is kept in `<dataDir>/dev-unseal-key` */
   dataDir?: string;
+  /** secrets engines enabled at first start (the engines' default dev mounts, e.g. kv v2 at secret/) */
+  mounts?: readonly DevMount[];
 }
 
 export interface DevBootstrapResult {

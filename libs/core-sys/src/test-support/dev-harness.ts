@@ -54,6 +54,14 @@ export interface ErrorBody {
 
 export type { RequestInput } from './core-sys-harness';
 
+/** kv v2 at secret/, as dev mode mounts it (kv's default dev mount). */
+export const DEV_SECRET_MOUNT = {
+  path: 'secret',
+  type: 'kv',
+  options: { version: '2' },
+  description: 'key/value secret storage',
+};
+
 const toInfo = (m: MountEntry): MountInfo => ({
   path: m.path,
   uuid: m.uuid,
@@ -68,7 +76,7 @@ export async function startCoreSysHarness(label: string): Promise<DevCoreSysHarn
   const cluster = await CoreSysHarness.start(label);
   try {
     const { app } = cluster.replica(0);
-    const { rootToken } = await app.get(SealService).devBootstrap({});
+    const { rootToken } = await app.get(SealService).devBootstrap({ mounts: [DEV_SECRET_MOUNT] });
     return await bootstrapped(cluster, app, rootToken);
   } catch (error) {
     await cluster.close();

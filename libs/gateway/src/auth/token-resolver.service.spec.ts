@@ -55,7 +55,11 @@ class FakeCore {
 function setup(): { core: FakeCore; tokens: TokenResolver } {
   const transport = new InProcessTransport({ logger: { error: () => undefined, warn: () => undefined } });
   const core = new FakeCore(transport);
-  const options: GatewayOptions = { transport, listeners: { api: { address: '127.0.0.1:0' } } };
+  const options: GatewayOptions = {
+    transport,
+    listeners: { api: { address: '127.0.0.1:0' } },
+    routeTableFor: () => undefined,
+  };
   const tokens = new TokenResolver(transport, options);
   return { core, tokens };
 }

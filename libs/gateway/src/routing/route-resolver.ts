@@ -2,7 +2,6 @@ import {
   DomainError,
   matchRoute,
   SERVICE_FOR_TYPE,
-  tableForMount,
   type MountInfo,
   type Operation,
   type RouteDef,
@@ -87,7 +86,7 @@ export function resolveRoute(
   fullPath: string,
   requestPath: string,
   kind: RequestKind,
-  tableFor: (mount: MountInfo) => RouteTable | undefined = tableForMount,
+  tableFor: (mount: MountInfo) => RouteTable | undefined,
 ): Routing {
   const match = index.find(fullPath);
   if (!match) return { kind: 'failed', error: noHandlerError(requestPath) };

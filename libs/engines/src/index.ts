@@ -1,0 +1,1 @@
+export { ENGINES, engineNamed, routeTableFor } from './engines';

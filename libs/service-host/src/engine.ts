@@ -1,0 +1,80 @@
+import type { DynamicModule } from '@nestjs/common';
+import type { MountInfo, RouteTable } from '@coffer/contracts';
+import type { ServiceRuntime } from '@coffer/event-store';
+import type { Migration } from 'kysely';
+
+/** What the process hosting an engine hands its Nest module besides the runtime. */
+export interface EngineHost {
+  /** unique id of this process, e.g. "kv-host-1234" */
+  instanceId: string;
+  /** authenticates keyring requests between engines and core-sys */
+  clusterSecret: string;
+  /** advertised API address, e.g. "http://127.0.0.1:8200" */
+  apiAddr: string;
+  /** set in dev mode only (one process, `npm start`) */
+  dev?: { rootTokenId?: string };
+}
+
+/** A mount that dev mode enables at first start, like Vault's `secret/` (kv v2). */
+export interface DevMount {
+  /** mount path without the trailing slash, e.g. "secret" */
+  path: string;
+  type: string;
+  options?: Record<string, string>;
+  description: string;
+}
+
+/** Picks the route table of a mount of one type from its options (kv: version "1" or "2"). */
+export type RouteTableSelector = (options: Record<string, string>) => RouteTable;
+
+/**
+ * One engine service, declared once in its feature lib (`libs/<name>/src/<name>.engine.ts`) and
+ * listed once in `@coffer/engines`. Dev mode, the cluster apps, the cluster launcher, the gateway's
+ * routing, bootstrap readiness and the Kubernetes manifests all derive from it.
+ */
+export interface EngineDescriptor {
+  /** service name: NATS queue group, app folder `apps/<name>`, Deployment `coffer-<name>` */
+  name: string;
+  /** one line for people: what the service serves */
+  summary: string;
+  /** the service's own Postgres schema and its migrations */
+  schema: string;
+  migrations: Record<string, Migration>;
+  /**
+   * "barrier": this service owns the barrier (core-sys: unseal loads it);
+   * "keyring": the barrier is fetched from core-sys with the cluster secret (engines).
+   */
+  cipher: 'barrier' | 'keyring';
+  /** the service's Nest module */
+  module: (runtime: ServiceRuntime, host: EngineHost) => DynamicModule;
+  /** mount types this service serves, each with the route table of a mount of that type */
+  mountTypes: Record<string, RouteTableSelector>;
+  /** mounts dev mode enables at first start */
+  devMounts: readonly DevMount[];
+  /**
+   * A GET under /v1/ (with the root token) that answers 200 or 404 once a replica serves, and 503
+   * while it is sealed (has no keyring): bootstrap polls it after unseal.
+   */
+  readinessPath: string;
+  /** Kubernetes: replicas, and a CPU autoscaler when the service is stateless */
+  deploy: { replicas: number; autoscale?: { minReplicas: number; maxReplicas: number } };
+}
+
+/** Declares an engine (keeps the literal type for `ENGINES`, checks the shape). */
+export function defineEngine<const T extends EngineDescriptor>(descriptor: T): T {
+  return descriptor;
+}
+
+/** The gateway's route-table lookup: every mount type of every engine in the list. */
+export function routeTableResolver(
+  engines: readonly EngineDescriptor[],
+): (mount: Pick<MountInfo, 'type' | 'options'>) => RouteTable | undefined {
+  const byType = new Map<string, RouteTableSelector>();
+  for (const engine of engines) {
+    for (const [type, select] of Object.entries(engine.mountTypes)) {
+      if (byType.has(type)) throw new Error(`mount type "${type}" is served by two engines`);
+      byType.set(type, select);
+    }
+  }
+  return (mount) => byType.get(mount.type)?.(mount.options);
+}
