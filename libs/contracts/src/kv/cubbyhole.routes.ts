@@ -1,6 +1,5 @@
 import type { RouteTable } from '../routes';
 import { engineContract, existenceContract } from '../routes';
-import { listResponseDataSchema, secretDataSchema } from './common';
 
 /** Contracts of the cubbyhole engine: private storage of the calling token (CallerContext.tokenRef). */
 export const cubbyhole = {
@@ -14,7 +13,6 @@ export const cubbyhole = {
 const write = {
   contract: cubbyhole.write,
   summary: "Store a secret in the calling token's cubbyhole, replacing any secret at the path.",
-  body: secretDataSchema,
 };
 
 export const cubbyholeRoutes: RouteTable = {
@@ -35,7 +33,6 @@ export const cubbyholeRoutes: RouteTable = {
         read: {
           contract: cubbyhole.read,
           summary: 'Read the secret at the path.',
-          responseData: secretDataSchema,
         },
         create: write,
         update: write,
@@ -43,7 +40,6 @@ export const cubbyholeRoutes: RouteTable = {
         list: {
           contract: cubbyhole.list,
           summary: 'List the secret names and folders under the path.',
-          responseData: listResponseDataSchema,
         },
       },
     },

@@ -1,6 +1,5 @@
 import type { RouteTable } from '../routes';
 import { engineContract, existenceContract } from '../routes';
-import { listResponseDataSchema, secretDataSchema } from './common';
 
 /** Contracts of the unversioned key-value engine (kv mounts with options.version "1" or unset). */
 export const kvV1 = {
@@ -14,7 +13,6 @@ export const kvV1 = {
 const write = {
   contract: kvV1.write,
   summary: 'Store a secret at the path, replacing any secret stored there.',
-  body: secretDataSchema,
 };
 
 export const kvV1Routes: RouteTable = {
@@ -40,7 +38,6 @@ export const kvV1Routes: RouteTable = {
         read: {
           contract: kvV1.read,
           summary: 'Read the secret at the path.',
-          responseData: secretDataSchema,
         },
         create: write,
         update: write,
@@ -48,7 +45,6 @@ export const kvV1Routes: RouteTable = {
         list: {
           contract: kvV1.list,
           summary: 'List the secret names and folders under the path.',
-          responseData: listResponseDataSchema,
         },
       },
     },

@@ -2,12 +2,10 @@ import { z } from 'zod';
 import type { OperationDef, RouteTable } from '../routes';
 import { engineContract, existenceContract } from '../routes';
 import {
-  listResponseDataSchema,
   secretDataSchema,
   versionListInputSchema,
   versionMetadataSchema,
   versionNumberInputSchema,
-  versionQuerySchema,
 } from './common';
 
 /** Contracts of the versioned key-value engine (kv mounts with options.version "2"). */
@@ -73,11 +71,14 @@ export const kvV2MetadataBodySchema = z.object({
     .describe('Up to 64 string pairs; in a PATCH, null removes a key.'),
 });
 
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the kv contracts declare it next
 const writeResponseData = versionMetadataSchema;
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the kv contracts declare it next
 const readResponseData = z.object({
   data: secretDataSchema.nullable(),
   metadata: versionMetadataSchema,
 });
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the kv contracts declare it next
 const metadataResponseData = z.object({
   cas_required: z.boolean(),
   created_time: z.string(),
@@ -96,13 +97,10 @@ const metadataResponseData = z.object({
 const dataWrite: OperationDef = {
   contract: kvV2.dataWrite,
   summary: 'Write a new version of the secret.',
-  body: kvV2DataBodySchema,
-  responseData: writeResponseData,
 };
 const metadataWrite: OperationDef = {
   contract: kvV2.metadataWrite,
   summary: "Set the key's settings and custom metadata (no new version is created).",
-  body: kvV2MetadataBodySchema,
 };
 const invalid: OperationDef = { contract: kvV2.invalidPath, summary: 'Not a kv v2 API path.' };
 
@@ -125,16 +123,10 @@ export const kvV2Routes: RouteTable = {
         read: {
           contract: kvV2.configRead,
           summary: 'Read the engine settings.',
-          responseData: z.object({
-            cas_required: z.boolean(),
-            delete_version_after: z.string(),
-            max_versions: z.number().int(),
-          }),
         },
         update: {
           contract: kvV2.configWrite,
           summary: 'Write the engine settings.',
-          body: kvV2ConfigBodySchema,
         },
       },
     },
@@ -146,16 +138,12 @@ export const kvV2Routes: RouteTable = {
         read: {
           contract: kvV2.dataRead,
           summary: 'Read the latest version of the secret, or the version given.',
-          query: versionQuerySchema,
-          responseData: readResponseData,
         },
         create: dataWrite,
         update: dataWrite,
         patch: {
           contract: kvV2.dataPatch,
           summary: 'Apply a JSON merge patch to the current version, creating a new version.',
-          body: kvV2DataBodySchema,
-          responseData: writeResponseData,
           mergePatch: true,
         },
         delete: { contract: kvV2.dataDelete, summary: 'Soft-delete the latest version.' },
@@ -168,13 +156,6 @@ export const kvV2Routes: RouteTable = {
         read: {
           contract: kvV2.subkeysRead,
           summary: 'Read the subkeys of a version of the secret.',
-          query: versionQuerySchema.extend({
-            depth: z.string().optional().describe('Deepest level shown; 0 means no limit.'),
-          }),
-          responseData: z.object({
-            subkeys: z.record(z.string(), z.unknown()).nullable(),
-            metadata: versionMetadataSchema,
-          }),
         },
       },
     },
@@ -185,7 +166,6 @@ export const kvV2Routes: RouteTable = {
         update: {
           contract: kvV2.versionsDelete,
           summary: 'Mark the versions as deleted; their data is kept.',
-          body: kvV2VersionsBodySchema,
         },
       },
     },
@@ -196,7 +176,6 @@ export const kvV2Routes: RouteTable = {
         update: {
           contract: kvV2.versionsUndelete,
           summary: 'Restore the versions.',
-          body: kvV2VersionsBodySchema,
         },
       },
     },
@@ -207,7 +186,6 @@ export const kvV2Routes: RouteTable = {
         update: {
           contract: kvV2.versionsDestroy,
           summary: 'Destroy the versions: their data keys are erased.',
-          body: kvV2VersionsBodySchema,
         },
       },
     },
@@ -219,14 +197,12 @@ export const kvV2Routes: RouteTable = {
         read: {
           contract: kvV2.metadataRead,
           summary: 'Read the metadata and version history of the key.',
-          responseData: metadataResponseData,
         },
         create: metadataWrite,
         update: metadataWrite,
         patch: {
           contract: kvV2.metadataPatch,
           summary: "Patch the key's settings and custom metadata (JSON merge patch).",
-          body: kvV2MetadataBodySchema,
           mergePatch: true,
         },
         delete: {
@@ -236,7 +212,6 @@ export const kvV2Routes: RouteTable = {
         list: {
           contract: kvV2.metadataList,
           summary: 'List the keys and folders under the path.',
-          responseData: listResponseDataSchema,
         },
       },
     },

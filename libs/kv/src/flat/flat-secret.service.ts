@@ -9,7 +9,7 @@ import {
 import { DataKeyCipher, flatLocation } from '../shared/data-keys';
 import { pathParam } from '../shared/engine-request';
 import { KvEventLog } from '../shared/event-log';
-import { isJsonObject, type JsonObject } from '../shared/json-object';
+import { isJsonObject, type JsonObject } from '@coffer/contracts';
 import { assertSecretPath, isSecretPath, listFolder } from '../shared/paths';
 import { StreamWriter } from '../shared/stream-writer';
 import { cubbyholeSecretStream, kvKeyStream } from '../shared/streams';

@@ -10,7 +10,7 @@ import type { ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.di';
 import { DataKeyCipher, kv2Location } from '../shared/data-keys';
 import { kv2InvalidPath, pathParam } from '../shared/engine-request';
-import { isJsonObject, type JsonObject } from '../shared/json-object';
+import { isJsonObject, type JsonObject } from '@coffer/contracts';
 import { mergePatch } from '../shared/merge-patch';
 import { assertSecretPath } from '../shared/paths';
 import { StreamWriter } from '../shared/stream-writer';

@@ -1,7 +1,7 @@
-import { invalidRequest } from '@coffer/contracts';
+import { invalidRequest, multiError } from '@coffer/contracts';
 import { parseDuration } from '@coffer/config';
 import { parseBoolField, parseCas, parseIntField, parseIntListField } from '../shared/fields';
-import { getOwn, hasOwn, isJsonObject, type JsonObject } from '../shared/json-object';
+import { getOwn, hasOwn, isJsonObject, type JsonObject } from '@coffer/contracts';
 import { mergePatch } from '../shared/merge-patch';
 import type { MetadataInput } from './kv2.decider';
 import type { EngineConfig } from './kv2.state';
@@ -93,12 +93,6 @@ const PREFIX = 'custom_metadata validation failed';
 // Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
 const UNPRINTABLE = /[\p{C}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/u;
 
-/** Vault's go-multierror rendering, which its error bodies carry verbatim. */
-function multiError(errors: string[]): string {
-  const head = errors.length === 1 ? '1 error occurred:' : `${errors.length} errors occurred:`;
-  return `${head}\n${errors.map((e) => `\t* ${e}`).join('\n')}\n\n`;
-}
-
 function customValue(key: string, value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return String(value);
@@ -111,9 +105,7 @@ export function validateCustomMetadata(map: Record<string, string>): void {
   const keys = Object.keys(map);
   if (keys.length > MAX_CUSTOM_KEYS) {
     throw invalidRequest(
-      multiError([
-        `${PREFIX}: payload must contain at most ${MAX_CUSTOM_KEYS} keys, provided ${keys.length}`,
-      ]),
+      multiError(`${PREFIX}: payload must contain at most ${MAX_CUSTOM_KEYS} keys, provided ${keys.length}`),
     );
   }
   const errors: string[] = [];
@@ -135,7 +127,7 @@ export function validateCustomMetadata(map: Record<string, string>): void {
     if (UNPRINTABLE.test(key)) errors.push(`${PREFIX}: key ${k} (${key}) contains unprintable characters`);
     if (UNPRINTABLE.test(value)) errors.push(`${PREFIX}: value for key ${k} contains unprintable characters`);
   }
-  if (errors.length > 0) throw invalidRequest(multiError(errors));
+  if (errors.length > 0) throw invalidRequest(multiError(...errors));
 }
 
 function customMetadataObject(value: unknown): JsonObject {
