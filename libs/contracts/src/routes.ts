@@ -106,15 +106,12 @@ export interface EngineContract<S extends EngineSchemas = EngineSchemas> extends
 
 /**
  * What the gateway needs of any engine contract: it sends an EngineRequest (raw body, string
- * query) and receives an EngineResponse. Every EngineContract is one.
+ * query; the contract's schema decides what it accepts) and receives an EngineResponse. Every
+ * EngineContract is one.
  */
-export interface AnyEngineContract extends Contract<
-  z.ZodType<unknown, EngineRequestWire>,
-  z.ZodType<EngineResponseWire, unknown>
-> {
+export interface AnyEngineContract extends Contract<z.ZodType, z.ZodType<EngineResponseWire, unknown>> {
   readonly schemas: EngineSchemas;
 }
-type EngineRequestWire = z.input<typeof engineRequestSchema>;
 type EngineResponseWire = Omit<z.output<typeof engineResponseSchema>, 'data'> & {
   data: Record<string, unknown> | null;
 };

@@ -250,6 +250,48 @@ export interface StringMapOptions extends WeakOptions<Record<string, string>> {
   valueMessage?: (failure: FieldFailure & { key: string }) => string;
 }
 
+type ScalarText = (key: string, value: unknown) => string | null;
+
+/** The map's entries as text (null for a null value), or a failure for a value that is not a scalar. */
+function stringEntries(
+  value: JsonObject,
+  bools: 'digit' | 'text',
+  onBad: (key: string, item: unknown) => never,
+): Array<[string, string | null]> {
+  const text: ScalarText = (key, item) => {
+    if (item === null || item === undefined) return null;
+    if (typeof item === 'string') return item;
+    if (typeof item === 'number') return String(item);
+    if (typeof item === 'boolean') return bools === 'digit' ? (item ? '1' : '0') : String(item);
+    return onBad(key, item);
+  };
+  return Object.keys(value).map((key) => [key, text(key, value[key])]);
+}
+
+function stringMapDecoder<V>(
+  options: StringMapOptions | undefined,
+  onNull: (key: string) => V | undefined,
+): Decode<Record<string, string | V>> {
+  const bools = options?.bools ?? 'digit';
+  const valueMessage = options?.valueMessage;
+  return (value, fail) => {
+    if (!isJsonObject(value)) return fail(`'' expected a map, got '${goKind(value)}'`);
+    const onBad = (key: string, item: unknown): never => {
+      if (valueMessage)
+        throw new FieldFailed((field) => valueMessage({ field, key, input: item, reason: '' }));
+      return fail(`'' expected type 'string', got unconvertible type '${goKind(item)}'`);
+    };
+    const out: Record<string, string | V> = {};
+    for (const [key, text] of stringEntries(value, bools, onBad)) {
+      const entry = text === null ? onNull(key) : text;
+      if (entry !== undefined) setOwn(out, key, entry);
+    }
+    return out;
+  };
+}
+
+const STRING_MAP_DOC = { type: 'object', additionalProperties: { type: 'string' } };
+
 /**
  * TypeKVPairs (map[string]string): scalar values become text. The result has no prototype
  * surprises: every key, "__proto__" included, is an own property.
@@ -258,33 +300,16 @@ export function weakStringMap<O extends StringMapOptions>(
   options?: O,
 ): WeakField<Out<Record<string, string>, O>> {
   const nulls = options?.nulls ?? 'empty';
-  const bools = options?.bools ?? 'digit';
-  const valueMessage = options?.valueMessage;
-  const decode: Decode<Record<string, string>> = (value, fail) => {
-    if (!isJsonObject(value)) return fail(`'' expected a map, got '${goKind(value)}'`);
-    const out: Record<string, string> = {};
-    for (const key of Object.keys(value)) {
-      const item = value[key];
-      let text: string;
-      if (item === null || item === undefined) {
-        if (nulls === 'skip') continue;
-        text = '';
-      } else if (typeof item === 'string') text = item;
-      else if (typeof item === 'number') text = String(item);
-      else if (typeof item === 'boolean') text = bools === 'digit' ? (item ? '1' : '0') : String(item);
-      else if (valueMessage)
-        throw new FieldFailed((field) => valueMessage({ field, key, input: item, reason: '' }));
-      else return fail(`'' expected type 'string', got unconvertible type '${goKind(item)}'`);
-      setOwn(out, key, text);
-    }
-    return out;
-  };
-  return weakField(
-    decode,
-    { defaultMessage: notConvertible, ...options },
-    {
-      type: 'object',
-      additionalProperties: { type: 'string' },
-    },
-  ) as WeakField<Out<Record<string, string>, O>>;
+  const decode = stringMapDecoder<string>(options, () => (nulls === 'skip' ? undefined : ''));
+  return weakField(decode, { defaultMessage: notConvertible, ...options }, STRING_MAP_DOC) as WeakField<
+    Out<Record<string, string>, O>
+  >;
+}
+
+/** A JSON merge patch of a map[string]string: scalars become text, a null value removes its key. */
+export function weakStringMapPatch<O extends Omit<StringMapOptions, 'nulls' | 'default'>>(
+  options?: O,
+): WeakField<Record<string, string | null> | undefined> {
+  const decode = stringMapDecoder<null>(options, () => null);
+  return weakField(decode, { defaultMessage: notConvertible, ...options }, STRING_MAP_DOC);
 }

@@ -1,12 +1,15 @@
 import type { RouteTable } from '../routes';
 import { engineContract, existenceContract } from '../routes';
+import { flatWriteBodySchema, listResponseDataSchema, pathParamsSchema, secretDataSchema } from './common';
+
+const params = pathParamsSchema;
 
 /** Contracts of the cubbyhole engine: private storage of the calling token (CallerContext.tokenRef). */
 export const cubbyhole = {
-  read: engineContract('kv.cubbyhole.read'),
-  write: engineContract('kv.cubbyhole.write'),
-  delete: engineContract('kv.cubbyhole.delete'),
-  list: engineContract('kv.cubbyhole.list'),
+  read: engineContract('kv.cubbyhole.read', { params, data: secretDataSchema }),
+  write: engineContract('kv.cubbyhole.write', { params, body: flatWriteBodySchema }),
+  delete: engineContract('kv.cubbyhole.delete', { params }),
+  list: engineContract('kv.cubbyhole.list', { params, data: listResponseDataSchema }),
   exists: existenceContract('kv.cubbyhole.exists'),
 } as const;
 

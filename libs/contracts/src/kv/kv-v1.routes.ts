@@ -1,12 +1,15 @@
 import type { RouteTable } from '../routes';
 import { engineContract, existenceContract } from '../routes';
+import { flatWriteBodySchema, listResponseDataSchema, pathParamsSchema, secretDataSchema } from './common';
+
+const params = pathParamsSchema;
 
 /** Contracts of the unversioned key-value engine (kv mounts with options.version "1" or unset). */
 export const kvV1 = {
-  read: engineContract('kv.v1.read'),
-  write: engineContract('kv.v1.write'),
-  delete: engineContract('kv.v1.delete'),
-  list: engineContract('kv.v1.list'),
+  read: engineContract('kv.v1.read', { params, data: secretDataSchema }),
+  write: engineContract('kv.v1.write', { params, body: flatWriteBodySchema }),
+  delete: engineContract('kv.v1.delete', { params }),
+  list: engineContract('kv.v1.list', { params, data: listResponseDataSchema }),
   exists: existenceContract('kv.v1.exists'),
 } as const;
 
