@@ -56,6 +56,32 @@ describe('weak fields', () => {
     expect(errorOf('local', schema, 'yes')).toBe("cannot parse 'local' as bool: yes");
   });
 
+  it("expresses the token store's and the mount table's own texts", () => {
+    const asBool = weakBool({
+      message: ({ field, input, cause }) =>
+        cause === 'value'
+          ? `cannot parse '${field}' as bool: strconv.ParseBool: parsing ${JSON.stringify(input)}: invalid syntax`
+          : `cannot parse '${field}' as bool`,
+    });
+    expect(errorOf('renewable', asBool, 'maybe')).toBe(
+      'cannot parse \'renewable\' as bool: strconv.ParseBool: parsing "maybe": invalid syntax',
+    );
+    expect(errorOf('renewable', asBool, [])).toBe("cannot parse 'renewable' as bool");
+    const ttl = weakDuration({
+      message: ({ input, reason }) => `unable to parse default TTL of ${String(input)}: ${reason}`,
+    });
+    expect(errorOf('default_lease_ttl', ttl, 'x')).toBe(
+      'unable to parse default TTL of x: time: invalid duration "x"',
+    );
+    const options = weakStringMap({
+      nulls: 'skip',
+      bools: 'text',
+      valueMessage: ({ key }) => `invalid value for option '${key}': expected a string`,
+    });
+    expect(decode('options', options, { version: 2, x: null, b: true })).toEqual({ version: '2', b: 'true' });
+    expect(errorOf('options', options, { v: [] })).toBe("invalid value for option 'v': expected a string");
+  });
+
   it('parses booleans like Go strconv.ParseBool', () => {
     expect(decode('cas_required', weakBool(), 'true')).toBe(true);
     expect(decode('cas_required', weakBool(), 'F')).toBe(false);

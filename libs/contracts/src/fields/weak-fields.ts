@@ -24,6 +24,8 @@ export interface FieldFailure {
   input: unknown;
   /** Vault's reason, e.g. "cannot parse 'x' as int: strconv.ParseInt: parsing \"x\": invalid syntax" */
   reason: string;
+  /** "type": the JSON value has the wrong type; "value": the right type, but it does not parse */
+  cause: 'type' | 'value';
 }
 
 export interface WeakOptions<T> {
@@ -34,7 +36,7 @@ export interface WeakOptions<T> {
   description?: string;
 }
 
-type Fail = (reason: string) => never;
+type Fail = (reason: string, cause: FieldFailure['cause']) => never;
 type Decode<T> = (value: unknown, fail: Fail) => T;
 
 /** A weak field's schema: accepts any JSON (documented by `doc`), outputs T. */
@@ -75,14 +77,12 @@ function weakField<T>(
   return input.transform((value: unknown, ctx: IssueSink) => {
     if (value === undefined || value === null) return options.default;
     try {
-      return decode(value, (reason) => {
-        throw new FieldFailed((field) => word({ field, input: value, reason }));
+      return decode(value, (reason, cause) => {
+        throw new FieldFailed((field) => word({ field, input: value, reason, cause }));
       });
     } catch (error) {
-      if (error instanceof FieldFailed) addVaultIssue(ctx, value, error.text);
-      // A DomainError from a shared parser (parseDuration) carries Vault's text already.
-      else if (isDomainError(error)) addVaultIssue(ctx, value, error.message);
-      else throw error;
+      if (!(error instanceof FieldFailed)) throw error;
+      addVaultIssue(ctx, value, error.text);
       return z.NEVER;
     }
   });
@@ -101,7 +101,7 @@ export interface IntOptions extends WeakOptions<number> {
 function decodeInt(value: unknown, fail: Fail, bools: boolean): number {
   if (typeof value === 'number') {
     if (Number.isSafeInteger(value)) return value;
-    return fail(`cannot parse '${String(value)}' as int`);
+    return fail(`cannot parse '${String(value)}' as int`, 'value');
   }
   if (typeof value === 'boolean' && bools) return value ? 1 : 0;
   if (typeof value === 'string') {
@@ -113,9 +113,10 @@ function decodeInt(value: unknown, fail: Fail, bools: boolean): number {
     }
     return fail(
       `cannot parse '${value}' as int: strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`,
+      'value',
     );
   }
-  return fail(`expected an integer, got '${typeof value}'`);
+  return fail(`expected an integer, got '${typeof value}'`, 'type');
 }
 
 /** TypeInt: a JSON integer or a decimal string ("" is 0). */
@@ -144,7 +145,7 @@ export function weakBool<O extends BoolOptions>(options?: O): WeakField<Out<bool
       if (TRUE_TEXTS.has(value)) return true;
       if (FALSE_TEXTS.has(value) || value === '') return false;
     }
-    return fail(`cannot parse '${String(value)}' as bool`);
+    return fail(`cannot parse '${String(value)}' as bool`, typeof value === 'string' ? 'value' : 'type');
   };
   return weakField(decode, options ?? {}, {
     anyOf: [{ type: 'boolean' }, { type: 'string' }],
@@ -157,8 +158,14 @@ export function weakBool<O extends BoolOptions>(options?: O): WeakField<Out<bool
  */
 export function weakDuration<O extends WeakOptions<number>>(options?: O): WeakField<Out<number, O>> {
   const decode: Decode<number> = (value, fail) => {
-    if (typeof value !== 'string' && typeof value !== 'number') return fail('not a duration');
-    return parseDuration(value);
+    if (typeof value !== 'string' && typeof value !== 'number') return fail('not a duration', 'type');
+    try {
+      return parseDuration(value);
+    } catch (error) {
+      // parseDuration fails with Go's own text ("time: invalid duration \"soon\"").
+      if (isDomainError(error)) return fail(error.message, 'value');
+      throw error;
+    }
   };
   return weakField(
     decode,
@@ -174,12 +181,16 @@ export function weakDuration<O extends WeakOptions<number>>(options?: O): WeakFi
 const notConvertible = ({ field, reason }: FieldFailure): string =>
   `Field validation failed: error converting input for field "${field}": ${reason}`;
 
+/** A malformed duration answers Go's text alone, as Vault's ParseDurationSecond does. */
+const durationFailed = (failure: FieldFailure): string =>
+  failure.cause === 'value' ? failure.reason : notConvertible(failure);
+
 /** TypeString: strings as they are, numbers and booleans as their text. */
 export function weakString<O extends WeakOptions<string>>(options?: O): WeakField<Out<string, O>> {
   const decode: Decode<string> = (value, fail) => {
     if (typeof value === 'string') return value;
     if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-    return fail(`'' expected type 'string', got unconvertible type '${goKind(value)}'`);
+    return fail(`'' expected type 'string', got unconvertible type '${goKind(value)}'`, 'type');
   };
   return weakField(decode, { defaultMessage: notConvertible, ...options }, { type: 'string' }) as WeakField<
     Out<string, O>
@@ -198,11 +209,11 @@ export function weakStringList<O extends WeakOptions<string[]>>(options?: O): We
     if (typeof value === 'string') return splitList(value);
     if (typeof value === 'number' || typeof value === 'boolean') return [String(value)];
     if (!Array.isArray(value))
-      return fail(`'' expected type 'string', got unconvertible type '${goKind(value)}'`);
+      return fail(`'' expected type 'string', got unconvertible type '${goKind(value)}'`, 'type');
     return value.map((item) => {
       if (typeof item === 'string') return item.trim();
       if (typeof item === 'number' || typeof item === 'boolean') return String(item);
-      return fail(`'' expected type 'string', got unconvertible type '${goKind(item)}'`);
+      return fail(`'' expected type 'string', got unconvertible type '${goKind(item)}'`, 'type');
     });
   };
   return weakField(
@@ -230,7 +241,7 @@ export function weakIntList<O extends WeakOptions<number[]>>(options?: O): WeakF
 /** TypeMap: any JSON object, passed through as received (no copy: "__proto__" stays a key). */
 export function weakMap<O extends WeakOptions<JsonObject>>(options?: O): WeakField<Out<JsonObject, O>> {
   const decode: Decode<JsonObject> = (value, fail) =>
-    isJsonObject(value) ? value : fail(`'' expected a map, got '${goKind(value)}'`);
+    isJsonObject(value) ? value : fail(`'' expected a map, got '${goKind(value)}'`, 'type');
   return weakField(
     decode,
     { defaultMessage: notConvertible, ...options },
@@ -275,11 +286,13 @@ function stringMapDecoder<V>(
   const bools = options?.bools ?? 'digit';
   const valueMessage = options?.valueMessage;
   return (value, fail) => {
-    if (!isJsonObject(value)) return fail(`'' expected a map, got '${goKind(value)}'`);
+    if (!isJsonObject(value)) return fail(`'' expected a map, got '${goKind(value)}'`, 'type');
     const onBad = (key: string, item: unknown): never => {
       if (valueMessage)
-        throw new FieldFailed((field) => valueMessage({ field, key, input: item, reason: '' }));
-      return fail(`'' expected type 'string', got unconvertible type '${goKind(item)}'`);
+        throw new FieldFailed((field) =>
+          valueMessage({ field, key, input: item, reason: '', cause: 'type' }),
+        );
+      return fail(`'' expected type 'string', got unconvertible type '${goKind(item)}'`, 'type');
     };
     const out: Record<string, string | V> = {};
     for (const [key, text] of stringEntries(value, bools, onBad)) {
