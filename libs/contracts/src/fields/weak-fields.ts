@@ -169,7 +169,7 @@ export function weakDuration<O extends WeakOptions<number>>(options?: O): WeakFi
   };
   return weakField(
     decode,
-    { defaultMessage: notConvertible, ...options },
+    { defaultMessage: durationFailed, ...options },
     {
       anyOf: [{ type: 'string' }, { type: 'integer' }],
       description: 'a duration such as "1h30m", or a number of seconds',
