@@ -2,6 +2,8 @@ import { startTarget, START_TIMEOUT_MS, TARGETS, uniq, type ApiClient, type Targ
 
 jest.setTimeout(60_000);
 
+const JSON_TYPE = { 'content-type': 'application/json' };
+
 /** kv v1, cubbyhole, and the kv capabilities (create vs update, patch, list) over HTTP. */
 describe.each(TARGETS)('%s: kv v1, cubbyhole and kv capabilities', (kind) => {
   let target: Target;
@@ -74,6 +76,13 @@ describe.each(TARGETS)('%s: kv v1, cubbyhole and kv capabilities', (kind) => {
       ).toBe(400);
     });
 
+    it('keeps "__proto__" and "constructor" as ordinary keys of the secret', async () => {
+      const raw = '{"__proto__":"x","constructor":"y"}';
+      const written = await root.put(`${mount}/proto`, undefined, { raw, headers: JSON_TYPE });
+      expect(written.status).toBe(204);
+      expect((await root.get(`${mount}/proto`)).text).toContain(`"data":${raw}`);
+    });
+
     it('needs create for a new secret and update for an existing one', async () => {
       const createOnly = await tokenWith(`path "${mount}/cap/*" { capabilities = ["create", "read"] }`);
       const updateOnly = await tokenWith(`path "${mount}/cap/*" { capabilities = ["update", "read"] }`);
@@ -131,6 +140,14 @@ describe.each(TARGETS)('%s: kv v1, cubbyhole and kv capabilities', (kind) => {
       expect(res.status).toBe(200);
       return target.anon.withToken(res.body.auth.client_token);
     };
+
+    it('keeps "__proto__" and "constructor" as ordinary keys of the secret', async () => {
+      const owner = await newToken();
+      const raw = '{"__proto__":"x","constructor":"y"}';
+      const written = await owner.put('cubbyhole/proto', undefined, { raw, headers: JSON_TYPE });
+      expect(written.status).toBe(204);
+      expect((await owner.get('cubbyhole/proto')).text).toContain(`"data":${raw}`);
+    });
 
     it("is private to each token, root's included", async () => {
       const a = await newToken();

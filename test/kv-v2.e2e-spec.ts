@@ -187,6 +187,10 @@ describe.each(TARGETS)('%s: kv v2', (kind) => {
       expect(notJson.status).toBe(400);
       const notObject = await write('x', 'just a string');
       expect(notObject.status).toBe(400);
+      // The contract's text, the same one the engine answers without the gateway (kv2-data.int-spec).
+      expect((await write('x', 'x')).body.errors).toEqual([
+        `Field validation failed: error converting input for field "data": '' expected a map, got 'string'`,
+      ]);
       expect((await write('x', [1, 2])).status).toBe(400);
       expect((await root.post(`${mount}/data/x`, { options: {} })).body.errors).toEqual(['no data provided']);
       const badVersion = await root.get(`${mount}/data/x`, { query: { version: 'latest' } });
@@ -195,6 +199,16 @@ describe.each(TARGETS)('%s: kv v2', (kind) => {
       expect((await write('x', { a: 1 }, { cas: 'abc' })).body.errors).toEqual([
         'error parsing check-and-set parameter',
       ]);
+    });
+
+    it('keeps "__proto__" and "constructor" as ordinary keys of the secret', async () => {
+      const raw = '{"__proto__":"x","constructor":"y"}';
+      const written = await root.post(`${mount}/data/proto`, undefined, {
+        raw: `{"data":${raw}}`,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(written.status).toBe(200);
+      expect((await root.get(`${mount}/data/proto`)).text).toContain(`"data":{"data":${raw},`);
     });
 
     it('round-trips 1,000 keys and unicode keys, values and paths exactly', async () => {

@@ -14,9 +14,3 @@ export class PolicyParseError extends DomainError {
     this.name = 'PolicyParseError';
   }
 }
-
-/** go-multierror's rendering, which Vault uses for key validation errors. */
-export function multiError(errors: string[]): string {
-  if (errors.length === 1) return `1 error occurred:\n\t* ${errors[0]}\n\n`;
-  return `${errors.length} errors occurred:\n\t${errors.map((e) => `* ${e}`).join('\n\t')}\n\n`;
-}

@@ -11,7 +11,8 @@ import {
   type Position,
 } from '@coffer/hcl';
 import { CAP, isCapability, type Capability } from './capabilities';
-import { PolicyParseError, multiError } from './errors';
+import { multiError } from '@coffer/contracts';
+import { PolicyParseError } from './errors';
 import type { PathPermissions, Policy, PolicyPath } from './policy.types';
 import { checkTemplate } from './templating';
 
@@ -101,7 +102,7 @@ function checkKeys(body: HclBody, valid: string[], pathKey: string | undefined):
   if (!first) return;
   const prefix = pathKey === undefined ? '' : `path ${JSON.stringify(pathKey)}: `;
   const errors = invalid.map((i) => `${prefix}invalid key ${JSON.stringify(i.key)} on line ${i.pos.line}`);
-  throw new Fail(multiError(errors), first.pos);
+  throw new Fail(multiError(...errors), first.pos);
 }
 
 function collectPathEntries(body: HclBody): PathEntry[] {

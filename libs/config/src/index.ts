@@ -5,7 +5,7 @@ export {
   parseGoDuration,
   formatDuration,
   formatNanos,
-} from './duration';
+} from '@coffer/contracts';
 export { CONFIG_EXIT_CODE, ConfigError } from './errors';
 export {
   ENV,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseDuration, parseDurationMs } from './duration';
+import { parseDuration, parseDurationMs } from '@coffer/contracts';
 
 /**
  * The server configuration file (HCL, Vault/Boundary style), as a zod schema over the file's own

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonObjectSchema } from './fields/json-object';
 
 /**
  * The logical request/response model between the gateway and every engine service (Vault's
@@ -37,8 +38,8 @@ export const engineRequestSchema = z.object({
   path: z.string(),
   /** named captures of the matched route pattern, e.g. { path: "foo/bar" } for "data/:path*" */
   params: z.record(z.string(), z.string()).default({}),
-  /** parsed JSON body (POST/PUT/PATCH) or {} */
-  body: z.record(z.string(), z.unknown()).default({}),
+  /** parsed JSON body (POST/PUT/PATCH) or {}; a contract's own body schema replaces this one */
+  body: jsonObjectSchema.default({}),
   /** query string values (GET/LIST/DELETE) */
   query: z.record(z.string(), z.string()).default({}),
   /** selected request headers a route declared it needs (lower-case names) */
@@ -79,7 +80,8 @@ export type AuthBlock = z.infer<typeof authSchema>;
 export const engineResponseSchema = z.object({
   kind: z.enum(['envelope', 'raw', 'injected']).default('envelope'),
   status: z.number().int().optional(),
-  data: z.record(z.string(), z.unknown()).nullable().default(null),
+  /** a contract's own data schema replaces this one (and strips what it does not declare) */
+  data: jsonObjectSchema.nullable().default(null),
   warnings: z.array(z.string()).default([]),
   lease: leaseSchema.optional(),
   auth: authSchema.nullable().default(null),

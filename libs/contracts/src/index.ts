@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './fields';
 export * from './contract';
 export * from './context';
 export * from './engine';

@@ -1,6 +1,13 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { defineContract, type Contract } from './contract';
-import { engineRequestSchema, engineResponseSchema, existenceResponseSchema, type Operation } from './engine';
+import {
+  engineRequestSchema,
+  engineResponseSchema,
+  existenceResponseSchema,
+  type EngineRequest,
+  type EngineResponse,
+  type Operation,
+} from './engine';
 
 /**
  * A route table describes an engine's HTTP surface once. The gateway uses it to match paths
@@ -13,14 +20,9 @@ import { engineRequestSchema, engineResponseSchema, existenceResponseSchema, typ
  * only if the pattern says ":name*?"). Examples: "config", "data/:path*", "roles/:name", ":path*?".
  */
 export interface OperationDef {
-  contract: Contract<typeof engineRequestSchema, typeof engineResponseSchema>;
+  /** the engine contract: its schemas parse the request, filter the response and make the OpenAPI */
+  contract: AnyEngineContract;
   summary: string;
-  /** zod schema of the JSON body (for validation at the gateway and for OpenAPI) */
-  body?: z.ZodType;
-  /** zod schema of the query parameters */
-  query?: z.ZodType;
-  /** zod schema of `data` in the response, for OpenAPI */
-  responseData?: z.ZodType;
   /** PATCH requires Content-Type application/merge-patch+json (gateway enforces) */
   mergePatch?: boolean;
 }
@@ -64,8 +66,98 @@ export interface RouteTable {
   routes: RouteDef[];
 }
 
-export const engineContract = (subject: string) =>
-  defineContract(subject, engineRequestSchema, engineResponseSchema);
+/**
+ * The parts of an engine contract that are the engine's own. Each replaces the generic part of
+ * the EngineRequest / EngineResponse schema; what is not declared stays generic (a JSON object
+ * body, string query and params, a JSON object as `data`).
+ */
+export interface EngineSchemas {
+  /** the JSON body; usually a z.object of weak fields (fields/weak-fields.ts) */
+  body?: z.ZodType;
+  /** the query string (values arrive as strings) */
+  query?: z.ZodType;
+  /** the route pattern's captures */
+  params?: z.ZodType;
+  /** `data` of the response: an allow-list, undeclared fields never leave the engine */
+  data?: z.ZodType;
+}
+
+type Part<S extends EngineSchemas, K extends keyof EngineSchemas, Generic> = S[K] extends z.ZodType
+  ? S[K]
+  : Generic;
+type GenericRequestShape = typeof engineRequestSchema.shape;
+
+export type EngineRequestSchemaOf<S extends EngineSchemas> = z.ZodObject<
+  Omit<GenericRequestShape, 'body' | 'query' | 'params'> & {
+    body: Part<S, 'body', GenericRequestShape['body']>;
+    query: Part<S, 'query', GenericRequestShape['query']>;
+    params: Part<S, 'params', GenericRequestShape['params']>;
+  },
+  z.core.$strip
+>;
+export type EngineResponseSchemaOf<S extends EngineSchemas> = z.ZodObject<
+  Omit<typeof engineResponseSchema.shape, 'data'> & {
+    data: S['data'] extends z.ZodType
+      ? z.ZodDefault<z.ZodNullable<S['data']>>
+      : (typeof engineResponseSchema.shape)['data'];
+  },
+  z.core.$strip
+>;
+
+export interface EngineContract<S extends EngineSchemas = EngineSchemas> extends Contract<
+  EngineRequestSchemaOf<S>,
+  EngineResponseSchemaOf<S>
+> {
+  /** what the contract declared, for OpenAPI */
+  readonly schemas: S;
+}
+
+/**
+ * What the gateway needs of any engine contract: it sends an EngineRequest (raw body, string
+ * query; the contract's schema decides what it accepts) and receives an EngineResponse. Every
+ * EngineContract is one.
+ */
+export interface AnyEngineContract extends Contract<z.ZodType, z.ZodType<EngineResponseWire, unknown>> {
+  readonly schemas: EngineSchemas;
+}
+type EngineResponseWire = Omit<z.output<typeof engineResponseSchema>, 'data'> & {
+  data: Record<string, unknown> | null;
+};
+
+/**
+ * An engine operation's contract. Its request schema is the only parser of what the caller sent
+ * (the transport runs it before the handler; a failure answers Vault's text, fields/request-errors);
+ * its response schema filters what the handler returns.
+ *
+ *   export const kvV2 = { configWrite: engineContract('kv.v2.config.write', { body: kvV2ConfigBody }) };
+ *   @Handles(kvV2.configWrite) write(@Payload() req: RequestOf<typeof kvV2.configWrite>) { ... }
+ */
+export function engineContract<const S extends EngineSchemas = Record<never, never>>(
+  subject: string,
+  schemas: S = {} as S,
+): EngineContract<S> {
+  const request = engineRequestSchema.extend({
+    ...(schemas.body ? { body: schemas.body } : {}),
+    ...(schemas.query ? { query: schemas.query } : {}),
+    ...(schemas.params ? { params: schemas.params } : {}),
+  });
+  const response = engineResponseSchema.extend(
+    schemas.data ? { data: schemas.data.nullable().default(null) } : {},
+  );
+  return {
+    ...defineContract(subject, request, response),
+    schemas,
+  } as unknown as EngineContract<S>;
+}
+
+/** What a handler of the contract receives: the parsed, typed request. */
+export type RequestOf<C extends Contract> = z.output<C['request']>;
+/** What a handler of the contract returns (before the response schema applies its defaults). */
+export type ResponseOf<C extends Contract> = z.input<C['response']>;
+
+/** The parsed request of a contract that declares nothing of its own. */
+export type GenericEngineRequest = EngineRequest;
+export type GenericEngineResponse = EngineResponse;
 
 export const existenceContract = (subject: string) =>
   defineContract(subject, engineRequestSchema, existenceResponseSchema);

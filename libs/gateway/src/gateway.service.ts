@@ -5,7 +5,6 @@ import type { Acl } from '@coffer/acl';
 import {
   DomainError,
   encodeContext,
-  invalidRequest,
   permissionDenied,
   type CallerContext,
   type EngineRequest,
@@ -14,9 +13,8 @@ import {
   type Operation,
   type ResolvedToken,
 } from '@coffer/contracts';
-import { describeCause, formatIssues, wasLogged, type Transport } from '@coffer/transport';
+import { describeCause, wasLogged, type Transport } from '@coffer/transport';
 import { context as otelContext, propagation } from '@opentelemetry/api';
-import type { z } from 'zod';
 import { AclEvaluator } from './auth/acl-evaluator.service';
 import { authorize } from './auth/authorizer';
 import { TokenResolver } from './auth/token-resolver.service';
@@ -57,7 +55,8 @@ interface Caller {
 
 /**
  * The request pipeline behind /v1/*: path normalisation, seal state, mount and route, token and
- * ACL, body validation, the engine call over the transport, and the envelope or error table.
+ * ACL, the engine call over the transport (the engine's contract parses the body), and the envelope
+ * or error table.
  */
 @Injectable()
 export class GatewayService {
@@ -173,8 +172,6 @@ export class GatewayService {
     engineRequest.operation = operation;
     const def = routing.route.operations[operation];
     if (!def) throw new DomainError('unsupported_operation', 'unsupported operation');
-    if (def.body && (kind === 'write' || kind === 'patch')) validate(def.body, body, 'body');
-    if (def.query) validate(def.query, query.values, 'query');
 
     const result = await this.transport.request(def.contract, engineRequest, {
       headers,
@@ -252,10 +249,4 @@ function forwardedHeaders(routing: ResolvedRoute, headers: IncomingHttpHeaders):
     if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
-}
-
-/** Checks a body or query against the route's schema before it travels; engines parse it again. */
-function validate(schema: z.ZodType, value: unknown, what: string): void {
-  const result = schema.safeParse(value);
-  if (!result.success) throw invalidRequest(`invalid request ${what}: ${formatIssues(result.error)}`);
 }

@@ -108,13 +108,18 @@ export class FakeCoreSys {
 /** Contracts of the test engine ("testeng" mounts, service "testeng"). */
 export const testEng = {
   echo: engineContract('testeng.echo'),
+  echoRead: engineContract('testeng.echo.read', {
+    query: z.object({ q: z.string().optional() }).catchall(z.string()),
+  }),
   itemsCreate: engineContract('testeng.items.create'),
   itemsUpdate: engineContract('testeng.items.update'),
   itemsRead: engineContract('testeng.items.read'),
   itemsExist: existenceContract('testeng.items.exists'),
-  list: engineContract('testeng.list'),
+  list: engineContract('testeng.list', { data: z.object({ keys: z.array(z.string()) }) }),
   special: engineContract('testeng.special'),
-  validated: engineContract('testeng.validated'),
+  validated: engineContract('testeng.validated', {
+    body: z.object({ count: z.number().int().describe('How many.') }),
+  }),
   slow: engineContract('testeng.slow'),
 };
 
@@ -129,11 +134,7 @@ export const testEngineRoutes: RouteTable = {
       description: 'Answers with what the gateway sent.',
       headers: ['x-custom'],
       operations: {
-        read: {
-          contract: testEng.echo,
-          summary: 'Echo a read.',
-          query: z.object({ q: z.string().optional() }),
-        },
+        read: { contract: testEng.echoRead, summary: 'Echo a read.' },
         update: { contract: testEng.echo, summary: 'Echo a write.' },
         delete: { contract: testEng.echo, summary: 'Echo a delete.' },
         patch: { contract: testEng.echo, summary: 'Echo a patch.', mergePatch: true },
@@ -153,11 +154,7 @@ export const testEngineRoutes: RouteTable = {
       pattern: 'folder/:prefix*?',
       synopsis: 'Listable folders.',
       operations: {
-        list: {
-          contract: testEng.list,
-          summary: 'List keys.',
-          responseData: z.object({ keys: z.array(z.string()) }),
-        },
+        list: { contract: testEng.list, summary: 'List keys.' },
       },
     },
     {
@@ -189,11 +186,7 @@ export const testEngineRoutes: RouteTable = {
       pattern: 'validated',
       synopsis: 'Validated body.',
       operations: {
-        update: {
-          contract: testEng.validated,
-          summary: 'Needs a count.',
-          body: z.object({ count: z.number().int().describe('How many.') }),
-        },
+        update: { contract: testEng.validated, summary: 'Needs a count.' },
       },
     },
   ],
@@ -223,7 +216,7 @@ export function serveTestEngine(transport: InProcessTransport): TestEngine {
   const record = (req: EngineRequest, headers: Record<string, string>): void => {
     engine.requests.push({ req, headers });
   };
-  transport.serve(testEng.echo, 'testeng', async (req, headers) => {
+  const echo = async (req: EngineRequest, headers: Record<string, string>): Promise<EngineResponse> => {
     record(req, headers);
     return {
       data: {
@@ -235,7 +228,11 @@ export function serveTestEngine(transport: InProcessTransport): TestEngine {
         headers: req.headers,
       },
     };
-  });
+  };
+  transport.serve(testEng.echo, 'testeng', echo);
+  transport.serve(testEng.echoRead, 'testeng', (req, headers) =>
+    echo({ ...req, query: { ...req.query } }, headers),
+  );
   transport.serve(testEng.itemsExist, 'testeng', async (req) => ({
     exists: engine.items.has(req.params['name'] ?? ''),
   }));
@@ -253,7 +250,7 @@ export function serveTestEngine(transport: InProcessTransport): TestEngine {
     const prefix = req.params['prefix'] ?? '';
     return { data: { keys: prefix === 'empty/' ? [] : ['a', 'b/'] } };
   });
-  transport.serve(testEng.validated, 'testeng', async (req) => ({ data: { count: req.body['count'] } }));
+  transport.serve(testEng.validated, 'testeng', async (req) => ({ data: { count: req.body.count } }));
   transport.serve(testEng.special, 'testeng', async (req): Promise<EngineResponse> => {
     switch (req.params['what'] ?? '') {
       case 'raw':

@@ -1,13 +1,14 @@
 import { context, type Context } from '@opentelemetry/api';
-import { DomainError, type Broadcast, type Contract } from '@coffer/contracts';
+import { DomainError, formatRequestIssues, type Broadcast, type Contract } from '@coffer/contracts';
 import type { z } from 'zod';
 import { formatIssues, requestIdOf, toDomainError } from './errors';
 import { endSpan, serverSpanOptions, startServerSpan } from './tracing';
 import type { BroadcastHandler, Headers, RequestHandler, TransportLogger } from './types';
 
 /**
- * The serving half shared by both transports: trace context, request validation, the handler,
- * response validation, and error mapping. Resolves with the response schema's output (what goes
+ * The serving half shared by both transports: trace context, request parsing, the handler,
+ * response filtering (the response schema is an allow-list: what it does not declare is
+ * stripped), and error mapping. Resolves with the response schema's output (what goes
  * on the wire) or rejects with the DomainError to send back.
  */
 export type RequestProcessor = (raw: unknown, headers: Headers) => Promise<unknown>;
@@ -23,8 +24,10 @@ export function createRequestProcessor<C extends Contract>(
   const spanOptions = serverSpanOptions(subject, queue);
 
   const run = async (raw: unknown, headers: Headers): Promise<unknown> => {
+    // The contract's request schema is the only parser of a request: the handler gets its output,
+    // and a failure answers the text the schema declared (Vault's, for engine contracts).
     const parsed = contract.request.safeParse(raw);
-    if (!parsed.success) throw new DomainError('invalid_request', formatIssues(parsed.error));
+    if (!parsed.success) throw new DomainError('invalid_request', formatRequestIssues(parsed.error));
     const result = await handler(parsed.data as z.output<C['request']>, headers);
     const checked = contract.response.safeParse(result);
     // A response outside its contract is a bug of this service, never the caller's fault.

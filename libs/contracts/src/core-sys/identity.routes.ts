@@ -47,8 +47,11 @@ export const identityAliasBodySchema = z.object({
   custom_metadata: stringMap.optional().describe('Custom metadata of the alias'),
 });
 
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
 const keysData = z.object({ keys: z.array(z.string()), key_info: z.record(z.string(), z.unknown()) });
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
 const entityCreated = z.object({ id: z.string(), name: z.string(), aliases: z.array(z.string()).nullable() });
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
 const aliasCreated = z.object({ id: z.string(), canonical_id: z.string() });
 
 export const identityRoutes: RouteTable = {
@@ -67,8 +70,6 @@ export const identityRoutes: RouteTable = {
         update: {
           contract: identityContracts.entityWrite,
           summary: 'Create or update an entity',
-          body: identityEntityBodySchema,
-          responseData: entityCreated,
         },
       },
     },
@@ -79,7 +80,6 @@ export const identityRoutes: RouteTable = {
         list: {
           contract: identityContracts.entityByIdList,
           summary: 'List entity ids',
-          responseData: keysData,
         },
       },
     },
@@ -91,7 +91,6 @@ export const identityRoutes: RouteTable = {
         update: {
           contract: identityContracts.entityByIdWrite,
           summary: 'Update an entity',
-          body: identityEntityBodySchema,
         },
         delete: { contract: identityContracts.entityByIdDelete, summary: 'Delete an entity and its aliases' },
       },
@@ -103,7 +102,6 @@ export const identityRoutes: RouteTable = {
         list: {
           contract: identityContracts.entityByNameList,
           summary: 'List entity names',
-          responseData: keysData,
         },
       },
     },
@@ -115,8 +113,6 @@ export const identityRoutes: RouteTable = {
         update: {
           contract: identityContracts.entityByNameWrite,
           summary: 'Create or update an entity',
-          body: identityEntityBodySchema,
-          responseData: entityCreated,
         },
         delete: {
           contract: identityContracts.entityByNameDelete,
@@ -131,8 +127,6 @@ export const identityRoutes: RouteTable = {
         update: {
           contract: identityContracts.aliasWrite,
           summary: 'Create or update an alias',
-          body: identityAliasBodySchema,
-          responseData: aliasCreated,
         },
       },
     },
@@ -143,7 +137,6 @@ export const identityRoutes: RouteTable = {
         list: {
           contract: identityContracts.aliasByIdList,
           summary: 'List alias ids',
-          responseData: keysData,
         },
       },
     },
@@ -155,8 +148,6 @@ export const identityRoutes: RouteTable = {
         update: {
           contract: identityContracts.aliasByIdWrite,
           summary: 'Update an alias',
-          body: identityAliasBodySchema,
-          responseData: aliasCreated,
         },
         delete: { contract: identityContracts.aliasByIdDelete, summary: 'Delete an alias' },
       },

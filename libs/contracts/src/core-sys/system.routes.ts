@@ -93,6 +93,7 @@ export const sysCapabilitiesBody = z.looseObject({
     .describe('Deprecated: single path to check.'),
 });
 
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
 const mountEntryData = z.record(z.string(), z.unknown());
 
 /**
@@ -169,7 +170,7 @@ export const systemRoutes: RouteTable = {
       allowSealed: true,
       operations: {
         read: op(c.initStatus, 'Returns the initialization status.'),
-        update: op(c.init, 'Initializes a new Vault.', { body: sysInitBody }),
+        update: op(c.init, 'Initializes a new Vault.'),
       },
     },
     {
@@ -189,7 +190,7 @@ export const systemRoutes: RouteTable = {
         'Enters one unseal key share (hex or base64). Once the threshold is reached the root key is rebuilt and the keyring unlocked. reset=true discards the shares provided so far.',
       unauthenticated: true,
       allowSealed: true,
-      operations: { update: op(c.unseal, 'Submits one unseal key share.', { body: sysUnsealBody }) },
+      operations: { update: op(c.unseal, 'Submits one unseal key share.') },
     },
     {
       pattern: 'seal',
@@ -206,7 +207,7 @@ export const systemRoutes: RouteTable = {
         'Answers 200 when initialized, unsealed and active, 429 standby, 472 DR secondary, 473 performance standby, 501 not initialized, 503 sealed. Each code can be overridden with a query parameter; HEAD returns the status only.',
       unauthenticated: true,
       allowSealed: true,
-      operations: { read: op(c.health, 'Returns the health status.', { query: sysHealthQuery }) },
+      operations: { read: op(c.health, 'Returns the health status.') },
     },
     {
       pattern: 'key-status',
@@ -225,7 +226,7 @@ export const systemRoutes: RouteTable = {
       pattern: 'mounts',
       synopsis: 'List the currently mounted backends.',
       description: 'Returns a map of mount path to type, description, accessor, config and options.',
-      operations: { read: op(c.mountsList, 'Lists secrets engines.', { responseData: mountEntryData }) },
+      operations: { read: op(c.mountsList, 'Lists secrets engines.') },
     },
     {
       pattern: 'mounts/:path*',
@@ -234,8 +235,8 @@ export const systemRoutes: RouteTable = {
       description:
         'POST enables a secrets engine of the given type at the path; DELETE disables it and destroys its data; GET reads the mount entry.',
       operations: {
-        read: op(c.mountRead, 'Reads a mount entry.', { responseData: mountEntryData }),
-        update: op(c.mountEnable, 'Enables a secrets engine.', { body: sysMountEnableBody }),
+        read: op(c.mountRead, 'Reads a mount entry.'),
+        update: op(c.mountEnable, 'Enables a secrets engine.'),
         delete: op(c.mountDisable, 'Disables a secrets engine.'),
       },
     },
@@ -246,14 +247,14 @@ export const systemRoutes: RouteTable = {
       description: 'Reads or changes the lease TTLs, description and options of a mount.',
       operations: {
         read: op(c.mountTuneRead, 'Reads the tunable configuration.'),
-        update: op(c.mountTune, 'Tunes the mount.', { body: sysMountTuneBody }),
+        update: op(c.mountTune, 'Tunes the mount.'),
       },
     },
     {
       pattern: 'auth',
       synopsis: 'List the currently enabled credential backends.',
       description: 'Returns a map of auth mount path (without the auth/ prefix) to its entry.',
-      operations: { read: op(c.authList, 'Lists auth methods.', { responseData: mountEntryData }) },
+      operations: { read: op(c.authList, 'Lists auth methods.') },
     },
     {
       pattern: 'auth/:path*',
@@ -263,8 +264,8 @@ export const systemRoutes: RouteTable = {
         'POST enables an auth method at auth/<path>; DELETE disables it; GET reads it. Requires sudo.',
       sudo: true,
       operations: {
-        read: op(c.authRead, 'Reads an auth method entry.', { responseData: mountEntryData }),
-        update: op(c.authEnable, 'Enables an auth method.', { body: sysMountEnableBody }),
+        read: op(c.authRead, 'Reads an auth method entry.'),
+        update: op(c.authEnable, 'Enables an auth method.'),
         delete: op(c.authDisable, 'Disables an auth method.'),
       },
     },
@@ -277,7 +278,7 @@ export const systemRoutes: RouteTable = {
       sudo: true,
       operations: {
         read: op(c.authTuneRead, 'Reads the tunable configuration.'),
-        update: op(c.authTune, 'Tunes the auth method.', { body: sysMountTuneBody }),
+        update: op(c.authTune, 'Tunes the auth method.'),
       },
     },
     {
@@ -308,8 +309,8 @@ export const systemRoutes: RouteTable = {
       existenceCheck: c.policyExists,
       operations: {
         read: op(c.policyRead, 'Reads an ACL policy.'),
-        create: op(c.policyWrite, 'Writes an ACL policy.', { body: sysPolicyBody }),
-        update: op(c.policyWrite, 'Writes an ACL policy.', { body: sysPolicyBody }),
+        create: op(c.policyWrite, 'Writes an ACL policy.'),
+        update: op(c.policyWrite, 'Writes an ACL policy.'),
         delete: op(c.policyDelete, 'Deletes an ACL policy.'),
       },
     },
@@ -329,8 +330,8 @@ export const systemRoutes: RouteTable = {
       existenceCheck: c.policyExists,
       operations: {
         read: op(c.legacyPolicyRead, 'Reads an ACL policy.'),
-        create: op(c.legacyPolicyWrite, 'Writes an ACL policy.', { body: sysPolicyBody }),
-        update: op(c.legacyPolicyWrite, 'Writes an ACL policy.', { body: sysPolicyBody }),
+        create: op(c.legacyPolicyWrite, 'Writes an ACL policy.'),
+        update: op(c.legacyPolicyWrite, 'Writes an ACL policy.'),
         delete: op(c.legacyPolicyDelete, 'Deletes an ACL policy.'),
       },
     },
@@ -339,7 +340,7 @@ export const systemRoutes: RouteTable = {
       synopsis: "Fetches the capabilities of the caller's token on the given paths.",
       description: 'Returns, for each path, the capabilities the calling token holds.',
       operations: {
-        update: op(c.capabilitiesSelf, 'Checks own capabilities.', { body: sysCapabilitiesBody }),
+        update: op(c.capabilitiesSelf, 'Checks own capabilities.'),
       },
     },
     {
@@ -347,7 +348,7 @@ export const systemRoutes: RouteTable = {
       synopsis: 'Fetches the capabilities of the given token on the given paths.',
       description: 'Returns, for each path, the capabilities the given token holds.',
       operations: {
-        update: op(c.capabilitiesToken, 'Checks capabilities of a token.', { body: sysCapabilitiesBody }),
+        update: op(c.capabilitiesToken, 'Checks capabilities of a token.'),
       },
     },
     {
@@ -355,7 +356,7 @@ export const systemRoutes: RouteTable = {
       synopsis: 'Fetches the capabilities of the token associated with the given accessor.',
       description: 'Returns, for each path, the capabilities of the token behind the accessor.',
       operations: {
-        update: op(c.capabilitiesAccessor, 'Checks capabilities by accessor.', { body: sysCapabilitiesBody }),
+        update: op(c.capabilitiesAccessor, 'Checks capabilities by accessor.'),
       },
     },
     {

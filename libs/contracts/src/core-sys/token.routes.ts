@@ -49,15 +49,20 @@ export const tokenCreateBodySchema = z.object({
   period: duration.optional().describe('Renew period (root/sudo)'),
   entity_alias: z.string().optional().describe('Not supported without token roles'),
 });
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
 const tokenBody = z.object({ token: z.string().optional().describe('The token') });
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
 const accessorBody = z.object({ accessor: z.string().optional().describe('Accessor of the token') });
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
 const incrementField = duration
   .optional()
   .describe('The desired increment in seconds to the token expiration');
 
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
 const authResponse = z
   .object({})
   .describe('data is null; the token is in the auth block (client_token, accessor, policies, ...)');
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
 const lookupData = z.object({
   accessor: z.string(),
   creation_time: z.number().int(),
@@ -99,8 +104,6 @@ export const tokenRoutes: RouteTable = {
         update: {
           contract: tokenContracts.create,
           summary: 'Create a token',
-          body: tokenCreateBodySchema,
-          responseData: authResponse,
         },
       },
     },
@@ -112,8 +115,6 @@ export const tokenRoutes: RouteTable = {
         update: {
           contract: tokenContracts.createOrphan,
           summary: 'Create an orphan token',
-          body: tokenCreateBodySchema,
-          responseData: authResponse,
         },
       },
     },
@@ -125,8 +126,6 @@ export const tokenRoutes: RouteTable = {
         update: {
           contract: tokenContracts.lookup,
           summary: 'Look up a token',
-          body: tokenBody,
-          responseData: lookupData,
         },
       },
     },
@@ -138,13 +137,10 @@ export const tokenRoutes: RouteTable = {
         read: {
           contract: tokenContracts.lookupSelf,
           summary: 'Look up the calling token',
-          responseData: lookupData,
         },
         update: {
           contract: tokenContracts.lookupSelf,
           summary: 'Look up the calling token',
-          body: tokenBody,
-          responseData: lookupData,
         },
       },
     },
@@ -155,8 +151,6 @@ export const tokenRoutes: RouteTable = {
         update: {
           contract: tokenContracts.lookupAccessor,
           summary: 'Look up a token by accessor',
-          body: accessorBody,
-          responseData: lookupData,
         },
       },
     },
@@ -167,8 +161,6 @@ export const tokenRoutes: RouteTable = {
         update: {
           contract: tokenContracts.renew,
           summary: 'Renew a token',
-          body: tokenBody.extend({ increment: incrementField }),
-          responseData: authResponse,
         },
       },
     },
@@ -180,8 +172,6 @@ export const tokenRoutes: RouteTable = {
         update: {
           contract: tokenContracts.renewSelf,
           summary: 'Renew the calling token',
-          body: tokenBody.extend({ increment: incrementField }),
-          responseData: authResponse,
         },
       },
     },
@@ -192,8 +182,6 @@ export const tokenRoutes: RouteTable = {
         update: {
           contract: tokenContracts.renewAccessor,
           summary: 'Renew a token by accessor',
-          body: accessorBody.extend({ increment: incrementField }),
-          responseData: authResponse,
         },
       },
     },
@@ -201,7 +189,7 @@ export const tokenRoutes: RouteTable = {
       pattern: 'revoke',
       invalidates: ['tokens'],
       synopsis: 'Revoke a token and all its children.',
-      operations: { update: { contract: tokenContracts.revoke, summary: 'Revoke a token', body: tokenBody } },
+      operations: { update: { contract: tokenContracts.revoke, summary: 'Revoke a token' } },
     },
     {
       pattern: 'revoke-self',
@@ -217,7 +205,6 @@ export const tokenRoutes: RouteTable = {
         update: {
           contract: tokenContracts.revokeAccessor,
           summary: 'Revoke a token by accessor',
-          body: accessorBody,
         },
       },
     },
@@ -231,7 +218,6 @@ export const tokenRoutes: RouteTable = {
         update: {
           contract: tokenContracts.revokeOrphan,
           summary: 'Revoke a token, orphaning its children',
-          body: tokenBody,
         },
       },
     },
@@ -244,7 +230,6 @@ export const tokenRoutes: RouteTable = {
         list: {
           contract: tokenContracts.listAccessors,
           summary: 'List token accessors',
-          responseData: z.object({ keys: z.array(z.string()) }),
         },
       },
     },

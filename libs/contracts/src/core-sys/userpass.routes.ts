@@ -39,6 +39,7 @@ export const userpassUserBodySchema = z.object({
   ...tokenFields,
 });
 
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
 const userData = z.object({
   token_bound_cidrs: z.array(z.string()),
   token_explicit_max_ttl: z.number().int(),
@@ -68,7 +69,6 @@ export const userpassRoutes: RouteTable = {
         list: {
           contract: userpassContracts.userList,
           summary: 'List users',
-          responseData: z.object({ keys: z.array(z.string()) }),
         },
       },
     },
@@ -82,14 +82,12 @@ export const userpassRoutes: RouteTable = {
         create: {
           contract: userpassContracts.userWrite,
           summary: 'Create a user',
-          body: userpassUserBodySchema,
         },
         update: {
           contract: userpassContracts.userWrite,
           summary: 'Update a user',
-          body: userpassUserBodySchema,
         },
-        read: { contract: userpassContracts.userRead, summary: 'Read a user', responseData: userData },
+        read: { contract: userpassContracts.userRead, summary: 'Read a user' },
         delete: { contract: userpassContracts.userDelete, summary: 'Delete a user' },
       },
     },
@@ -100,7 +98,6 @@ export const userpassRoutes: RouteTable = {
         update: {
           contract: userpassContracts.userPassword,
           summary: 'Set the password',
-          body: z.object({ password: z.string().optional().describe('The new password') }),
         },
       },
     },
@@ -111,10 +108,6 @@ export const userpassRoutes: RouteTable = {
         update: {
           contract: userpassContracts.userPolicies,
           summary: 'Set the token policies',
-          body: z.object({
-            token_policies: stringList.optional().describe('Policies of the tokens issued at login'),
-            policies: stringList.optional().describe('Deprecated alias of token_policies'),
-          }),
         },
       },
     },
@@ -128,7 +121,6 @@ export const userpassRoutes: RouteTable = {
         update: {
           contract: userpassContracts.login,
           summary: 'Log in',
-          body: z.object({ password: z.string().optional().describe('Password of the user') }),
         },
       },
     },

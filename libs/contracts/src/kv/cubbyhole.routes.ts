@@ -1,20 +1,21 @@
 import type { RouteTable } from '../routes';
 import { engineContract, existenceContract } from '../routes';
-import { listResponseDataSchema, secretDataSchema } from './common';
+import { flatWriteBodySchema, listResponseDataSchema, pathParamsSchema, secretDataSchema } from './common';
+
+const params = pathParamsSchema;
 
 /** Contracts of the cubbyhole engine: private storage of the calling token (CallerContext.tokenRef). */
 export const cubbyhole = {
-  read: engineContract('kv.cubbyhole.read'),
-  write: engineContract('kv.cubbyhole.write'),
-  delete: engineContract('kv.cubbyhole.delete'),
-  list: engineContract('kv.cubbyhole.list'),
+  read: engineContract('kv.cubbyhole.read', { params, data: secretDataSchema }),
+  write: engineContract('kv.cubbyhole.write', { params, body: flatWriteBodySchema }),
+  delete: engineContract('kv.cubbyhole.delete', { params }),
+  list: engineContract('kv.cubbyhole.list', { params, data: listResponseDataSchema }),
   exists: existenceContract('kv.cubbyhole.exists'),
 } as const;
 
 const write = {
   contract: cubbyhole.write,
   summary: "Store a secret in the calling token's cubbyhole, replacing any secret at the path.",
-  body: secretDataSchema,
 };
 
 export const cubbyholeRoutes: RouteTable = {
@@ -35,7 +36,6 @@ export const cubbyholeRoutes: RouteTable = {
         read: {
           contract: cubbyhole.read,
           summary: 'Read the secret at the path.',
-          responseData: secretDataSchema,
         },
         create: write,
         update: write,
@@ -43,7 +43,6 @@ export const cubbyholeRoutes: RouteTable = {
         list: {
           contract: cubbyhole.list,
           summary: 'List the secret names and folders under the path.',
-          responseData: listResponseDataSchema,
         },
       },
     },

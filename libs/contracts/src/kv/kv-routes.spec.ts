@@ -45,4 +45,24 @@ describe('kv route tables', () => {
     expect(new Set(all).size).toBe(all.length);
     for (const t of [kvV1Routes, kvV2Routes, cubbyholeRoutes]) expect(t.service).toBe('kv');
   });
+
+  it('answers only what each response schema declares, the secret itself untouched', () => {
+    const metadata = {
+      created_time: 't',
+      custom_metadata: JSON.parse('{"__proto__":"m"}') as Record<string, string>,
+      deletion_time: '',
+      destroyed: false,
+      version: 1,
+      internal_key_id: 'never leaves',
+    };
+    const secret = JSON.parse('{"__proto__":"x","constructor":"y"}') as Record<string, unknown>;
+    const out = kvV2.dataRead.response.parse({ data: { data: secret, metadata, stray: 1 } });
+    expect(JSON.stringify(out.data)).toBe(
+      '{"data":{"__proto__":"x","constructor":"y"},"metadata":{"created_time":"t","custom_metadata":{"__proto__":"m"},"deletion_time":"","destroyed":false,"version":1}}',
+    );
+    expect(JSON.stringify(kvV1.read.response.parse({ data: secret }).data)).toBe(JSON.stringify(secret));
+    expect(kvV2.metadataList.response.parse({ data: { keys: ['a'], total: 1 } }).data).toEqual({
+      keys: ['a'],
+    });
+  });
 });

@@ -1,20 +1,21 @@
 import type { RouteTable } from '../routes';
 import { engineContract, existenceContract } from '../routes';
-import { listResponseDataSchema, secretDataSchema } from './common';
+import { flatWriteBodySchema, listResponseDataSchema, pathParamsSchema, secretDataSchema } from './common';
+
+const params = pathParamsSchema;
 
 /** Contracts of the unversioned key-value engine (kv mounts with options.version "1" or unset). */
 export const kvV1 = {
-  read: engineContract('kv.v1.read'),
-  write: engineContract('kv.v1.write'),
-  delete: engineContract('kv.v1.delete'),
-  list: engineContract('kv.v1.list'),
+  read: engineContract('kv.v1.read', { params, data: secretDataSchema }),
+  write: engineContract('kv.v1.write', { params, body: flatWriteBodySchema }),
+  delete: engineContract('kv.v1.delete', { params }),
+  list: engineContract('kv.v1.list', { params, data: listResponseDataSchema }),
   exists: existenceContract('kv.v1.exists'),
 } as const;
 
 const write = {
   contract: kvV1.write,
   summary: 'Store a secret at the path, replacing any secret stored there.',
-  body: secretDataSchema,
 };
 
 export const kvV1Routes: RouteTable = {
@@ -40,7 +41,6 @@ export const kvV1Routes: RouteTable = {
         read: {
           contract: kvV1.read,
           summary: 'Read the secret at the path.',
-          responseData: secretDataSchema,
         },
         create: write,
         update: write,
@@ -48,7 +48,6 @@ export const kvV1Routes: RouteTable = {
         list: {
           contract: kvV1.list,
           summary: 'List the secret names and folders under the path.',
-          responseData: listResponseDataSchema,
         },
       },
     },

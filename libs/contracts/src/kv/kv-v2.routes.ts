@@ -1,108 +1,68 @@
-import { z } from 'zod';
 import type { OperationDef, RouteTable } from '../routes';
 import { engineContract, existenceContract } from '../routes';
+import { listResponseDataSchema, pathParamsSchema, versionMetadataSchema } from './common';
 import {
-  listResponseDataSchema,
-  secretDataSchema,
-  versionListInputSchema,
-  versionMetadataSchema,
-  versionNumberInputSchema,
+  kvV2ConfigBodySchema,
+  kvV2ConfigDataSchema,
+  kvV2DataBodySchema,
+  kvV2MetadataBodySchema,
+  kvV2MetadataDataSchema,
+  kvV2MetadataPatchBodySchema,
+  kvV2ReadDataSchema,
+  kvV2SubkeysDataSchema,
+  kvV2VersionsBodySchema,
+  subkeysQuerySchema,
   versionQuerySchema,
-} from './common';
+} from './kv-v2.schemas';
+
+const params = pathParamsSchema;
 
 /** Contracts of the versioned key-value engine (kv mounts with options.version "2"). */
 export const kvV2 = {
-  configRead: engineContract('kv.v2.config.read'),
-  configWrite: engineContract('kv.v2.config.write'),
-  dataRead: engineContract('kv.v2.data.read'),
-  dataWrite: engineContract('kv.v2.data.write'),
-  dataPatch: engineContract('kv.v2.data.patch'),
-  dataDelete: engineContract('kv.v2.data.delete'),
+  configRead: engineContract('kv.v2.config.read', { data: kvV2ConfigDataSchema }),
+  configWrite: engineContract('kv.v2.config.write', { body: kvV2ConfigBodySchema }),
+  dataRead: engineContract('kv.v2.data.read', {
+    params,
+    query: versionQuerySchema,
+    data: kvV2ReadDataSchema,
+  }),
+  dataWrite: engineContract('kv.v2.data.write', {
+    params,
+    body: kvV2DataBodySchema,
+    data: versionMetadataSchema,
+  }),
+  dataPatch: engineContract('kv.v2.data.patch', {
+    params,
+    body: kvV2DataBodySchema,
+    data: versionMetadataSchema,
+  }),
+  dataDelete: engineContract('kv.v2.data.delete', { params }),
   dataExists: existenceContract('kv.v2.data.exists'),
-  subkeysRead: engineContract('kv.v2.subkeys.read'),
-  versionsDelete: engineContract('kv.v2.versions.delete'),
-  versionsUndelete: engineContract('kv.v2.versions.undelete'),
-  versionsDestroy: engineContract('kv.v2.versions.destroy'),
-  metadataRead: engineContract('kv.v2.metadata.read'),
-  metadataWrite: engineContract('kv.v2.metadata.write'),
-  metadataPatch: engineContract('kv.v2.metadata.patch'),
-  metadataDelete: engineContract('kv.v2.metadata.delete'),
-  metadataList: engineContract('kv.v2.metadata.list'),
+  subkeysRead: engineContract('kv.v2.subkeys.read', {
+    params,
+    query: subkeysQuerySchema,
+    data: kvV2SubkeysDataSchema,
+  }),
+  versionsDelete: engineContract('kv.v2.versions.delete', { params, body: kvV2VersionsBodySchema }),
+  versionsUndelete: engineContract('kv.v2.versions.undelete', { params, body: kvV2VersionsBodySchema }),
+  versionsDestroy: engineContract('kv.v2.versions.destroy', { params, body: kvV2VersionsBodySchema }),
+  metadataRead: engineContract('kv.v2.metadata.read', { params, data: kvV2MetadataDataSchema }),
+  metadataWrite: engineContract('kv.v2.metadata.write', { params, body: kvV2MetadataBodySchema }),
+  metadataPatch: engineContract('kv.v2.metadata.patch', { params, body: kvV2MetadataPatchBodySchema }),
+  metadataDelete: engineContract('kv.v2.metadata.delete', { params }),
+  metadataList: engineContract('kv.v2.metadata.list', { params, data: listResponseDataSchema }),
   metadataExists: existenceContract('kv.v2.metadata.exists'),
   /** Anything else on a kv v2 mount: 404 with Vault's "Invalid path for a versioned K/V" warning. */
-  invalidPath: engineContract('kv.v2.invalid-path'),
+  invalidPath: engineContract('kv.v2.invalid-path', { params }),
 } as const;
-
-const durationInput = z
-  .union([z.string(), z.number()])
-  .describe('A duration such as "1h30m", or a number of seconds.');
-const boolInput = z.union([z.boolean(), z.string(), z.number()]);
-const intInput = z.union([z.number(), z.string()]);
-
-export const kvV2ConfigBodySchema = z.object({
-  max_versions: intInput.optional().describe('Versions kept per key; 0 means 10.'),
-  cas_required: boolInput.optional().describe('Every write must carry options.cas.'),
-  delete_version_after: durationInput
-    .optional()
-    .describe('Soft-delete versions this long after they are written; 0 clears, negative disables.'),
-});
-
-export const kvV2DataBodySchema = z.object({
-  data: secretDataSchema.optional(),
-  options: z
-    .object({
-      cas: versionNumberInputSchema
-        .optional()
-        .describe(
-          'Check-and-set: the write succeeds only if this equals the current version (0: key must not exist).',
-        ),
-    })
-    .catchall(z.unknown())
-    .optional(),
-});
-
-export const kvV2VersionsBodySchema = z.object({ versions: versionListInputSchema.optional() });
-
-export const kvV2MetadataBodySchema = z.object({
-  max_versions: intInput.optional().describe('Versions kept for this key; 0 means the engine setting.'),
-  cas_required: boolInput.optional(),
-  delete_version_after: durationInput.optional().describe('Capped by the engine setting.'),
-  custom_metadata: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe('Up to 64 string pairs; in a PATCH, null removes a key.'),
-});
-
-const writeResponseData = versionMetadataSchema;
-const readResponseData = z.object({
-  data: secretDataSchema.nullable(),
-  metadata: versionMetadataSchema,
-});
-const metadataResponseData = z.object({
-  cas_required: z.boolean(),
-  created_time: z.string(),
-  current_version: z.number().int(),
-  custom_metadata: z.record(z.string(), z.string()).nullable(),
-  delete_version_after: z.string(),
-  max_versions: z.number().int(),
-  oldest_version: z.number().int(),
-  updated_time: z.string(),
-  versions: z.record(
-    z.string(),
-    z.object({ created_time: z.string(), deletion_time: z.string(), destroyed: z.boolean() }),
-  ),
-});
 
 const dataWrite: OperationDef = {
   contract: kvV2.dataWrite,
   summary: 'Write a new version of the secret.',
-  body: kvV2DataBodySchema,
-  responseData: writeResponseData,
 };
 const metadataWrite: OperationDef = {
   contract: kvV2.metadataWrite,
   summary: "Set the key's settings and custom metadata (no new version is created).",
-  body: kvV2MetadataBodySchema,
 };
 const invalid: OperationDef = { contract: kvV2.invalidPath, summary: 'Not a kv v2 API path.' };
 
@@ -125,16 +85,10 @@ export const kvV2Routes: RouteTable = {
         read: {
           contract: kvV2.configRead,
           summary: 'Read the engine settings.',
-          responseData: z.object({
-            cas_required: z.boolean(),
-            delete_version_after: z.string(),
-            max_versions: z.number().int(),
-          }),
         },
         update: {
           contract: kvV2.configWrite,
           summary: 'Write the engine settings.',
-          body: kvV2ConfigBodySchema,
         },
       },
     },
@@ -146,16 +100,12 @@ export const kvV2Routes: RouteTable = {
         read: {
           contract: kvV2.dataRead,
           summary: 'Read the latest version of the secret, or the version given.',
-          query: versionQuerySchema,
-          responseData: readResponseData,
         },
         create: dataWrite,
         update: dataWrite,
         patch: {
           contract: kvV2.dataPatch,
           summary: 'Apply a JSON merge patch to the current version, creating a new version.',
-          body: kvV2DataBodySchema,
-          responseData: writeResponseData,
           mergePatch: true,
         },
         delete: { contract: kvV2.dataDelete, summary: 'Soft-delete the latest version.' },
@@ -168,13 +118,6 @@ export const kvV2Routes: RouteTable = {
         read: {
           contract: kvV2.subkeysRead,
           summary: 'Read the subkeys of a version of the secret.',
-          query: versionQuerySchema.extend({
-            depth: z.string().optional().describe('Deepest level shown; 0 means no limit.'),
-          }),
-          responseData: z.object({
-            subkeys: z.record(z.string(), z.unknown()).nullable(),
-            metadata: versionMetadataSchema,
-          }),
         },
       },
     },
@@ -185,7 +128,6 @@ export const kvV2Routes: RouteTable = {
         update: {
           contract: kvV2.versionsDelete,
           summary: 'Mark the versions as deleted; their data is kept.',
-          body: kvV2VersionsBodySchema,
         },
       },
     },
@@ -196,7 +138,6 @@ export const kvV2Routes: RouteTable = {
         update: {
           contract: kvV2.versionsUndelete,
           summary: 'Restore the versions.',
-          body: kvV2VersionsBodySchema,
         },
       },
     },
@@ -207,7 +148,6 @@ export const kvV2Routes: RouteTable = {
         update: {
           contract: kvV2.versionsDestroy,
           summary: 'Destroy the versions: their data keys are erased.',
-          body: kvV2VersionsBodySchema,
         },
       },
     },
@@ -219,14 +159,12 @@ export const kvV2Routes: RouteTable = {
         read: {
           contract: kvV2.metadataRead,
           summary: 'Read the metadata and version history of the key.',
-          responseData: metadataResponseData,
         },
         create: metadataWrite,
         update: metadataWrite,
         patch: {
           contract: kvV2.metadataPatch,
           summary: "Patch the key's settings and custom metadata (JSON merge patch).",
-          body: kvV2MetadataBodySchema,
           mergePatch: true,
         },
         delete: {
@@ -236,7 +174,6 @@ export const kvV2Routes: RouteTable = {
         list: {
           contract: kvV2.metadataList,
           summary: 'List the keys and folders under the path.',
-          responseData: listResponseDataSchema,
         },
       },
     },

@@ -1,4 +1,4 @@
-import { DomainError, type ErrorCode } from '@coffer/contracts';
+import { DomainError, multiError, type ErrorCode } from '@coffer/contracts';
 import { buildEnvelope } from '../response/envelope';
 import { GatewayError, type GatewayErrorKind } from './gateway-error';
 
@@ -9,11 +9,8 @@ import { GatewayError, type GatewayErrorKind } from './gateway-error';
  * they are copied from Vault, multierror rendering included.
  */
 
-/** go-multierror's rendering, as Vault's core wraps ACL and routing errors. */
-export function multiError(...messages: string[]): string {
-  const head = messages.length === 1 ? '1 error occurred:' : `${messages.length} errors occurred:`;
-  return `${head}\n${messages.map((m) => `\t* ${m}`).join('\n')}\n\n`;
-}
+// go-multierror's rendering, as Vault's core wraps ACL and routing errors.
+export { multiError };
 
 interface Entry {
   status: number;

@@ -3,6 +3,14 @@ import { z } from 'zod';
 import { buildHelp, relateRoute } from './help';
 
 const c = engineContract('t.op');
+const listRoles = engineContract('t.list', { data: z.object({ keys: z.array(z.string()) }) });
+const readRole = engineContract('t.read', {
+  query: z.object({ version: z.string().optional().describe('v') }),
+});
+const writeRole = engineContract('t.write', {
+  body: z.object({ ttl: z.union([z.string(), z.number()]).describe('TTL') }),
+});
+const patchRole = engineContract('t.patch', { body: z.object({ ttl: z.string().optional() }) });
 const table: RouteTable = {
   engine: 't',
   service: 't',
@@ -12,7 +20,7 @@ const table: RouteTable = {
       pattern: 'roles',
       synopsis: 'Role list.',
       operations: {
-        list: { contract: c, summary: 'List roles.', responseData: z.object({ keys: z.array(z.string()) }) },
+        list: { contract: listRoles, summary: 'List roles.' },
       },
     },
     {
@@ -21,22 +29,9 @@ const table: RouteTable = {
       description: 'Role details.',
       sudo: true,
       operations: {
-        read: {
-          contract: c,
-          summary: 'Read a role.',
-          query: z.object({ version: z.string().optional().describe('v') }),
-        },
-        update: {
-          contract: c,
-          summary: 'Write a role.',
-          body: z.object({ ttl: z.union([z.string(), z.number()]).describe('TTL') }),
-        },
-        patch: {
-          contract: c,
-          summary: 'Patch a role.',
-          body: z.object({ ttl: z.string().optional() }),
-          mergePatch: true,
-        },
+        read: { contract: readRole, summary: 'Read a role.' },
+        update: { contract: writeRole, summary: 'Write a role.' },
+        patch: { contract: patchRole, summary: 'Patch a role.', mergePatch: true },
         delete: { contract: c, summary: 'Delete a role.' },
       },
     },

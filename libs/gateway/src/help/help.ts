@@ -2,7 +2,8 @@ import type { Operation, OperationDef, RouteDef, RouteTable } from '@coffer/cont
 import { z } from 'zod';
 
 /**
- * `?help=1`: markdown help and a small OpenAPI 3 document generated from the route table, for the
+ * `?help=1`: markdown help and a small OpenAPI 3 document generated from the route table and the
+ * schemas of its contracts (the same ones that parse requests and filter responses), for the
  * route matching the queried path and every route below it. OpenAPI paths are relative to the
  * queried path ("/" is the queried path itself).
  */
@@ -166,7 +167,7 @@ function getOperation(
 }
 
 function readLike(def: OperationDef, extra: unknown[]): Record<string, unknown> {
-  const parameters = [...queryParameters(def.query), ...extra];
+  const parameters = [...queryParameters(def.contract.schemas.query), ...extra];
   return {
     summary: def.summary,
     ...(parameters.length ? { parameters } : {}),
@@ -176,15 +177,17 @@ function readLike(def: OperationDef, extra: unknown[]): Record<string, unknown> 
 
 function writeOperation(def: OperationDef, contentType: string): Record<string, unknown> {
   const op: Record<string, unknown> = { summary: def.summary };
-  const query = queryParameters(def.query);
-  if (query.length) op['parameters'] = query;
-  if (def.body) op['requestBody'] = { content: { [contentType]: { schema: schemaOf(def.body, 'input') } } };
+  const { body, query } = def.contract.schemas;
+  const parameters = queryParameters(query);
+  if (parameters.length) op['parameters'] = parameters;
+  if (body) op['requestBody'] = { content: { [contentType]: { schema: schemaOf(body, 'input') } } };
   op['responses'] = responses(def);
   return op;
 }
 
 function responses(def: OperationDef): Record<string, unknown> {
-  const data = def.responseData ? schemaOf(def.responseData, 'output') : { type: 'object', nullable: true };
+  const declared = def.contract.schemas.data;
+  const data = declared ? schemaOf(declared, 'output') : { type: 'object', nullable: true };
   return {
     '200': {
       description: 'OK',

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import {
   DomainError,
-  invalidRequest,
+  isJsonObject,
   notFound,
   type EngineRequest,
-  type EngineResponse,
+  type kvV1,
+  type RequestOf,
+  type ResponseOf,
 } from '@coffer/contracts';
 import { DataKeyCipher, flatLocation } from '../shared/data-keys';
 import { pathParam } from '../shared/engine-request';
 import { KvEventLog } from '../shared/event-log';
-import { isJsonObject, type JsonObject } from '../shared/json-object';
 import { assertSecretPath, isSecretPath, listFolder } from '../shared/paths';
 import { StreamWriter } from '../shared/stream-writer';
 import { cubbyholeSecretStream, kvKeyStream } from '../shared/streams';
@@ -25,6 +26,10 @@ const streamOf = (kind: FlatKind, scope: FlatScope, path: string): string =>
     ? kvKeyStream(scope.mountUuid, path)
     : cubbyholeSecretStream(scope.owner, scope.mountUuid, path);
 
+// kv v1 and cubbyhole contracts declare the same schemas, so one set of types serves both.
+type FlatRequest<Op extends 'read' | 'write' | 'delete' | 'list'> = RequestOf<(typeof kvV1)[Op]>;
+type FlatResponse<Op extends 'read' | 'write' | 'delete' | 'list'> = ResponseOf<(typeof kvV1)[Op]>;
+
 /** Read, write, delete, list and existence of unversioned secrets (kv v1 and cubbyhole). */
 @Injectable()
 export class FlatSecretService {
@@ -36,7 +41,7 @@ export class FlatSecretService {
     private readonly writer: StreamWriter,
   ) {}
 
-  async read(kind: FlatKind, scope: FlatScope, req: EngineRequest): Promise<EngineResponse> {
+  async read(kind: FlatKind, scope: FlatScope, req: FlatRequest<'read'>): Promise<FlatResponse<'read'>> {
     const path = pathParam(req);
     if (!isSecretPath(path)) throw notFound();
     const row = await this.repo.read(scope, path);
@@ -53,12 +58,10 @@ export class FlatSecretService {
   }
 
   /** Replaces the secret; the previous value's data key is erased in the same transaction. */
-  async write(kind: FlatKind, scope: FlatScope, req: EngineRequest): Promise<EngineResponse> {
+  async write(kind: FlatKind, scope: FlatScope, req: FlatRequest<'write'>): Promise<FlatResponse<'write'>> {
     const path = pathParam(req);
     assertSecretPath(path);
-    const data: JsonObject = req.body;
-    if (Object.keys(data).length === 0) throw invalidRequest('missing data fields');
-    const plaintext = Buffer.from(JSON.stringify(data), 'utf8');
+    const plaintext = Buffer.from(JSON.stringify(req.body), 'utf8');
     await this.writer.run(streamOf(kind, scope, path), async () => {
       const head = await this.repo.head(scope, path);
       const sealed = this.dataKeys.seal(plaintext, flatLocation(scope.mountUuid, scope.owner, path));
@@ -86,7 +89,11 @@ export class FlatSecretService {
   }
 
   /** Removes the secret and erases its data key, then vacuums so the key leaves the heap. */
-  async delete(kind: FlatKind, scope: FlatScope, req: EngineRequest): Promise<EngineResponse> {
+  async delete(
+    kind: FlatKind,
+    scope: FlatScope,
+    req: FlatRequest<'delete'>,
+  ): Promise<FlatResponse<'delete'>> {
     const path = pathParam(req);
     if (!isSecretPath(path)) return {};
     const removed = await this.writer.run(streamOf(kind, scope, path), async () => {
@@ -102,7 +109,7 @@ export class FlatSecretService {
     return {};
   }
 
-  async list(scope: FlatScope, req: EngineRequest): Promise<EngineResponse> {
+  async list(scope: FlatScope, req: FlatRequest<'list'>): Promise<FlatResponse<'list'>> {
     const keys = await this.repo.list(scope, listFolder(pathParam(req)));
     if (keys.length === 0) throw notFound();
     return { data: { keys } };

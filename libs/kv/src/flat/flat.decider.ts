@@ -1,6 +1,6 @@
 import { parseDuration } from '@coffer/config';
 import type { MountInfo } from '@coffer/contracts';
-import { getOwn, type JsonObject } from '../shared/json-object';
+import { getOwn, type JsonObject } from '@coffer/contracts';
 import type { FlatEvent } from './flat.events';
 
 /** Pure rules of unversioned secrets (kv v1 and cubbyhole). */

@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EngineRequest, EngineResponse } from '@coffer/contracts';
+import type { kvV2, RequestOf, ResponseOf } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.di';
 import { KvEventLog } from '../shared/event-log';
 import { StreamWriter } from '../shared/stream-writer';
 import { kvConfigStream } from '../shared/streams';
-import { parseConfigInput } from './kv2.inputs';
 import { projectConfig } from './kv2.projection';
 import { Kv2Repository } from './kv2.repository';
+import type { EngineConfig } from './kv2.state';
 import { configView } from './kv2.view';
 
 /** config of a kv v2 mount: engine-wide max_versions, cas_required and delete_version_after. */
@@ -20,17 +20,24 @@ export class Kv2ConfigService {
     private readonly writer: StreamWriter,
   ) {}
 
-  async read(req: EngineRequest): Promise<EngineResponse> {
+  async read(req: RequestOf<typeof kvV2.configRead>): Promise<ResponseOf<typeof kvV2.configRead>> {
     const { config } = await this.repo.loadConfig(req.mount.uuid);
     return { data: configView(config) };
   }
 
-  async write(req: EngineRequest): Promise<EngineResponse> {
+  async write(req: RequestOf<typeof kvV2.configWrite>): Promise<ResponseOf<typeof kvV2.configWrite>> {
     const mountUuid = req.mount.uuid;
+    const { max_versions, cas_required, delete_version_after } = req.body;
+    if (max_versions === undefined && cas_required === undefined && delete_version_after === undefined) {
+      return {};
+    }
     await this.writer.run(kvConfigStream(mountUuid), async () => {
       const current = await this.repo.loadConfig(mountUuid);
-      const next = parseConfigInput(req.body, current.config);
-      if (!next) return;
+      const next: EngineConfig = {
+        maxVersions: max_versions ?? current.config.maxVersions,
+        casRequired: cas_required ?? current.config.casRequired,
+        deleteVersionAfter: delete_version_after ?? current.config.deleteVersionAfter,
+      };
       const event = { type: 'KvConfigWritten', data: next };
       await this.log.append(
         kvConfigStream(mountUuid),

@@ -230,6 +230,9 @@ describe('kv v2 data (NATS + Postgres)', () => {
       message: 'no data provided',
     });
     expect((await h.fail(kvV2.dataWrite, req({ data: 'text' }))).message).toContain('expected a map');
+    expect((await h.fail(kvV2.dataWrite, req({ data: 'x' }))).message).toBe(
+      `Field validation failed: error converting input for field "data": '' expected a map, got 'string'`,
+    );
     expect((await h.fail(kvV2.dataWrite, req({ data: [1, 2] }))).message).toContain('expected a map');
     expect(await h.fail(kvV2.dataWrite, req({ data: {}, options: { cas: 'x' } }))).toMatchObject({
       message: 'error parsing check-and-set parameter',

@@ -1,22 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   DomainError,
+  isJsonObject,
   notFound,
   type EngineRequest,
-  type EngineResponse,
+  type JsonObject,
+  type kvV2,
   type Operation,
+  type RequestOf,
+  type ResponseOf,
 } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.di';
 import { DataKeyCipher, kv2Location } from '../shared/data-keys';
-import { kv2InvalidPath, pathParam } from '../shared/engine-request';
-import { isJsonObject, type JsonObject } from '../shared/json-object';
+import { kv2InvalidPath, pathParam, type PathedRequest } from '../shared/engine-request';
 import { mergePatch } from '../shared/merge-patch';
 import { assertSecretPath } from '../shared/paths';
 import { StreamWriter } from '../shared/stream-writer';
 import { kvKeyStream } from '../shared/streams';
 import { decideDeleteLatest, decidePatch, decideWrite, writeEvents, type WritePlan } from './kv2.decider';
-import { parseDataWrite, parseDepthQuery, parseVersionQuery } from './kv2.inputs';
 import { toVersionState } from './kv2.mapping';
 import { Kv2Repository, type VersionReadRow } from './kv2.repository';
 import { isDeleted } from './kv2.state';
@@ -35,49 +37,49 @@ export class Kv2DataService {
     private readonly writer: StreamWriter,
   ) {}
 
-  async read(req: EngineRequest): Promise<EngineResponse> {
+  async read(req: RequestOf<typeof kvV2.dataRead>): Promise<ResponseOf<typeof kvV2.dataRead>> {
     const path = this.secretPath(req, 'read');
-    const found = await this.readLive(req.mount.uuid, path, parseVersionQuery(req.query), 'data');
+    const found = await this.readLive(req.mount.uuid, path, req.query.version, 'data');
     return { data: { data: this.open(found.row, req.mount.uuid, path), metadata: found.metadata } };
   }
 
-  async subkeys(req: EngineRequest): Promise<EngineResponse> {
+  async subkeys(req: RequestOf<typeof kvV2.subkeysRead>): Promise<ResponseOf<typeof kvV2.subkeysRead>> {
     const path = this.secretPath(req, 'read');
-    const depth = parseDepthQuery(req.query);
-    const found = await this.readLive(req.mount.uuid, path, parseVersionQuery(req.query), 'subkeys');
+    const { version, depth } = req.query;
+    const found = await this.readLive(req.mount.uuid, path, version, 'subkeys');
     return {
       data: { subkeys: subkeys(this.open(found.row, req.mount.uuid, path), depth), metadata: found.metadata },
     };
   }
 
-  async write(req: EngineRequest): Promise<EngineResponse> {
+  async write(req: RequestOf<typeof kvV2.dataWrite>): Promise<ResponseOf<typeof kvV2.dataWrite>> {
     const path = this.secretPath(req, 'update');
-    const input = parseDataWrite(req.body);
-    const plaintext = Buffer.from(JSON.stringify(input.data), 'utf8');
+    const { data, options } = req.body;
+    const plaintext = Buffer.from(JSON.stringify(data), 'utf8');
     return this.writer.run(kvKeyStream(req.mount.uuid, path), async () => {
       const loaded = await this.store.load(req.mount.uuid, path);
-      const plan = decideWrite(loaded.state, loaded.config, { cas: input.cas, now: this.runtime.clock() });
+      const plan = decideWrite(loaded.state, loaded.config, { cas: options.cas, now: this.runtime.clock() });
       return this.appendVersion(req.mount.uuid, path, loaded, plan, plaintext);
     });
   }
 
   /** JSON merge patch of the current version into a new version. */
-  async patch(req: EngineRequest): Promise<EngineResponse> {
+  async patch(req: RequestOf<typeof kvV2.dataPatch>): Promise<ResponseOf<typeof kvV2.dataPatch>> {
     const path = this.secretPath(req, 'patch');
-    const input = parseDataWrite(req.body);
+    const { data, options } = req.body;
     return this.writer.run(kvKeyStream(req.mount.uuid, path), async () => {
       const loaded = await this.store.load(req.mount.uuid, path);
-      const plan = decidePatch(loaded.state, loaded.config, { cas: input.cas, now: this.runtime.clock() });
+      const plan = decidePatch(loaded.state, loaded.config, { cas: options.cas, now: this.runtime.clock() });
       const current = await this.repo.readVersion(req.mount.uuid, path, plan.version - 1);
       if (!current) throw notFound();
-      const patched = mergePatch(this.open(current, req.mount.uuid, path), input.data);
+      const patched = mergePatch(this.open(current, req.mount.uuid, path), data);
       const plaintext = Buffer.from(JSON.stringify(isJsonObject(patched) ? patched : {}), 'utf8');
       return this.appendVersion(req.mount.uuid, path, loaded, plan, plaintext);
     });
   }
 
   /** DELETE data/:path: soft-deletes the latest version. */
-  async deleteLatest(req: EngineRequest): Promise<EngineResponse> {
+  async deleteLatest(req: RequestOf<typeof kvV2.dataDelete>): Promise<ResponseOf<typeof kvV2.dataDelete>> {
     const path = this.secretPath(req, 'delete');
     await this.writer.run(kvKeyStream(req.mount.uuid, path), async () => {
       const loaded = await this.store.load(req.mount.uuid, path);
@@ -102,7 +104,7 @@ export class Kv2DataService {
     loaded: LoadedKey,
     plan: WritePlan,
     plaintext: Buffer,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof kvV2.dataWrite>> {
     const sealed = this.dataKeys.seal(plaintext, kv2Location(mountUuid, path, plan.version));
     const events = writeEvents(plan, {
       keyId: sealed.keyId,
@@ -153,7 +155,7 @@ export class Kv2DataService {
     return data;
   }
 
-  private secretPath(req: EngineRequest, operation: Operation): string {
+  private secretPath(req: PathedRequest, operation: Operation): string {
     const path = pathParam(req);
     if (path === '' || path.endsWith('/')) throw kv2InvalidPath(operation, req.path);
     assertSecretPath(path);

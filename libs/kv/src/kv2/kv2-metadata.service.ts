@@ -1,8 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { notFound, type EngineRequest, type EngineResponse, type Operation } from '@coffer/contracts';
+import {
+  notFound,
+  setOwn,
+  type EngineRequest,
+  type kvV2,
+  type Operation,
+  type RequestOf,
+  type ResponseOf,
+} from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.di';
-import { kv2InvalidPath, pathParam } from '../shared/engine-request';
+import { kv2InvalidPath, pathParam, type PathedRequest } from '../shared/engine-request';
 import { assertSecretPath, listFolder } from '../shared/paths';
 import { StreamWriter } from '../shared/stream-writer';
 import { kvKeyStream } from '../shared/streams';
@@ -12,11 +20,36 @@ import {
   decideMetadataPatch,
   decideMetadataWrite,
   type MetadataDecision,
+  type MetadataInput,
 } from './kv2.decider';
-import { parseMetadataPatch, parseMetadataWrite } from './kv2.inputs';
 import { Kv2Repository } from './kv2.repository';
 import { Kv2Store, type LoadedKey } from './kv2.store';
 import { metadataView } from './kv2.view';
+
+type MetadataBody = RequestOf<typeof kvV2.metadataWrite>['body'];
+
+/** The key settings of a metadata write; custom_metadata is the caller's to set. */
+function settingsOf(body: Omit<MetadataBody, 'custom_metadata'>): MetadataInput {
+  return {
+    maxVersions: body.max_versions,
+    casRequired: body.cas_required,
+    deleteVersionAfter: body.delete_version_after,
+  };
+}
+
+/** A merge patch of custom metadata: a null removes its key. Keys stay own properties. */
+function patchedMap(
+  current: Record<string, string> | null,
+  patch: Record<string, string | null>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(current ?? {})) setOwn(out, key, value);
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else setOwn(out, key, value);
+  }
+  return out;
+}
 
 /** metadata/:path of kv v2: key settings, custom metadata, listing, removal of a whole key. */
 @Injectable()
@@ -29,7 +62,7 @@ export class Kv2MetadataService {
     private readonly writer: StreamWriter,
   ) {}
 
-  async read(req: EngineRequest): Promise<EngineResponse> {
+  async read(req: RequestOf<typeof kvV2.metadataRead>): Promise<ResponseOf<typeof kvV2.metadataRead>> {
     const path = this.keyPath(req, 'read');
     const { state } = await this.store.load(req.mount.uuid, path);
     if (!state) throw notFound();
@@ -37,32 +70,34 @@ export class Kv2MetadataService {
   }
 
   /** Key names visible to any caller with list on the folder (no policy filtering, like Vault). */
-  async list(req: EngineRequest): Promise<EngineResponse> {
+  async list(req: RequestOf<typeof kvV2.metadataList>): Promise<ResponseOf<typeof kvV2.metadataList>> {
     const keys = await this.repo.list(req.mount.uuid, listFolder(pathParam(req)));
     if (keys.length === 0) throw notFound();
     return { data: { keys } };
   }
 
   /** POST: creates the key's metadata when it has none; creates no version. */
-  async write(req: EngineRequest): Promise<EngineResponse> {
+  async write(req: RequestOf<typeof kvV2.metadataWrite>): Promise<ResponseOf<typeof kvV2.metadataWrite>> {
     const path = this.keyPath(req, 'update');
-    const input = parseMetadataWrite(req.body);
+    const input: MetadataInput = { ...settingsOf(req.body), customMetadata: req.body.custom_metadata };
     return this.change(req.mount.uuid, path, (loaded) =>
       decideMetadataWrite(loaded.state, loaded.config, input, this.runtime.clock()),
     );
   }
 
   /** PATCH: JSON merge patch of the settings and custom metadata of an existing key. */
-  async patch(req: EngineRequest): Promise<EngineResponse> {
+  async patch(req: RequestOf<typeof kvV2.metadataPatch>): Promise<ResponseOf<typeof kvV2.metadataPatch>> {
     const path = this.keyPath(req, 'patch');
+    const patch = req.body.custom_metadata;
     return this.change(req.mount.uuid, path, (loaded) => {
-      const input = parseMetadataPatch(req.body, loaded.state?.customMetadata ?? null);
+      const input = settingsOf(req.body);
+      if (patch !== undefined) input.customMetadata = patchedMap(loaded.state?.customMetadata ?? null, patch);
       return decideMetadataPatch(loaded.state, loaded.config, input, this.runtime.clock());
     });
   }
 
   /** DELETE: the key, its metadata and every version go; all its data keys are erased. */
-  async delete(req: EngineRequest): Promise<EngineResponse> {
+  async delete(req: RequestOf<typeof kvV2.metadataDelete>): Promise<ResponseOf<typeof kvV2.metadataDelete>> {
     const path = this.keyPath(req, 'delete');
     const removed = await this.writer.run(kvKeyStream(req.mount.uuid, path), async () => {
       const loaded = await this.store.load(req.mount.uuid, path);
@@ -83,7 +118,7 @@ export class Kv2MetadataService {
     mountUuid: string,
     path: string,
     decide: (loaded: LoadedKey) => MetadataDecision,
-  ): Promise<EngineResponse> {
+  ): Promise<{ warnings: string[] }> {
     const warnings = await this.writer.run(kvKeyStream(mountUuid, path), async () => {
       const loaded = await this.store.load(mountUuid, path);
       const decision = decide(loaded);
@@ -93,7 +128,7 @@ export class Kv2MetadataService {
     return { warnings };
   }
 
-  private keyPath(req: EngineRequest, operation: Operation): string {
+  private keyPath(req: PathedRequest, operation: Operation): string {
     const path = pathParam(req);
     if (path === '') throw kv2InvalidPath(operation, 'metadata');
     assertSecretPath(path);

@@ -1,7 +1,11 @@
 import { formatDuration } from '@coffer/config';
+import type { kvV2, ResponseOf } from '@coffer/contracts';
 import type { EngineConfig, KeyState, VersionState } from './kv2.state';
 
-/** Response bodies of kv v2, shaped (and key-ordered) like Vault's JSON. */
+/** Response bodies of kv v2, shaped (and key-ordered) like Vault's JSON; their contracts filter them. */
+
+type ConfigData = NonNullable<ResponseOf<typeof kvV2.configRead>['data']>;
+type MetadataData = NonNullable<ResponseOf<typeof kvV2.metadataRead>['data']>;
 
 export interface VersionMetadataView {
   [key: string]: unknown;
@@ -26,8 +30,8 @@ export function versionMetadataView(
   };
 }
 
-export function metadataView(state: KeyState): Record<string, unknown> {
-  const versions: Record<string, unknown> = {};
+export function metadataView(state: KeyState): MetadataData {
+  const versions: MetadataData['versions'] = {};
   for (const n of [...state.versions.keys()].sort((a, b) => a - b)) {
     const v = state.versions.get(n);
     if (!v) continue;
@@ -50,7 +54,7 @@ export function metadataView(state: KeyState): Record<string, unknown> {
   };
 }
 
-export function configView(config: EngineConfig): Record<string, unknown> {
+export function configView(config: EngineConfig): ConfigData {
   return {
     cas_required: config.casRequired,
     delete_version_after: formatDuration(config.deleteVersionAfter),

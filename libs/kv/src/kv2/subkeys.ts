@@ -1,4 +1,4 @@
-import { isJsonObject, setOwn, type JsonObject } from '../shared/json-object';
+import { isJsonObject, setOwn, type JsonObject } from '@coffer/contracts';
 
 /** Vault caps the walk whatever depth is asked, so a deeply nested secret cannot exhaust the stack. */
 export const MAX_SUBKEYS_DEPTH = 100;

@@ -1,7 +1,13 @@
-import { DomainError, type EngineRequest, type Operation } from '@coffer/contracts';
+import { DomainError, type Operation } from '@coffer/contracts';
+
+/** What every kv request carries: the mount-relative path and the route's captures. */
+export interface PathedRequest {
+  path: string;
+  params: { path?: string };
+}
 
 /** The secret path of a request: the route's `path` capture, else the whole mount-relative path. */
-export function pathParam(req: EngineRequest): string {
+export function pathParam(req: PathedRequest): string {
   return req.params['path'] ?? req.path;
 }
 

@@ -1,4 +1,4 @@
-import { getOwn, hasOwn, isJsonObject, setOwn, type JsonObject } from './json-object';
+import { getOwn, hasOwn, isJsonObject, setOwn, type JsonObject } from '@coffer/contracts';
 
 /**
  * JSON merge patch (RFC 7396), as used by kv v2 PATCH: an object patch merges key by key, a null

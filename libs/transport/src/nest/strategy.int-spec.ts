@@ -6,7 +6,11 @@ import {
   defineBroadcast,
   defineContract,
   encodeContext,
+  engineContract,
+  weakInt,
   type CallerContext,
+  type RequestOf,
+  type ResponseOf,
 } from '@coffer/contracts';
 import { of } from 'rxjs';
 import { z } from 'zod';
@@ -37,6 +41,11 @@ const nestWhoami = defineContract('nest.whoami', z.object({}), z.object({ access
 const nestFail = defineContract('nest.fail', z.object({ kind: z.enum(['domain', 'bug']) }), z.object({}));
 const nestStream = defineContract('nest.stream', z.object({}), z.object({ n: z.number() }));
 const nestSeen: string[] = [];
+/** An engine contract: its body is parsed with weak fields, its response data is an allow-list. */
+const nestEngine = engineContract('nest.engine', {
+  body: z.object({ count: weakInt({ default: 1 }) }),
+  data: z.object({ count: z.number() }),
+});
 
 @Controller()
 class NestSpecHandlers {
@@ -68,6 +77,13 @@ class NestSpecHandlers {
   @Handles(nestStream)
   stream() {
     return of({ n: 1 }, { n: 2 });
+  }
+
+  @Handles(nestEngine)
+  engine(@Payload() req: RequestOf<typeof nestEngine>): ResponseOf<typeof nestEngine> {
+    // A field the response schema does not declare, as a careless service might return.
+    const data = { count: req.body.count, secret: 'must not leave' };
+    return { data };
   }
 
   @OnBroadcast(changed)
@@ -144,6 +160,26 @@ describe.each(harnesses)(
       });
       const bug = await rejection(pair.client.request(nestFail, { kind: 'bug' }));
       expect(bug.toBody()).toEqual({ code: 'internal', message: 'internal error' });
+    });
+
+    it('hands the handler the parsed body and strips undeclared response fields', async () => {
+      const mount = { path: 'm/', uuid: 'u', accessor: 'a', type: 't' };
+      const request = (body: Record<string, unknown>) => ({
+        operation: 'update' as const,
+        mount,
+        path: 'p',
+        body,
+      });
+      const answer = await pair.client.request(nestEngine, request({ count: '3' }));
+      expect(answer.data).toEqual({ count: 3 });
+      expect(JSON.stringify(answer)).not.toContain('must not leave');
+      expect((await pair.client.request(nestEngine, request({ count: null }))).data).toEqual({ count: 1 });
+      const bad = await rejection(pair.client.request(nestEngine, request({ count: 'x' })));
+      expect(bad.toBody()).toEqual({
+        code: 'invalid_request',
+        message:
+          'Field validation failed: error converting input x for field "count": cannot parse \'x\' as int: strconv.ParseInt: parsing "x": invalid syntax',
+      });
     });
 
     it('answers with the last value of an Observable', async () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { DomainError } from '@coffer/contracts';
+import { DomainError } from '../errors';
 import {
   formatDuration,
   formatNanos,

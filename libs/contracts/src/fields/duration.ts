@@ -1,4 +1,4 @@
-import { DomainError } from '@coffer/contracts';
+import { DomainError } from '../errors';
 
 /**
  * Vault's duration rules (go-secure-stdlib parseutil.ParseDurationSecond): an integer (number or
