@@ -12,7 +12,7 @@ import {
   type TokenState,
 } from './token.decider';
 import { generateAccessor, generateToken } from './token-crypto';
-import { TokenEventLog } from './token-event-log';
+import { TokenEventLog } from './token.projection';
 import { TokenRepository } from './token.repository';
 import { TokenSalt } from './token-salt';
 import { mountTtls, type MountTtls } from './token-ttl';
@@ -181,20 +181,23 @@ export class TokenService {
 
   private async use(found: VersionedToken): Promise<TokenState> {
     let current: VersionedToken | undefined = found;
-    return retryOnConflict(async () => {
-      current ??= await this.repo.byAccessor(found.state.accessor);
-      const attempt = current;
-      current = undefined; // a retry re-reads the row
-      const nowMs = this.now();
-      if (!attempt || !isUsable(attempt.state, nowMs)) throw invalidToken();
-      const used = decideUse(attempt.state, nowMs);
-      if (!used) return attempt.state;
-      const after = await this.log.append(attempt.state.accessor, attempt.version, [
-        { type: 'TokenUsed', data: used },
-      ]);
-      if (!after) throw invalidToken();
-      return after;
-    }, USE_ATTEMPTS);
+    return retryOnConflict(
+      async () => {
+        current ??= await this.repo.byAccessor(found.state.accessor);
+        const attempt = current;
+        current = undefined; // a retry re-reads the row
+        const nowMs = this.now();
+        if (!attempt || !isUsable(attempt.state, nowMs)) throw invalidToken();
+        const used = decideUse(attempt.state, nowMs);
+        if (!used) return attempt.state;
+        const after = await this.log.append(attempt.state.accessor, attempt.version, [
+          { type: 'TokenUsed', data: used },
+        ]);
+        if (!after) throw invalidToken();
+        return after;
+      },
+      { attempts: USE_ATTEMPTS },
+    );
   }
 
   private now(): number {
