@@ -1,4 +1,4 @@
 export { KvModule } from './kv.module';
 export { KV_SCHEMA, type KvModuleOptions } from './kv.di';
 export { kvMigrations } from './migrations';
-export { KV_EVENT_TYPES } from './shared/event-log';
+export { KV_EVENT_TYPES } from './kv.events';

@@ -24,6 +24,7 @@ import {
 import type { ServiceRuntime } from '@coffer/event-store';
 import type { Subscription } from '@coffer/transport';
 import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
+import { CoreSysDb } from '../core-sys.table';
 import { LEADER_QUEUE, leaderKeyring, peerKeyring, SERVICE_QUEUE } from './seal.contracts';
 import { SealLeadership } from './seal-leadership';
 import { SealLifecycleService } from './seal-lifecycle.service';
@@ -74,6 +75,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     @Inject(SEAL_COORDINATOR_SETTINGS) private readonly settings: SealCoordinatorSettings,
     private readonly seal: SealService,
     private readonly lifecycle: SealLifecycleService,
+    private readonly db: CoreSysDb,
   ) {}
 
   get isLeader(): boolean {
@@ -88,7 +90,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     this.#keyringService = this.runtime.transport.serve(coreBarrierKeyring, SERVICE_QUEUE, (req) =>
       this.#engineKeyring(req),
     );
-    this.#leadership = new SealLeadership(this.runtime.db, this.runtime.schema, embedded, {
+    this.#leadership = new SealLeadership(this.db, embedded, {
       retryMs: this.settings.leaderRetryMs,
       heartbeatMs: this.settings.leaderHeartbeatMs,
       onChange: (leader) => {

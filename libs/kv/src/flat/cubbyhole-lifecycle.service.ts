@@ -8,9 +8,8 @@ import {
 import { coreTokenAlive } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { KV_OPTIONS, KV_RUNTIME, type KvModuleOptions } from '../kv.di';
-import { KvEventLog } from '../shared/event-log';
-import { cubbyholeStream } from '../shared/streams';
 import { Vacuum } from '../shared/vacuum';
+import { CubbyholeEventLog } from './cubbyhole.projection';
 import { FlatRepository } from './flat.repository';
 
 const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
@@ -33,7 +32,7 @@ export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnAppl
     @Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(KV_OPTIONS) private readonly options: KvModuleOptions,
     private readonly repo: FlatRepository,
-    private readonly log: KvEventLog,
+    private readonly log: CubbyholeEventLog,
     private readonly vacuum: Vacuum,
   ) {}
 
@@ -95,12 +94,7 @@ export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnAppl
   /** Appends CubbyholeDestroyed when the token has data; true when something was destroyed. */
   private async destroy(tokenRef: string, reason: Reason): Promise<boolean> {
     if (tokenRef === '' || !(await this.repo.ownerHasData(tokenRef))) return false;
-    await this.log.append(
-      cubbyholeStream(tokenRef),
-      [{ type: 'CubbyholeDestroyed', data: { reason } }],
-      'any',
-      (trx) => this.repo.ownerDestroyed(trx, tokenRef),
-    );
+    await this.log.append(tokenRef, 'any', [{ type: 'CubbyholeDestroyed', data: { reason } }]);
     return true;
   }
 }

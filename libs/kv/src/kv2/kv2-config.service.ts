@@ -1,12 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { EngineRequest, EngineResponse } from '@coffer/contracts';
-import type { ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.di';
-import { KvEventLog } from '../shared/event-log';
 import { StreamWriter } from '../shared/stream-writer';
 import { kvConfigStream } from '../shared/streams';
+import { KvConfigEventLog } from './kv2-config.projection';
 import { parseConfigInput } from './kv2.inputs';
-import { projectConfig } from './kv2.projection';
 import { Kv2Repository } from './kv2.repository';
 import { configView } from './kv2.view';
 
@@ -14,9 +11,8 @@ import { configView } from './kv2.view';
 @Injectable()
 export class Kv2ConfigService {
   constructor(
-    @Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly repo: Kv2Repository,
-    private readonly log: KvEventLog,
+    private readonly log: KvConfigEventLog,
     private readonly writer: StreamWriter,
   ) {}
 
@@ -31,13 +27,10 @@ export class Kv2ConfigService {
       const current = await this.repo.loadConfig(mountUuid);
       const next = parseConfigInput(req.body, current.config);
       if (!next) return;
-      const event = { type: 'KvConfigWritten', data: next };
       await this.log.append(
-        kvConfigStream(mountUuid),
-        [event],
+        { mountUuid, created: current.streamVersion === null },
         current.streamVersion ?? 'any',
-        (trx, _stored, version) =>
-          projectConfig(trx, this.runtime.schema, mountUuid, next, version, current.streamVersion === null),
+        [{ type: 'KvConfigWritten', data: next }],
       );
     });
     return {};
