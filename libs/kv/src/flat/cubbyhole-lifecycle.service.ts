@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { coreTokenAlive } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
+import { IntervalLoop } from '@coffer/scheduling';
 import { KV_OPTIONS, KV_RUNTIME, type KvModuleOptions } from '../kv.di';
 import { Vacuum } from '../shared/vacuum';
 import { CubbyholeEventLog } from './cubbyhole.projection';
@@ -25,8 +26,7 @@ type Reason = 'token_revoked' | 'token_gone';
 @Injectable()
 export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('kv.cubbyhole');
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
+  private readonly loop: IntervalLoop;
 
   constructor(
     @Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime,
@@ -34,19 +34,24 @@ export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnAppl
     private readonly repo: FlatRepository,
     private readonly log: CubbyholeEventLog,
     private readonly vacuum: Vacuum,
-  ) {}
+  ) {
+    this.loop = new IntervalLoop({
+      intervalMs: options.cubbyholeSweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
+      run: () => this.sweep(),
+      // Sealed or core-sys briefly unavailable: the next pass catches up.
+      onError: (error) =>
+        this.logger.warn(
+          `cubbyhole sweep skipped: ${error instanceof Error ? error.message : 'unknown error'}`,
+        ),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    const interval = this.options.cubbyholeSweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
-    if (interval <= 0) return;
-    this.timer = setInterval(() => void this.sweepInBackground(), interval);
-    this.timer.unref();
+    this.loop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.sweeping;
+    await this.loop.stop();
   }
 
   async tokensRevoked(tokenRefs: readonly string[]): Promise<void> {
@@ -73,22 +78,6 @@ export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnAppl
     }
     if (destroyed > 0) await this.vacuum.request();
     return destroyed;
-  }
-
-  private async sweepInBackground(): Promise<void> {
-    if (this.sweeping) return;
-    this.sweeping = this.sweep()
-      .then(() => undefined)
-      .catch((error: unknown) => {
-        // Sealed or core-sys briefly unavailable: the next pass catches up.
-        this.logger.warn(
-          `cubbyhole sweep skipped: ${error instanceof Error ? error.message : 'unknown error'}`,
-        );
-      })
-      .finally(() => {
-        this.sweeping = undefined;
-      });
-    await this.sweeping;
   }
 
   /** Appends CubbyholeDestroyed when the token has data; true when something was destroyed. */
