@@ -20,7 +20,7 @@ import { authBlock, resolvedToken } from './token.view';
 import type { VersionedToken } from './token.table';
 
 /** Concurrent requests with one use-limited token contend on its stream; each retry is cheap. */
-const USE_ATTEMPTS = 25;
+const USE_ATTEMPTS = { attempts: 25 };
 
 export const invalidToken = (): DomainError => new DomainError('invalid_token', 'permission denied');
 
@@ -181,23 +181,20 @@ export class TokenService {
 
   private async use(found: VersionedToken): Promise<TokenState> {
     let current: VersionedToken | undefined = found;
-    return retryOnConflict(
-      async () => {
-        current ??= await this.repo.byAccessor(found.state.accessor);
-        const attempt = current;
-        current = undefined; // a retry re-reads the row
-        const nowMs = this.now();
-        if (!attempt || !isUsable(attempt.state, nowMs)) throw invalidToken();
-        const used = decideUse(attempt.state, nowMs);
-        if (!used) return attempt.state;
-        const after = await this.log.append(attempt.state.accessor, attempt.version, [
-          { type: 'TokenUsed', data: used },
-        ]);
-        if (!after) throw invalidToken();
-        return after;
-      },
-      { attempts: USE_ATTEMPTS },
-    );
+    return retryOnConflict(async () => {
+      current ??= await this.repo.byAccessor(found.state.accessor);
+      const attempt = current;
+      current = undefined; // a retry re-reads the row
+      const nowMs = this.now();
+      if (!attempt || !isUsable(attempt.state, nowMs)) throw invalidToken();
+      const used = decideUse(attempt.state, nowMs);
+      if (!used) return attempt.state;
+      const after = await this.log.append(attempt.state.accessor, attempt.version, [
+        { type: 'TokenUsed', data: used },
+      ]);
+      if (!after) throw invalidToken();
+      return after;
+    }, USE_ATTEMPTS);
   }
 
   private now(): number {
