@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { coreBarrierKeyring, invalidation, isDomainError } from '@coffer/contracts';
+import { IntervalLoop } from '@coffer/scheduling';
 import type { Subscription, Transport } from '@coffer/transport';
 import { Barrier } from './barrier';
 import { generateRecipientKeyPair, keyringRequestMac, openSealedKeyring } from './keyring-transport';
@@ -35,13 +36,18 @@ export class KeyringClient {
   readonly barrier = new Barrier();
   readonly #opts: Required<Omit<KeyringClientOptions, 'onError'>> & Pick<KeyringClientOptions, 'onError'>;
   #subscription: Subscription | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #refreshLoop: IntervalLoop;
   /** bumped by every seal broadcast: a fetch started before it must not reinstall its keyring */
   #generation = 0;
   #stopped = false;
 
   constructor(opts: KeyringClientOptions) {
     this.#opts = { refreshIntervalMs: 30_000, requestTimeoutMs: 5_000, ...opts };
+    this.#refreshLoop = new IntervalLoop({
+      intervalMs: this.#opts.refreshIntervalMs,
+      run: () => (this.#stopped ? Promise.resolve() : this.refresh()),
+      onError: (error) => this.#report(error),
+    });
   }
 
   /**
@@ -60,18 +66,14 @@ export class KeyringClient {
       this.stop();
       throw error;
     }
-    if (this.#opts.refreshIntervalMs > 0) {
-      this.#timer = setInterval(() => this.#background(), this.#opts.refreshIntervalMs);
-      this.#timer.unref();
-    }
+    this.#refreshLoop.start();
   }
 
   stop(): void {
     this.#stopped = true;
     this.#subscription?.unsubscribe();
     this.#subscription = undefined;
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
+    void this.#refreshLoop.stop();
     this.barrier.wipe();
   }
 

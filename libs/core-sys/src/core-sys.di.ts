@@ -1,6 +1,8 @@
 /** Nest injection tokens shared by every core-sys aggregate. */
 export const SERVICE_RUNTIME = Symbol('SERVICE_RUNTIME');
 export const CORE_SYS_OPTIONS = Symbol('CORE_SYS_OPTIONS');
+/** The one EventStore of the core_sys schema, shared by every aggregate (createServiceEventStore). */
+export const CORE_SYS_EVENT_STORE = Symbol('CORE_SYS_EVENT_STORE');
 
 export interface CoreSysOptions {
   /** shared secret of the cluster: authenticates keyring requests from engine services */

@@ -1,6 +1,8 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
-import type { ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME, CORE_SYS_OPTIONS, type CoreSysOptions } from './core-sys.di';
+import { createServiceEventStore, type ServiceRuntime } from '@coffer/event-store';
+import { CORE_SYS_EVENT_STORE, CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from './core-sys.di';
+import { CORE_SYS_LOGS } from './core-sys.events';
+import { CoreSysDb } from './core-sys.table';
 import { sealControllers, sealProviders } from './seal';
 import { mountsControllers, mountsProviders } from './mounts';
 import { policiesControllers, policiesProviders } from './policies';
@@ -20,6 +22,8 @@ export class CoreSysModule {
     const shared: Provider[] = [
       { provide: SERVICE_RUNTIME, useValue: runtime },
       { provide: CORE_SYS_OPTIONS, useValue: options },
+      { provide: CoreSysDb, useValue: new CoreSysDb(runtime) },
+      { provide: CORE_SYS_EVENT_STORE, useValue: createServiceEventStore(runtime, CORE_SYS_LOGS) },
     ];
     return {
       module: CoreSysModule,

@@ -1,23 +1,29 @@
-import { ConcurrencyError, retryOnConflict } from './concurrency';
+import { ConcurrencyError, isConflict, retryOnConflict } from './concurrency';
 import { parseNumeric, parseSafeInteger } from './type-parsers';
 
 describe('retryOnConflict', () => {
   it('retries on ConcurrencyError only, up to the given attempts', async () => {
     let calls = 0;
     await expect(
-      retryOnConflict(async () => {
-        calls += 1;
-        if (calls < 3) throw new ConcurrencyError('s', 1, 2);
-        return 'ok';
-      }, 3),
+      retryOnConflict(
+        async () => {
+          calls += 1;
+          if (calls < 3) throw new ConcurrencyError('s', 1, 2);
+          return 'ok';
+        },
+        { attempts: 3 },
+      ),
     ).resolves.toBe('ok');
 
     calls = 0;
     await expect(
-      retryOnConflict(async () => {
-        calls += 1;
-        throw new ConcurrencyError('s', 1, 2);
-      }, 2),
+      retryOnConflict(
+        async () => {
+          calls += 1;
+          throw new ConcurrencyError('s', 1, 2);
+        },
+        { attempts: 2 },
+      ),
     ).rejects.toBeInstanceOf(ConcurrencyError);
     expect(calls).toBe(2);
 
@@ -29,6 +35,23 @@ describe('retryOnConflict', () => {
       }),
     ).rejects.toThrow('other');
     expect(calls).toBe(1);
+  });
+
+  it('retries a unique violation of the named constraints only', async () => {
+    const violation = (constraint: string) => Object.assign(new Error('dup'), { code: '23505', constraint });
+    let calls = 0;
+    await expect(
+      retryOnConflict(
+        async () => {
+          calls += 1;
+          if (calls < 2) throw violation('things_pk');
+          return 'ok';
+        },
+        { uniqueConstraints: ['things_pk'] },
+      ),
+    ).resolves.toBe('ok');
+    expect(isConflict(violation('other_pk'), ['things_pk'])).toBe(false);
+    expect(isConflict(new ConcurrencyError('s', 1, 2))).toBe(true);
   });
 
   it('describes the conflict', () => {

@@ -19,18 +19,39 @@ export class ConcurrencyError extends Error {
 
 export const isConcurrencyError = (e: unknown): e is ConcurrencyError => e instanceof ConcurrencyError;
 
+export interface RetryOptions {
+  /** runs in total, the first included (default 5) */
+  attempts?: number;
+  /**
+   * Unique constraints (names exported next to the tables that declare them) whose violation
+   * means a concurrent writer created the same row first: retried like a ConcurrencyError.
+   */
+  uniqueConstraints?: readonly string[];
+}
+
+/** A ConcurrencyError, or a unique violation (23505) of one of `uniqueConstraints`. */
+export function isConflict(error: unknown, uniqueConstraints: readonly string[] = []): boolean {
+  if (isConcurrencyError(error)) return true;
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; constraint?: unknown };
+  return e.code === '23505' && typeof e.constraint === 'string' && uniqueConstraints.includes(e.constraint);
+}
+
 /**
- * Runs `fn` (read state, decide, append) again when it fails with ConcurrencyError, up to
- * `attempts` runs in total; the last ConcurrencyError is rethrown.
+ * Optimistic concurrency: runs `fn` (read state, decide, append) again when it fails with a
+ * conflict (see isConflict), up to `attempts` runs in total; the last error is rethrown. A
+ * random pause before each retry keeps contending writers from colliding again in lock-step.
  */
-export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
+export async function retryOnConflict<T>(fn: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
+  const { attempts = 5, uniqueConstraints = [] } = opts;
   if (!Number.isInteger(attempts) || attempts < 1)
     throw new RangeError('attempts must be a positive integer');
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (error) {
-      if (!isConcurrencyError(error) || attempt >= attempts) throw error;
+      if (!isConflict(error, uniqueConstraints) || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
     }
   }
 }

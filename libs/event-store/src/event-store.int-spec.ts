@@ -91,10 +91,13 @@ describe.each(DIALECTS)('EventStore on %s', (dialect) => {
     // re-reading and retrying lets all of them through
     await Promise.all(
       Array.from({ length: 5 }, () =>
-        retryOnConflict(async () => {
-          const version = await store.streamVersion('s');
-          return store.append('s', [written('x')], { expectedVersion: version });
-        }, 20),
+        retryOnConflict(
+          async () => {
+            const version = await store.streamVersion('s');
+            return store.append('s', [written('x')], { expectedVersion: version });
+          },
+          { attempts: 20 },
+        ),
       ),
     );
     expect(await store.streamVersion('s')).toBe(7);

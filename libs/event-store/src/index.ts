@@ -5,7 +5,29 @@ export { createPgliteDb, type PgliteDbOptions } from './pglite-db';
 export { parseSafeInteger, parseNumeric } from './type-parsers';
 export { migrateSchema } from './migrate';
 export { EVENT_LOG_MIGRATION } from './migrations/0000_event_log';
-export { defineEvent, EventRegistry, EventSchemaError, type EventDefinition } from './registry';
-export { ConcurrencyError, isConcurrencyError, retryOnConflict } from './concurrency';
+export { defineEvent, priorVersion, EventRegistry, EventSchemaError, type EventDefinition } from './registry';
+export {
+  ConcurrencyError,
+  isConcurrencyError,
+  isConflict,
+  retryOnConflict,
+  type RetryOptions,
+} from './concurrency';
 export { chainHash, GENESIS_HASH, type HashedFields } from './hash';
 export { EventStore, type EventStoreOptions } from './event-store';
+export {
+  AggregateWriter,
+  createServiceEventStore,
+  defineAggregateLog,
+  noProjection,
+  versionAfter,
+  writerProvider,
+  type AggregateLog,
+  type AppendedOf,
+  type EventOf,
+  type EventTable,
+  type Projection,
+  type ServiceAggregate,
+} from './aggregate-log';
+export { ServiceDb } from './service-db';
+export { STREAM_VERSION_CONSTRAINT, type EventLogDb, type EventLogTable } from './event-log.table';

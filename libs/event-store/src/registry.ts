@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { EventType, NewEvent } from './types';
+import type { EventType, NewEvent, PriorVersion } from './types';
 
 /** An event type plus helpers to build it and to narrow stored events to it. */
 export interface EventDefinition<
@@ -13,20 +13,43 @@ export interface EventDefinition<
   ): event is E & { type: N; data: z.output<S> };
 }
 
+/**
+ * An older version of an event type, readable but no longer written: `upcast` turns its data into
+ * the next version's input (chain them oldest first, see defineEvent's `priors`).
+ */
+export function priorVersion<S extends z.ZodType>(
+  version: number,
+  schema: S,
+  upcast: (data: z.output<S>) => unknown,
+): PriorVersion {
+  return { version, schema, upcast: upcast as (data: unknown) => unknown };
+}
+
+/**
+ * `priors`: older versions of the type still in the log, oldest first, each below `version`;
+ * the registry accepts them on read and the aggregate log upcasts them (see aggregate-log.ts).
+ */
 export function defineEvent<N extends string, S extends z.ZodType>(
   name: N,
   version: number,
   schema: S,
+  priors: readonly PriorVersion[] = [],
 ): EventDefinition<N, S> {
   // no "|" in names: the payload aad is "schema|stream|version|type", read from the right
   if (!/^[A-Za-z][A-Za-z0-9_.:-]*$/.test(name))
     throw new Error(`invalid event type name ${JSON.stringify(name)}`);
   if (!Number.isInteger(version) || version < 1)
     throw new Error(`event ${name}: version must be a positive integer`);
+  priors.forEach((p, i) => {
+    const next = priors[i + 1]?.version ?? version;
+    if (!Number.isInteger(p.version) || p.version < 1 || p.version >= next)
+      throw new Error(`event ${name}: prior versions must be positive, ascending and below ${version}`);
+  });
   return {
     name,
     version,
     schema,
+    priors,
     create: (data) => ({ type: name, version, data }),
     is: <E extends { type: string; schemaVersion: number; data: unknown }>(
       event: E,
@@ -56,11 +79,14 @@ export class EventRegistry {
     for (const t of types) this.register(t);
   }
 
+  /** Registers each type at its current version and at every prior version it reads. */
   register(...types: EventType[]): this {
     for (const t of types) {
-      const k = key(t.name, t.version);
-      if (this.#types.has(k)) throw new Error(`event ${t.name} v${t.version} is registered twice`);
-      this.#types.set(k, t);
+      for (const v of [t, ...(t.priors ?? [])]) {
+        const k = key(t.name, v.version);
+        if (this.#types.has(k)) throw new Error(`event ${t.name} v${v.version} is registered twice`);
+        this.#types.set(k, { name: t.name, version: v.version, schema: v.schema });
+      }
     }
     return this;
   }

@@ -13,8 +13,22 @@ export type AnyTrx = Transaction<any>; // eslint-disable-line @typescript-eslint
 /** A versioned event type: name is past tense ("SecretVersionWritten"), schema validates data. */
 export interface EventType<N extends string = string, S extends z.ZodType = z.ZodType> {
   readonly name: N;
+  /** the version new events are written at */
   readonly version: number;
   readonly schema: S;
+  /**
+   * Older versions still readable from the log, each with its upcaster to the version after it
+   * (the last one's to `version`). Registered with the type, applied by the aggregate log's decode.
+   */
+  readonly priors?: readonly PriorVersion[];
+}
+
+/** An older version of an event type: its schema, and how its data becomes the next version's. */
+export interface PriorVersion {
+  readonly version: number;
+  readonly schema: z.ZodType;
+  /** data of this version (parsed by `schema`) to the input of the next version */
+  readonly upcast: (data: unknown) => unknown;
 }
 
 export interface NewEvent {

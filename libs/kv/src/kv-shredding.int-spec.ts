@@ -4,7 +4,7 @@ import { cubbyhole, kvV1, kvV2, tokenRevoked, type MountInfo } from '@coffer/con
 import { EventRegistry, EventStore, type StoredEvent } from '@coffer/event-store';
 import { waitFor } from '@coffer/testing';
 import { DataKeyCipher, flatLocation, kv2Location } from './shared/data-keys';
-import { KV_EVENT_TYPES } from './shared/event-log';
+import { KV_EVENT_TYPES } from './kv.events';
 import { rowsContainBytes, searchDatabase } from './test-support/db-search';
 import { startKvHarness, type KvHarness } from './test-support/kv-harness';
 

@@ -1,10 +1,15 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { ServiceRuntime } from '@coffer/event-store';
+import { createServiceEventStore, writerProvider, type ServiceRuntime } from '@coffer/event-store';
 import { CubbyholeLifecycleService } from './flat/cubbyhole-lifecycle.service';
+import { CubbyholeEventLog, CubbyholeProjection } from './flat/cubbyhole.projection';
 import { FlatSecretService } from './flat/flat-secret.service';
+import { CUBBYHOLE_LOG, FLAT_LOG } from './flat/flat.events';
 import { CubbyholeHandlers, Kv1Handlers } from './flat/flat.handlers';
+import { FlatEventLog, FlatProjection } from './flat/flat.projection';
 import { FlatRepository } from './flat/flat.repository';
 import { KV_EVENT_STORE, KV_OPTIONS, KV_RUNTIME, type KvModuleOptions } from './kv.di';
+import { KV_LOGS } from './kv.events';
+import { KvConfigEventLog, KvConfigProjection } from './kv2/kv2-config.projection';
 import { Kv2ConfigService } from './kv2/kv2-config.service';
 import { Kv2DataService } from './kv2/kv2-data.service';
 import { Kv2MetadataService } from './kv2/kv2-metadata.service';
@@ -15,14 +20,17 @@ import {
   Kv2MetadataHandlers,
   Kv2VersionsHandlers,
 } from './kv2/kv2.handlers';
-import { Kv2Projection } from './kv2/kv2.projection';
+import { KV2_LOG, KV_CONFIG_LOG } from './kv2/kv2.events';
+import { Kv2EventLog, Kv2Projection } from './kv2/kv2.projection';
 import { Kv2Repository } from './kv2/kv2.repository';
 import { Kv2Store } from './kv2/kv2.store';
 import { KvBroadcastHandlers } from './mounts/broadcast.handlers';
+import { MOUNT_PURGE_LOG } from './mounts/mount.events';
+import { MountPurgeEventLog, MountPurgeProjection } from './mounts/mount-purge.projection';
 import { MountPurgeRepository } from './mounts/mount-purge.repository';
 import { MountPurgeService } from './mounts/mount-purge.service';
 import { DataKeyCipher } from './shared/data-keys';
-import { createKvEventStore, KvEventLog } from './shared/event-log';
+import { KvDb } from './shared/kv.table';
 import { StreamWriter } from './shared/stream-writer';
 import { Vacuum } from './shared/vacuum';
 
@@ -39,22 +47,31 @@ export class KvModule {
       providers: [
         { provide: KV_RUNTIME, useValue: runtime },
         { provide: KV_OPTIONS, useValue: options },
-        { provide: KV_EVENT_STORE, useFactory: () => createKvEventStore(runtime) },
+        { provide: KvDb, useValue: new KvDb(runtime) },
+        { provide: KV_EVENT_STORE, useValue: createServiceEventStore(runtime, KV_LOGS) },
         { provide: DataKeyCipher, useFactory: () => new DataKeyCipher(runtime.cipher) },
-        KvEventLog,
         StreamWriter,
         Vacuum,
         FlatRepository,
+        FlatProjection,
+        writerProvider(FlatEventLog, KV_EVENT_STORE, FLAT_LOG, FlatProjection),
+        CubbyholeProjection,
+        writerProvider(CubbyholeEventLog, KV_EVENT_STORE, CUBBYHOLE_LOG, CubbyholeProjection),
         FlatSecretService,
         CubbyholeLifecycleService,
         Kv2Repository,
         Kv2Projection,
+        writerProvider(Kv2EventLog, KV_EVENT_STORE, KV2_LOG, Kv2Projection),
+        KvConfigProjection,
+        writerProvider(KvConfigEventLog, KV_EVENT_STORE, KV_CONFIG_LOG, KvConfigProjection),
         Kv2Store,
         Kv2ConfigService,
         Kv2DataService,
         Kv2VersionsService,
         Kv2MetadataService,
         MountPurgeRepository,
+        MountPurgeProjection,
+        writerProvider(MountPurgeEventLog, KV_EVENT_STORE, MOUNT_PURGE_LOG, MountPurgeProjection),
         MountPurgeService,
       ],
       controllers: [

@@ -6,7 +6,7 @@ import { SERVICE_RUNTIME } from '../core-sys.di';
 import { MountsService } from '../mounts/mounts.service';
 import { weakString, weakStringMap } from '../tokens/weak-decode';
 import { decideAliasCreate, decideAliasUpdate, type AliasAppend, type AliasState } from './identity.decider';
-import { IdentityEventLog } from './identity-event-log';
+import { IdentityEventLog } from './identity.projection';
 import { IdentityRepository } from './identity.repository';
 import { IdentityService, isUniqueViolation } from './identity.service';
 import { aliasList, aliasView, type MountLookup } from './identity.view';

@@ -7,7 +7,7 @@ import { MountsService } from '../mounts/mounts.service';
 import { parseStringList } from '../tokens/token-policies';
 import { weakBool, weakString, weakStringMap } from '../tokens/weak-decode';
 import { decideEntityWrite, type EntityInput, type EntityState } from './identity.decider';
-import { IdentityEventLog } from './identity-event-log';
+import { IdentityEventLog } from './identity.projection';
 import { IdentityRepository } from './identity.repository';
 import { IdentityService, isUniqueViolation } from './identity.service';
 import { entityList, entityView, type MountLookup } from './identity.view';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventOf } from '../shared/aggregate-log';
+import { defineAggregateLog, type EventOf } from '@coffer/event-store';
 
 /**
  * Identity events, one stream per entity: `entity/<id>`. An entity's aliases live in its stream,
@@ -69,3 +69,10 @@ export const IDENTITY_EVENT_TYPES = {
 export type IdentityEvent = EventOf<typeof IDENTITY_EVENT_TYPES>;
 
 export const entityStream = (id: string): string => `entity/${id}`;
+
+/** Entity streams, keyed by entity id. */
+export const IDENTITY_LOG = defineAggregateLog({
+  description: 'an identity event',
+  events: IDENTITY_EVENT_TYPES,
+  stream: entityStream,
+});

@@ -1,7 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Kysely } from 'kysely';
-import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../core-sys.di';
+import { Injectable } from '@nestjs/common';
+import { CoreSysDb, type CoreSysTrx } from '../core-sys.table';
 import type { AliasState, EntityState } from './identity.decider';
 import {
   ALIAS_COLUMNS,
@@ -10,27 +8,24 @@ import {
   entityToRow,
   rowToAlias,
   rowToEntity,
-  type IdentityDatabase,
   type VersionedEntity,
 } from './identity.table';
 
 /** All SQL of the identity read model. */
 @Injectable()
 export class IdentityRepository {
-  constructor(@Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime) {}
+  constructor(private readonly db: CoreSysDb) {}
 
-  private db(trx?: AnyTrx): Kysely<IdentityDatabase> {
-    return ((trx ?? this.runtime.db) as Kysely<IdentityDatabase>).withSchema(this.runtime.schema);
-  }
-
-  async entityById(id: string, trx?: AnyTrx): Promise<VersionedEntity | undefined> {
-    const row = await this.db(trx)
+  async entityById(id: string, trx?: CoreSysTrx): Promise<VersionedEntity | undefined> {
+    const row = await this.db
+      .of(trx)
       .selectFrom('identity_entities')
       .select(ENTITY_COLUMNS)
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) return undefined;
-    const aliases = await this.db(trx)
+    const aliases = await this.db
+      .of(trx)
       .selectFrom('identity_aliases')
       .select(ALIAS_COLUMNS)
       .where('canonical_id', '=', id)
@@ -40,7 +35,8 @@ export class IdentityRepository {
 
   /** Entity names are case-insensitive. */
   async entityByName(name: string): Promise<VersionedEntity | undefined> {
-    const row = await this.db()
+    const row = await this.db
+      .of()
       .selectFrom('identity_entities')
       .select('id')
       .where('name_key', '=', name.toLowerCase())
@@ -49,7 +45,8 @@ export class IdentityRepository {
   }
 
   async nameTaken(name: string): Promise<boolean> {
-    const row = await this.db()
+    const row = await this.db
+      .of()
       .selectFrom('identity_entities')
       .select('id')
       .where('name_key', '=', name.toLowerCase())
@@ -59,7 +56,8 @@ export class IdentityRepository {
 
   /** Only what a token needs: its entity's policies and whether it is disabled. */
   async standing(id: string): Promise<{ disabled: boolean; policies: string[] } | undefined> {
-    return this.db()
+    return this.db
+      .of()
       .selectFrom('identity_entities')
       .select(['disabled', 'policies'])
       .where('id', '=', id)
@@ -67,19 +65,21 @@ export class IdentityRepository {
   }
 
   async allEntities(): Promise<EntityState[]> {
-    const rows = await this.db()
+    const rows = await this.db
+      .of()
       .selectFrom('identity_entities')
       .select(ENTITY_COLUMNS)
       .orderBy('name_key')
       .execute();
-    const aliases = await this.db().selectFrom('identity_aliases').select(ALIAS_COLUMNS).execute();
+    const aliases = await this.db.of().selectFrom('identity_aliases').select(ALIAS_COLUMNS).execute();
     const byEntity = new Map<string, typeof aliases>();
     for (const a of aliases) byEntity.set(a.canonical_id, [...(byEntity.get(a.canonical_id) ?? []), a]);
     return rows.map((r) => rowToEntity(r, byEntity.get(r.id) ?? []).state);
   }
 
   async aliasById(id: string): Promise<AliasState | undefined> {
-    const row = await this.db()
+    const row = await this.db
+      .of()
       .selectFrom('identity_aliases')
       .select(ALIAS_COLUMNS)
       .where('id', '=', id)
@@ -88,7 +88,8 @@ export class IdentityRepository {
   }
 
   async aliasByFactors(mountAccessor: string, name: string): Promise<AliasState | undefined> {
-    const row = await this.db()
+    const row = await this.db
+      .of()
       .selectFrom('identity_aliases')
       .select(ALIAS_COLUMNS)
       .where('mount_accessor', '=', mountAccessor)
@@ -98,14 +99,19 @@ export class IdentityRepository {
   }
 
   async allAliases(): Promise<AliasState[]> {
-    const rows = await this.db().selectFrom('identity_aliases').select(ALIAS_COLUMNS).orderBy('id').execute();
+    const rows = await this.db
+      .of()
+      .selectFrom('identity_aliases')
+      .select(ALIAS_COLUMNS)
+      .orderBy('id')
+      .execute();
     return rows.map(rowToAlias);
   }
 
   // --- projection writes (inside the append transaction) ---
 
   async saveEntity(
-    trx: AnyTrx,
+    trx: CoreSysTrx,
     before: EntityState | null,
     after: EntityState,
     version: number,
@@ -113,15 +119,16 @@ export class IdentityRepository {
     const row = entityToRow(after, version);
     if (before) {
       const { id: _id, ...rest } = row;
-      await this.db(trx).updateTable('identity_entities').set(rest).where('id', '=', after.id).execute();
+      await this.db.of(trx).updateTable('identity_entities').set(rest).where('id', '=', after.id).execute();
     } else {
-      await this.db(trx).insertInto('identity_entities').values(row).execute();
+      await this.db.of(trx).insertInto('identity_entities').values(row).execute();
     }
     const kept = new Set(after.aliases.map((a) => a.id));
     for (const gone of before?.aliases ?? []) {
       if (kept.has(gone.id)) continue;
       // A moved alias already belongs to its new entity: leave that row alone.
-      await this.db(trx)
+      await this.db
+        .of(trx)
         .deleteFrom('identity_aliases')
         .where('id', '=', gone.id)
         .where('canonical_id', '=', after.id)
@@ -129,7 +136,8 @@ export class IdentityRepository {
     }
     for (const alias of after.aliases) {
       const { id: _id, ...rest } = aliasToRow(alias);
-      await this.db(trx)
+      await this.db
+        .of(trx)
         .insertInto('identity_aliases')
         .values(aliasToRow(alias))
         .onConflict((oc) => oc.column('id').doUpdateSet(rest))
@@ -137,8 +145,8 @@ export class IdentityRepository {
     }
   }
 
-  async deleteEntity(trx: AnyTrx, id: string): Promise<void> {
-    await this.db(trx).deleteFrom('identity_aliases').where('canonical_id', '=', id).execute();
-    await this.db(trx).deleteFrom('identity_entities').where('id', '=', id).execute();
+  async deleteEntity(trx: CoreSysTrx, id: string): Promise<void> {
+    await this.db.of(trx).deleteFrom('identity_aliases').where('canonical_id', '=', id).execute();
+    await this.db.of(trx).deleteFrom('identity_entities').where('id', '=', id).execute();
   }
 }

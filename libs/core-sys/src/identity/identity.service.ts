@@ -4,7 +4,7 @@ import { invalidation, type EntityFacts } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { affectsTokens, decideAliasCreate, type EntityState } from './identity.decider';
-import { IdentityEventLog } from './identity-event-log';
+import { IdentityEventLog } from './identity.projection';
 import { IdentityRepository } from './identity.repository';
 
 export interface EntityStanding {

@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Selectable } from 'kysely';
 import type { AliasState, EntityState } from './identity.decider';
 
 type Json<T> = ColumnType<T, string, string>;
@@ -52,26 +52,10 @@ export const ALIAS_COLUMNS = [
   'updated_at',
 ] as const;
 
-export interface EntityRow {
-  id: string;
-  name: string;
-  metadata: Record<string, string>;
-  policies: string[];
-  disabled: boolean;
-  created_at: number;
-  updated_at: number;
-  version: number;
-}
+/** An entity row as read (ENTITY_COLUMNS). */
+export type EntityRow = Pick<Selectable<IdentityEntitiesTable>, (typeof ENTITY_COLUMNS)[number]>;
 
-export interface AliasRow {
-  id: string;
-  canonical_id: string;
-  mount_accessor: string;
-  name: string;
-  custom_metadata: Record<string, string>;
-  created_at: number;
-  updated_at: number;
-}
+export type AliasRow = Pick<Selectable<IdentityAliasesTable>, (typeof ALIAS_COLUMNS)[number]>;
 
 export interface VersionedEntity {
   state: EntityState;

@@ -3,14 +3,18 @@ import type { Migration } from 'kysely';
 import * as m0070 from './migrations/0070_identity';
 import { AliasAdminService } from './alias-admin.service';
 import { EntityAdminService } from './entity-admin.service';
-import { IdentityEventLog } from './identity-event-log';
+import { writerProvider } from '@coffer/event-store';
+import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
+import { IDENTITY_LOG } from './identity.events';
 import { IdentityHandlers } from './identity.handlers';
+import { IdentityEventLog, IdentityProjection } from './identity.projection';
 import { IdentityRepository } from './identity.repository';
 import { IdentityService } from './identity.service';
 
 export const identityProviders: Provider[] = [
   IdentityRepository,
-  IdentityEventLog,
+  IdentityProjection,
+  writerProvider(IdentityEventLog, CORE_SYS_EVENT_STORE, IDENTITY_LOG, IdentityProjection),
   IdentityService,
   EntityAdminService,
   AliasAdminService,
@@ -21,4 +25,3 @@ export const identityMigrations: Record<string, Migration> = {
 };
 
 export { IdentityService, type EntityStanding } from './identity.service';
-export { identityEventTypes } from './identity-event-log';

@@ -1,16 +1,26 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { Migration } from 'kysely';
 import { mountsMigration } from './migrations/0020_mounts';
+import { writerProvider } from '@coffer/event-store';
+import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
 import { MountsViewService } from './mounts-view.service';
+import { MOUNTS_LOG } from './mounts.events';
 import { MountsHandlers } from './mounts.handlers';
+import { MountsEventLog, MountsProjection } from './mounts.projection';
 import { MountsRepository } from './mounts.repository';
 import { MountsService } from './mounts.service';
 
-export const mountsProviders: Provider[] = [MountsRepository, MountsService, MountsViewService];
+export const mountsProviders: Provider[] = [
+  MountsRepository,
+  MountsProjection,
+  writerProvider(MountsEventLog, CORE_SYS_EVENT_STORE, MOUNTS_LOG, MountsProjection),
+  MountsService,
+  MountsViewService,
+];
 export const mountsControllers: Type[] = [MountsHandlers];
 export const mountsMigrations: Record<string, Migration> = {
   '0020_mounts': mountsMigration,
 };
 
-export { MountsService, mountEventTypes, type MountKind } from './mounts.service';
+export { MountsService, type MountKind } from './mounts.service';
 export { toMountEntry } from './mount.view';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineAggregateLog, type EventOf } from '@coffer/event-store';
 import { mountConfigSchema, mountRecordSchema } from './mount.model';
 
 /**
@@ -17,16 +18,20 @@ export const mountTunedV1 = z.object({
 });
 export const mountDisabledV1 = z.object({ uuid: z.string(), path: z.string(), type: z.string() });
 
-export type MountEvent =
-  | { type: 'MountEnabled' | 'AuthMethodEnabled'; data: z.infer<typeof mountEnabledV1> }
-  | { type: 'MountTuned' | 'AuthMethodTuned'; data: z.infer<typeof mountTunedV1> }
-  | { type: 'MountDisabled' | 'AuthMethodDisabled'; data: z.infer<typeof mountDisabledV1> };
-
-export const MOUNT_EVENT_SCHEMAS = {
-  MountEnabled: mountEnabledV1,
-  AuthMethodEnabled: mountEnabledV1,
-  MountTuned: mountTunedV1,
-  AuthMethodTuned: mountTunedV1,
-  MountDisabled: mountDisabledV1,
-  AuthMethodDisabled: mountDisabledV1,
+export const MOUNT_EVENT_TYPES = {
+  mountEnabled: { name: 'MountEnabled', version: 1, schema: mountEnabledV1 },
+  authMethodEnabled: { name: 'AuthMethodEnabled', version: 1, schema: mountEnabledV1 },
+  mountTuned: { name: 'MountTuned', version: 1, schema: mountTunedV1 },
+  authMethodTuned: { name: 'AuthMethodTuned', version: 1, schema: mountTunedV1 },
+  mountDisabled: { name: 'MountDisabled', version: 1, schema: mountDisabledV1 },
+  authMethodDisabled: { name: 'AuthMethodDisabled', version: 1, schema: mountDisabledV1 },
 } as const;
+
+export type MountEvent = EventOf<typeof MOUNT_EVENT_TYPES>;
+
+/** The one mount-table stream (key: none). */
+export const MOUNTS_LOG = defineAggregateLog({
+  description: 'a mount event',
+  events: MOUNT_EVENT_TYPES,
+  stream: () => MOUNTS_STREAM,
+});

@@ -1,40 +1,38 @@
-import type { AnyTrx, AppendedEvent } from '@coffer/event-store';
-import { MOUNT_EVENT_SCHEMAS, type MountEvent } from './mounts.events';
-import type { MountsRepository } from './mounts.repository';
+import { Injectable } from '@nestjs/common';
+import { AggregateWriter, versionAfter, type AppendedOf, type Projection } from '@coffer/event-store';
+import type { CoreSysTrx } from '../core-sys.table';
+import type { MOUNT_EVENT_TYPES } from './mounts.events';
+import { MountsRepository } from './mounts.repository';
 
-/** A stored mount event back to its typed form (data validated by the registry already). */
-export function toMountEvent(e: Pick<AppendedEvent, 'type' | 'data'>): MountEvent {
-  const type = e.type as MountEvent['type'];
-  const schema = MOUNT_EVENT_SCHEMAS[type] as (typeof MOUNT_EVENT_SCHEMAS)[MountEvent['type']] | undefined;
-  if (!schema) throw new Error(`not a mount event: ${e.type}`);
-  return { type, data: schema.parse(e.data) } as MountEvent;
-}
+type MountEvents = typeof MOUNT_EVENT_TYPES;
 
-/** Applies one append to the mounts/table stream to the read model, in its transaction. */
-export async function projectMounts(
-  repo: MountsRepository,
-  trx: AnyTrx,
-  events: AppendedEvent[],
-): Promise<number> {
-  let revision = 0;
-  for (const stored of events) {
-    const event = toMountEvent(stored);
-    switch (event.type) {
-      case 'MountEnabled':
-      case 'AuthMethodEnabled':
-        await repo.insert(trx, event.data, stored.recordedAt);
-        break;
-      case 'MountTuned':
-      case 'AuthMethodTuned':
-        await repo.updateTunables(trx, event.data);
-        break;
-      case 'MountDisabled':
-      case 'AuthMethodDisabled':
-        await repo.delete(trx, event.data.uuid);
-        break;
+/** Applies one append to the mounts/table stream to the read model; answers the new revision. */
+@Injectable()
+export class MountsProjection implements Projection<MountEvents, number> {
+  constructor(private readonly repo: MountsRepository) {}
+
+  async apply(trx: CoreSysTrx, events: AppendedOf<MountEvents>[]): Promise<number> {
+    for (const event of events) {
+      switch (event.type) {
+        case 'MountEnabled':
+        case 'AuthMethodEnabled':
+          await this.repo.insert(trx, event.data, event.recordedAt);
+          break;
+        case 'MountTuned':
+        case 'AuthMethodTuned':
+          await this.repo.updateTunables(trx, event.data);
+          break;
+        case 'MountDisabled':
+        case 'AuthMethodDisabled':
+          await this.repo.delete(trx, event.data.uuid);
+          break;
+      }
     }
-    revision = stored.streamVersion;
+    const revision = versionAfter(events);
+    if (revision > 0) await this.repo.setRevision(trx, revision);
+    return revision;
   }
-  if (revision > 0) await repo.setRevision(trx, revision);
-  return revision;
 }
+
+/** Every mount-table change: `append(undefined, revision, events)` on the one stream. */
+export abstract class MountsEventLog extends AggregateWriter<MountEvents, number> {}

@@ -1,9 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Kysely, Selectable } from 'kysely';
-import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../core-sys.di';
+import { Injectable } from '@nestjs/common';
+import type { Selectable } from 'kysely';
+import { CoreSysDb, type CoreSysTrx } from '../core-sys.table';
 import { mountRecordSchema, type MountRecord } from './mount.model';
-import type { MountsDatabase, MountsTable } from './mounts.table';
+import type { MountsTable } from './mounts.table';
 
 const COLUMNS = [
   'uuid',
@@ -56,11 +55,7 @@ export interface MountTableSnapshot {
 /** All SQL of the mount-table read model. */
 @Injectable()
 export class MountsRepository {
-  constructor(@Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime) {}
-
-  private db(trx?: AnyTrx) {
-    return ((trx ?? this.runtime.db) as Kysely<MountsDatabase>).withSchema(this.runtime.schema);
-  }
+  constructor(private readonly db: CoreSysDb) {}
 
   /**
    * The revision is read before the rows: the rows are then at least that new, so deciding on
@@ -68,12 +63,13 @@ export class MountsRepository {
    */
   async snapshot(): Promise<MountTableSnapshot> {
     const revision = await this.revision();
-    const rows = await this.db().selectFrom('mounts').select(COLUMNS).orderBy('path').execute();
+    const rows = await this.db.of().selectFrom('mounts').select(COLUMNS).orderBy('path').execute();
     return { mounts: rows.map(toRecord), revision };
   }
 
-  async revision(trx?: AnyTrx): Promise<number> {
-    const row = await this.db(trx)
+  async revision(trx?: CoreSysTrx): Promise<number> {
+    const row = await this.db
+      .of(trx)
       .selectFrom('mount_table_revision')
       .select('revision')
       .where('id', '=', 1)
@@ -82,7 +78,8 @@ export class MountsRepository {
   }
 
   async byAccessor(accessor: string): Promise<MountRecord | undefined> {
-    const row = await this.db()
+    const row = await this.db
+      .of()
       .selectFrom('mounts')
       .select(COLUMNS)
       .where('accessor', '=', accessor)
@@ -91,7 +88,8 @@ export class MountsRepository {
   }
 
   async byPath(path: string): Promise<MountRecord | undefined> {
-    const row = await this.db()
+    const row = await this.db
+      .of()
       .selectFrom('mounts')
       .select(COLUMNS)
       .where('path', '=', path)
@@ -99,8 +97,9 @@ export class MountsRepository {
     return row ? toRecord(row) : undefined;
   }
 
-  async insert(trx: AnyTrx, m: MountRecord, at: Date): Promise<void> {
-    await this.db(trx)
+  async insert(trx: CoreSysTrx, m: MountRecord, at: Date): Promise<void> {
+    await this.db
+      .of(trx)
       .insertInto('mounts')
       .values({
         uuid: m.uuid,
@@ -124,10 +123,11 @@ export class MountsRepository {
   }
 
   async updateTunables(
-    trx: AnyTrx,
+    trx: CoreSysTrx,
     m: Pick<MountRecord, 'uuid' | 'description' | 'config' | 'options'>,
   ): Promise<void> {
-    await this.db(trx)
+    await this.db
+      .of(trx)
       .updateTable('mounts')
       .set({
         description: m.description,
@@ -142,11 +142,11 @@ export class MountsRepository {
       .execute();
   }
 
-  async delete(trx: AnyTrx, uuid: string): Promise<void> {
-    await this.db(trx).deleteFrom('mounts').where('uuid', '=', uuid).execute();
+  async delete(trx: CoreSysTrx, uuid: string): Promise<void> {
+    await this.db.of(trx).deleteFrom('mounts').where('uuid', '=', uuid).execute();
   }
 
-  async setRevision(trx: AnyTrx, revision: number): Promise<void> {
-    await this.db(trx).updateTable('mount_table_revision').set({ revision }).where('id', '=', 1).execute();
+  async setRevision(trx: CoreSysTrx, revision: number): Promise<void> {
+    await this.db.of(trx).updateTable('mount_table_revision').set({ revision }).where('id', '=', 1).execute();
   }
 }

@@ -1,13 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { invalidation, mountDisabled, type EngineResponse, type MountEntry } from '@coffer/contracts';
-import {
-  defineEvent,
-  EventRegistry,
-  EventStore,
-  retryOnConflict,
-  type ServiceRuntime,
-} from '@coffer/event-store';
+import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
@@ -23,16 +17,11 @@ import {
   decideTune,
   defaultMounts,
 } from './mounts.decider';
-import { MOUNT_EVENT_SCHEMAS, MOUNTS_STREAM, type MountEvent } from './mounts.events';
-import { projectMounts } from './mounts.projection';
+import type { MountEvent } from './mounts.events';
+import { MountsEventLog } from './mounts.projection';
 import { MountsRepository } from './mounts.repository';
 
 export type MountKind = 'secret' | 'auth';
-
-/** Every mount event type, for registries reading the core_sys log. */
-export const mountEventTypes = Object.entries(MOUNT_EVENT_SCHEMAS).map(([name, schema]) =>
-  defineEvent(name, 1, schema),
-);
 
 const ids: MountIds = { uuid: () => randomUUID(), suffix: () => randomBytes(4).toString('hex') };
 
@@ -48,23 +37,14 @@ interface Decision<T> {
  */
 @Injectable()
 export class MountsService {
-  private readonly store: EventStore;
-
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly repo: MountsRepository,
     private readonly seal: SealService,
     @Inject(TokenRevocationService)
     private readonly revocation: Pick<TokenRevocationService, 'revokeByPathPrefix'>,
-  ) {
-    this.store = new EventStore({
-      db: runtime.db,
-      schema: runtime.schema,
-      cipher: runtime.cipher,
-      registry: new EventRegistry(mountEventTypes),
-      clock: runtime.clock,
-    });
-  }
+    private readonly log: MountsEventLog,
+  ) {}
 
   /** POST sys/mounts/:path or sys/auth/:path. */
   async enable(kind: MountKind, path: string, body: Record<string, unknown>): Promise<EngineResponse> {
@@ -151,16 +131,7 @@ export class MountsService {
       const snapshot = await this.repo.snapshot();
       const decision = decide(snapshot.mounts);
       const events = decision.events.filter((e): e is MountEvent => e !== undefined);
-      if (events.length > 0) {
-        await this.store.append(
-          MOUNTS_STREAM,
-          events.map((e) => ({ type: e.type, version: 1, data: e.data })),
-          {
-            expectedVersion: snapshot.revision,
-            project: (trx, stored) => projectMounts(this.repo, trx, stored),
-          },
-        );
-      }
+      if (events.length > 0) await this.log.append(undefined, snapshot.revision, events);
       return { events, result: decision.result };
     });
     if (outcome.events.length > 0) {

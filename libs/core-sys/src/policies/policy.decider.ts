@@ -1,14 +1,11 @@
 import { DEFAULT_POLICY_NAME, parsePolicy, ROOT_POLICY_NAME } from '@coffer/acl';
 import { invalidRequest, sysPolicyBody } from '@coffer/contracts';
+import type { PolicyEvent } from './policy.events';
 
 /**
  * Pure ACL-policy rules (Vault's handlePoliciesSet / policy_store): names, base64 bodies,
  * the immutable root policy and the undeletable default policy.
  */
-
-export type PolicyEvent =
-  | { type: 'PolicyWritten'; data: { name: string; policy: string } }
-  | { type: 'PolicyDeleted'; data: { name: string } };
 
 /** Vault lower-cases policy names (and the parser trims them). */
 export function normalisePolicyName(name: string): string {

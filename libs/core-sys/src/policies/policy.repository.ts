@@ -1,31 +1,22 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Kysely } from 'kysely';
-import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../core-sys.di';
-import type { PoliciesDatabase } from './policy.table';
+import { Injectable } from '@nestjs/common';
+import { CoreSysDb, type CoreSysTrx } from '../core-sys.table';
+import type { AclPoliciesTable } from './policy.table';
 
-export interface StoredPolicy {
-  name: string;
-  policy: string;
-  version: number;
-}
+export type StoredPolicy = Pick<AclPoliciesTable, 'name' | 'policy' | 'version'>;
 
 /** All SQL of the ACL-policy read model. */
 @Injectable()
 export class PolicyRepository {
-  constructor(@Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime) {}
-
-  private db(trx?: AnyTrx) {
-    return ((trx ?? this.runtime.db) as Kysely<PoliciesDatabase>).withSchema(this.runtime.schema);
-  }
+  constructor(private readonly db: CoreSysDb) {}
 
   async names(): Promise<string[]> {
-    const rows = await this.db().selectFrom('acl_policies').select('name').orderBy('name').execute();
+    const rows = await this.db.of().selectFrom('acl_policies').select('name').orderBy('name').execute();
     return rows.map((r) => r.name);
   }
 
   async byName(name: string): Promise<StoredPolicy | undefined> {
-    return this.db()
+    return this.db
+      .of()
       .selectFrom('acl_policies')
       .select(['name', 'policy', 'version'])
       .where('name', '=', name)
@@ -34,15 +25,17 @@ export class PolicyRepository {
 
   async byNames(names: readonly string[]): Promise<StoredPolicy[]> {
     if (names.length === 0) return [];
-    return this.db()
+    return this.db
+      .of()
       .selectFrom('acl_policies')
       .select(['name', 'policy', 'version'])
       .where('name', 'in', [...names])
       .execute();
   }
 
-  async upsert(trx: AnyTrx, p: StoredPolicy, at: Date): Promise<void> {
-    await this.db(trx)
+  async upsert(trx: CoreSysTrx, p: StoredPolicy, at: Date): Promise<void> {
+    await this.db
+      .of(trx)
       .insertInto('acl_policies')
       .values({ name: p.name, policy: p.policy, version: p.version, updated_at: at })
       .onConflict((oc) =>
@@ -51,7 +44,7 @@ export class PolicyRepository {
       .execute();
   }
 
-  async delete(trx: AnyTrx, name: string): Promise<void> {
-    await this.db(trx).deleteFrom('acl_policies').where('name', '=', name).execute();
+  async delete(trx: CoreSysTrx, name: string): Promise<void> {
+    await this.db.of(trx).deleteFrom('acl_policies').where('name', '=', name).execute();
   }
 }

@@ -1,18 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DEFAULT_POLICY, DEFAULT_POLICY_NAME, parsePolicy, ROOT_POLICY_NAME, type Policy } from '@coffer/acl';
 import { invalidation, notFound, type EngineResponse } from '@coffer/contracts';
-import { defineEvent, EventRegistry, EventStore, type ServiceRuntime } from '@coffer/event-store';
+import type { ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
-import { decideDelete, decideWrite, listKeys, normalisePolicyName, type PolicyEvent } from './policy.decider';
-import { POLICY_EVENT_SCHEMAS, policyStream } from './policy.events';
-import { projectPolicies } from './policy.projection';
+import { decideDelete, decideWrite, listKeys, normalisePolicyName } from './policy.decider';
+import type { PolicyEvent } from './policy.events';
+import { PolicyEventLog } from './policy.projection';
 import { PolicyRepository } from './policy.repository';
-
-/** Every policy event type, for registries reading the core_sys log. */
-export const policyEventTypes = Object.entries(POLICY_EVENT_SCHEMAS).map(([name, schema]) =>
-  defineEvent(name, 1, schema),
-);
 
 /**
  * ACL policies: sys/policies/acl and the legacy sys/policy. Writes are last-writer-wins per
@@ -21,21 +16,12 @@ export const policyEventTypes = Object.entries(POLICY_EVENT_SCHEMAS).map(([name,
  */
 @Injectable()
 export class PolicyService {
-  private readonly store: EventStore;
-
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly repo: PolicyRepository,
     private readonly seal: SealService,
-  ) {
-    this.store = new EventStore({
-      db: runtime.db,
-      schema: runtime.schema,
-      cipher: runtime.cipher,
-      registry: new EventRegistry(policyEventTypes),
-      clock: runtime.clock,
-    });
-  }
+    private readonly log: PolicyEventLog,
+  ) {}
 
   /** LIST sys/policies/acl (envelope) or GET/LIST sys/policy (legacy: injected, also as `policies`). */
   async list(legacy: boolean): Promise<EngineResponse> {
@@ -110,10 +96,7 @@ export class PolicyService {
 
   async #append(event: PolicyEvent): Promise<void> {
     const name = event.data.name;
-    await this.store.append(policyStream(name), [{ type: event.type, version: 1, data: event.data }], {
-      expectedVersion: 'any',
-      project: (trx, stored) => projectPolicies(this.repo, trx, stored),
-    });
+    await this.log.append(name, 'any', [event]);
     await this.runtime.transport.publish(invalidation, { kind: 'policy', keys: [name] });
   }
 }

@@ -22,8 +22,10 @@ import {
   type ContractResponse,
 } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
+import { IntervalLoop } from '@coffer/scheduling';
 import type { Subscription } from '@coffer/transport';
 import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
+import { CoreSysDb } from '../core-sys.table';
 import { LEADER_QUEUE, leaderKeyring, peerKeyring, SERVICE_QUEUE } from './seal.contracts';
 import { SealLeadership } from './seal-leadership';
 import { SealLifecycleService } from './seal-lifecycle.service';
@@ -64,7 +66,8 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
   #leaderSubscriptions: Subscription[] = [];
   #broadcast: Subscription | undefined;
   #keyringService: Subscription | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  /** followers also sync on a timer, in case a seal broadcast was missed */
+  readonly #syncLoop: IntervalLoop;
   #syncQueue: Promise<void> = Promise.resolve();
   #leaderChange: Promise<void> = Promise.resolve();
 
@@ -74,7 +77,14 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     @Inject(SEAL_COORDINATOR_SETTINGS) private readonly settings: SealCoordinatorSettings,
     private readonly seal: SealService,
     private readonly lifecycle: SealLifecycleService,
-  ) {}
+    private readonly db: CoreSysDb,
+  ) {
+    this.#syncLoop = new IntervalLoop({
+      intervalMs: settings.syncIntervalMs,
+      run: () => this.sync(),
+      onError: () => undefined, // sync() reports its own failures
+    });
+  }
 
   get isLeader(): boolean {
     return this.#leadership?.isLeader ?? false;
@@ -88,7 +98,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     this.#keyringService = this.runtime.transport.serve(coreBarrierKeyring, SERVICE_QUEUE, (req) =>
       this.#engineKeyring(req),
     );
-    this.#leadership = new SealLeadership(this.runtime.db, this.runtime.schema, embedded, {
+    this.#leadership = new SealLeadership(this.db, embedded, {
       retryMs: this.settings.leaderRetryMs,
       heartbeatMs: this.settings.leaderHeartbeatMs,
       onChange: (leader) => {
@@ -99,12 +109,11 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     await this.#leadership.start();
     await this.#leaderChange;
     if (!this.isLeader) await this.sync();
-    this.#timer = setInterval(() => void this.sync(), this.settings.syncIntervalMs);
-    this.#timer.unref();
+    this.#syncLoop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
+    await this.#syncLoop.stop();
     this.#broadcast?.unsubscribe();
     this.#keyringService?.unsubscribe();
     await this.#leadership?.stop();

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { CoreSysDb } from '../core-sys.table';
 
 /**
  * Picks the one core-sys replica that runs init/unseal/seal/rotate: whoever holds a Postgres
@@ -19,8 +20,6 @@ export interface LeadershipOptions {
   onError: (error: unknown) => void;
 }
 
-type AnyDb = Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
 export class SealLeadership {
   #leader = false;
   #stopped = false;
@@ -28,8 +27,7 @@ export class SealLeadership {
   #loop: Promise<void> | undefined;
 
   constructor(
-    private readonly db: AnyDb,
-    private readonly schema: string,
+    private readonly db: CoreSysDb,
     private readonly embedded: boolean,
     private readonly opts: LeadershipOptions,
   ) {}
@@ -76,10 +74,10 @@ export class SealLeadership {
 
   /** One dedicated connection per attempt cycle; re-acquired after a connection failure. */
   async #run(firstAttempt: () => void): Promise<void> {
-    const key = `${LOCK_KEY}:${this.schema}`;
+    const key = `${LOCK_KEY}:${this.db.schema}`;
     while (!this.#stopped) {
       try {
-        await this.db.connection().execute(async (conn) => {
+        await this.db.pool.connection().execute(async (conn) => {
           try {
             while (!this.#stopped) {
               if (!this.#leader) {

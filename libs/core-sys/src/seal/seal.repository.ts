@@ -1,9 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Kysely } from 'kysely';
+import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import type { ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../core-sys.di';
-import type { SealDatabase } from './seal.table';
+import { CoreSysDb } from '../core-sys.table';
 
 export interface SealRow {
   secretShares: number;
@@ -18,14 +15,11 @@ export interface SealRow {
 /** The single seal_config row (below the barrier: plain table, encrypted columns). */
 @Injectable()
 export class SealRepository {
-  constructor(@Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime) {}
-
-  private get db() {
-    return (this.runtime.db as Kysely<SealDatabase>).withSchema(this.runtime.schema);
-  }
+  constructor(private readonly db: CoreSysDb) {}
 
   async load(): Promise<SealRow | undefined> {
     const row = await this.db
+      .of()
       .selectFrom('seal_config')
       .select([
         'secret_shares',
@@ -51,13 +45,19 @@ export class SealRepository {
   }
 
   async isInitialized(): Promise<boolean> {
-    const row = await this.db.selectFrom('seal_config').select('id').where('id', '=', 1).executeTakeFirst();
+    const row = await this.db
+      .of()
+      .selectFrom('seal_config')
+      .select('id')
+      .where('id', '=', 1)
+      .executeTakeFirst();
     return row !== undefined;
   }
 
   /** Inserts the configuration; false when another init won the race. */
   async insert(row: SealRow, now: Date): Promise<boolean> {
     const result = await this.db
+      .of()
       .insertInto('seal_config')
       .values({
         id: 1,
@@ -79,6 +79,7 @@ export class SealRepository {
   /** Stores a rotated keyring; only moves forward, so a stale writer cannot roll it back. */
   async updateKeyring(keyring: Buffer, activeTerm: number, now: Date): Promise<boolean> {
     const result = await this.db
+      .of()
       .updateTable('seal_config')
       .set({ keyring, active_term: activeTerm, updated_at: now })
       .where('id', '=', 1)
@@ -89,7 +90,7 @@ export class SealRepository {
 
   /** "postgresql", or "pglite" for the embedded dev database (reported as storage_type). */
   async storageType(): Promise<'postgresql' | 'pglite'> {
-    const { rows } = await sql<{ v: string }>`select version() as v`.execute(this.runtime.db);
+    const { rows } = await sql<{ v: string }>`select version() as v`.execute(this.db.pool);
     return /emscripten/i.test(rows[0]?.v ?? '') ? 'pglite' : 'postgresql';
   }
 }

@@ -2,7 +2,10 @@ import type { Provider, Type } from '@nestjs/common';
 import type { Migration } from 'kysely';
 import * as m0050 from './migrations/0050_tokens';
 import { TokenAdminService } from './token-admin.service';
-import { TokenEventLog } from './token-event-log';
+import { writerProvider } from '@coffer/event-store';
+import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
+import { TOKEN_LOG } from './token.events';
+import { TokenEventLog, TokenProjection } from './token.projection';
 import { TokenInternalHandlers, TokenRouteHandlers } from './token.handlers';
 import { TokenRepository } from './token.repository';
 import { TokenRevocationService } from './token-revocation.service';
@@ -12,7 +15,8 @@ import { DEFAULT_TOKEN_SWEEP_SETTINGS, TOKEN_SWEEP_SETTINGS, TokenSweeper } from
 
 export const tokensProviders: Provider[] = [
   TokenRepository,
-  TokenEventLog,
+  TokenProjection,
+  writerProvider(TokenEventLog, CORE_SYS_EVENT_STORE, TOKEN_LOG, TokenProjection),
   TokenSalt,
   TokenService,
   TokenRevocationService,
@@ -33,4 +37,3 @@ export {
   TokenSweeper,
   type TokenSweepSettings,
 } from './token-sweeper';
-export { tokenEventTypes } from './token-event-log';

@@ -15,7 +15,7 @@ import { MountsService } from '../mounts/mounts.service';
 import { PolicyService } from '../policies/policy.service';
 import { decideChildSpec, decideRenew, isUsable } from './token.decider';
 import { tokenFromHeaders } from './token-crypto';
-import { TokenEventLog } from './token-event-log';
+import { TokenEventLog } from './token.projection';
 import { parseCreateParams, parseIncrement } from './token-params';
 import { TokenRepository } from './token.repository';
 import { TokenRevocationService } from './token-revocation.service';

@@ -4,7 +4,7 @@ import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { decideRevoke, revocationOrder } from './token.decider';
 import type { RevocationReason } from './token.events';
-import { TokenEventLog } from './token-event-log';
+import { TokenEventLog } from './token.projection';
 import { TokenRepository } from './token.repository';
 
 export interface RevokedTokens {

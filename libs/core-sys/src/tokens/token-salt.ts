@@ -1,9 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@coffer/contracts';
-import { isConcurrencyError, type ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../core-sys.di';
+import {
+  isConcurrencyError,
+  noProjection,
+  type AggregateWriter,
+  type EventStore,
+  type ServiceRuntime,
+} from '@coffer/event-store';
+import { CORE_SYS_EVENT_STORE, SERVICE_RUNTIME } from '../core-sys.di';
 import { generateSalt, TokenHasher } from './token-crypto';
-import { TokenEventLog } from './token-event-log';
+import { TOKEN_SALT_LOG } from './token.events';
 
 /**
  * Holds the per-cluster token salt. It lives in the event log (so under the barrier) and is
@@ -13,11 +19,14 @@ import { TokenEventLog } from './token-event-log';
 @Injectable()
 export class TokenSalt {
   private hasher: Promise<TokenHasher> | undefined;
+  private readonly log: AggregateWriter<typeof TOKEN_SALT_LOG.table, undefined>;
 
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
-    private readonly log: TokenEventLog,
-  ) {}
+    @Inject(CORE_SYS_EVENT_STORE) store: EventStore,
+  ) {
+    this.log = TOKEN_SALT_LOG.writer(store, noProjection());
+  }
 
   async get(): Promise<TokenHasher> {
     if (this.runtime.cipher.sealed) {
@@ -37,17 +46,26 @@ export class TokenSalt {
   }
 
   private async load(): Promise<TokenHasher> {
-    const existing = await this.log.readSalt();
+    const existing = await this.readSalt();
     if (existing !== undefined) return new TokenHasher(Buffer.from(existing, 'base64'));
     try {
       const salt = generateSalt();
-      await this.log.createSalt(salt.toString('base64'));
+      // expected version 0: another replica creating it first makes this throw the conflict
+      await this.log.append(undefined, 0, [
+        { type: 'TokenSaltCreated', data: { salt: salt.toString('base64') } },
+      ]);
       return new TokenHasher(salt);
     } catch (error) {
       if (!isConcurrencyError(error)) throw error;
-      const winner = await this.log.readSalt();
+      const winner = await this.readSalt();
       if (winner === undefined) throw error;
       return new TokenHasher(Buffer.from(winner, 'base64'));
     }
+  }
+
+  /** The cluster's token salt (base64), if created. */
+  private async readSalt(): Promise<string | undefined> {
+    const [created] = await this.log.read();
+    return created?.data.salt;
   }
 }

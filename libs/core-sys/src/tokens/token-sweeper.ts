@@ -6,6 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { ServiceRuntime } from '@coffer/event-store';
+import { IntervalLoop } from '@coffer/scheduling';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { TokenRepository } from './token.repository';
 import { TokenRevocationService } from './token-revocation.service';
@@ -39,8 +40,7 @@ export const DEFAULT_TOKEN_SWEEP_SETTINGS: TokenSweepSettings = {
 @Injectable()
 export class TokenSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('TokenSweeper');
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly loop: IntervalLoop;
 
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
@@ -48,17 +48,22 @@ export class TokenSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly revocation: TokenRevocationService,
     private readonly salt: TokenSalt,
     @Inject(TOKEN_SWEEP_SETTINGS) private readonly settings: TokenSweepSettings,
-  ) {}
+  ) {
+    this.loop = new IntervalLoop({
+      intervalMs: settings.intervalMs,
+      run: () => this.sweep(),
+      // Never the token data: only what went wrong.
+      onError: (error) =>
+        this.logger.warn(`token sweep failed: ${error instanceof Error ? error.message : String(error)}`),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.tick(), this.settings.intervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.loop.stop();
   }
 
   /** One pass; answers how many tokens it revoked. */
@@ -84,18 +89,5 @@ export class TokenSweeper implements OnApplicationBootstrap, OnApplicationShutdo
       count += (await this.revocation.revokeTree(accessor, 'parent_revoked')).accessors.length;
     }
     return count;
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.sweep()
-      .then(() => undefined)
-      .catch((error: unknown) => {
-        // Never the token data: only what went wrong.
-        this.logger.warn(`token sweep failed: ${error instanceof Error ? error.message : String(error)}`);
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
   }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventOf } from '../shared/aggregate-log';
+import { defineAggregateLog, type EventOf } from '@coffer/event-store';
 
 /**
  * Token lifecycle events, one stream per token: `token/<accessor>`. The event log is the source
@@ -90,3 +90,17 @@ export type TokenEvent = EventOf<typeof TOKEN_EVENT_TYPES>;
 
 export const tokenStream = (accessor: string): string => `token/${accessor}`;
 export const TOKEN_SALT_STREAM = 'token-salt';
+
+/** Token streams, keyed by accessor. */
+export const TOKEN_LOG = defineAggregateLog({
+  description: 'a token event',
+  events: TOKEN_EVENT_TYPES,
+  stream: tokenStream,
+});
+
+/** The salt's own one-event aggregate: in the same log, never folded into a token. */
+export const TOKEN_SALT_LOG = defineAggregateLog({
+  description: 'a token salt event',
+  events: { created: TOKEN_SALT_CREATED },
+  stream: () => TOKEN_SALT_STREAM,
+});

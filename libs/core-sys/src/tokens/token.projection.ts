@@ -1,36 +1,44 @@
-import type { AnyTrx, AppendedEvent } from '@coffer/event-store';
-import { defineAggregateLog } from '../shared/aggregate-log';
+import { Injectable } from '@nestjs/common';
+import { AggregateWriter, type AppendedOf, type Projection } from '@coffer/event-store';
+import type { CoreSysTrx } from '../core-sys.table';
 import { evolve, type TokenState } from './token.decider';
-import { TOKEN_EVENT_TYPES, TOKEN_SALT_CREATED, type TokenEvent } from './token.events';
-import type { TokenRepository } from './token.repository';
+import type { TOKEN_EVENT_TYPES } from './token.events';
+import { TokenRepository } from './token.repository';
 
-/** The token log's event types and codecs; the salt shares the log but is no token event. */
-export const TOKEN_LOG = defineAggregateLog('a token event', TOKEN_EVENT_TYPES, [TOKEN_SALT_CREATED]);
-
-export const toTokenEvent = (e: AppendedEvent): TokenEvent => TOKEN_LOG.decode(e);
+type TokenEvents = typeof TOKEN_EVENT_TYPES;
 
 /**
  * Read-model update for one append to a token stream, in the append's transaction: the row is
  * the fold of the stream (evolve), so the projection never re-implements the transitions.
+ * Answers the token after the events (null = revoked).
  */
-export async function projectToken(
-  repo: TokenRepository,
-  trx: AnyTrx,
-  events: AppendedEvent[],
-): Promise<TokenState | null> {
-  const first = events[0];
-  const last = events[events.length - 1];
-  if (!first || !last) return null;
-  const accessor = first.stream.slice(first.stream.indexOf('/') + 1);
-  const before = await repo.byAccessor(accessor, trx);
-  let state: TokenState | null = before?.state ?? null;
-  for (const e of events) state = evolve(state, toTokenEvent(e));
-  if (state === null) {
-    if (before) await repo.delete(trx, accessor);
-  } else if (before) {
-    await repo.update(trx, state, last.streamVersion);
-  } else {
-    await repo.insert(trx, state, last.streamVersion);
+@Injectable()
+export class TokenProjection implements Projection<TokenEvents, TokenState | null, string> {
+  constructor(private readonly repo: TokenRepository) {}
+
+  async apply(
+    trx: CoreSysTrx,
+    events: AppendedOf<TokenEvents>[],
+    accessor: string,
+  ): Promise<TokenState | null> {
+    const last = events[events.length - 1];
+    if (!last) return null;
+    const before = await this.repo.byAccessor(accessor, trx);
+    let state: TokenState | null = before?.state ?? null;
+    for (const e of events) state = evolve(state, e);
+    if (state === null) {
+      if (before) await this.repo.delete(trx, accessor);
+    } else if (before) {
+      await this.repo.update(trx, state, last.streamVersion);
+    } else {
+      await this.repo.insert(trx, state, last.streamVersion);
+    }
+    return state;
   }
-  return state;
 }
+
+/**
+ * Every token write: `append(accessor, expectedVersion, events)` to `token/<accessor>`, with
+ * TokenProjection in the transaction; answers the token after the events (null = revoked).
+ */
+export abstract class TokenEventLog extends AggregateWriter<TokenEvents, TokenState | null, string> {}

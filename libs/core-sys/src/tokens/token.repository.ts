@@ -1,27 +1,17 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { sql, type Kysely } from 'kysely';
-import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../core-sys.di';
-import {
-  rowToToken,
-  TOKEN_COLUMNS,
-  tokenToRow,
-  type TokenDatabase,
-  type VersionedToken,
-} from './token.table';
+import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
+import { CoreSysDb, type CoreSysTrx } from '../core-sys.table';
+import { rowToToken, TOKEN_COLUMNS, tokenToRow, type VersionedToken } from './token.table';
 import type { TokenState } from './token.decider';
 
 /** All SQL of the token read model. */
 @Injectable()
 export class TokenRepository {
-  constructor(@Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime) {}
-
-  private db(trx?: AnyTrx): Kysely<TokenDatabase> {
-    return ((trx ?? this.runtime.db) as Kysely<TokenDatabase>).withSchema(this.runtime.schema);
-  }
+  constructor(private readonly db: CoreSysDb) {}
 
   async byHash(tokenHash: string): Promise<VersionedToken | undefined> {
-    const row = await this.db()
+    const row = await this.db
+      .of()
       .selectFrom('tokens')
       .select(TOKEN_COLUMNS)
       .where('token_hash', '=', tokenHash)
@@ -29,8 +19,9 @@ export class TokenRepository {
     return row && rowToToken(row);
   }
 
-  async byAccessor(accessor: string, trx?: AnyTrx): Promise<VersionedToken | undefined> {
-    const row = await this.db(trx)
+  async byAccessor(accessor: string, trx?: CoreSysTrx): Promise<VersionedToken | undefined> {
+    const row = await this.db
+      .of(trx)
       .selectFrom('tokens')
       .select(TOKEN_COLUMNS)
       .where('accessor', '=', accessor)
@@ -39,7 +30,8 @@ export class TokenRepository {
   }
 
   async existsByHash(tokenHash: string): Promise<boolean> {
-    const row = await this.db()
+    const row = await this.db
+      .of()
       .selectFrom('tokens')
       .select('accessor')
       .where('token_hash', '=', tokenHash)
@@ -49,19 +41,20 @@ export class TokenRepository {
 
   /** The token and every descendant, as (accessor, parent) edges. */
   async tree(accessor: string): Promise<{ accessor: string; parentAccessor: string | null }[]> {
-    const table = sql.table(`${this.runtime.schema}.tokens`);
+    const table = sql.table(`${this.db.schema}.tokens`);
     const { rows } = await sql<{ accessor: string; parent_accessor: string | null }>`
       with recursive tree(accessor, parent_accessor) as (
         select accessor, parent_accessor from ${table} where accessor = ${accessor}
         union
         select t.accessor, t.parent_accessor from ${table} t join tree on t.parent_accessor = tree.accessor
       )
-      select accessor, parent_accessor from tree`.execute(this.runtime.db);
+      select accessor, parent_accessor from tree`.execute(this.db.pool);
     return rows.map((r) => ({ accessor: r.accessor, parentAccessor: r.parent_accessor }));
   }
 
   async childrenOf(accessor: string): Promise<string[]> {
-    const rows = await this.db()
+    const rows = await this.db
+      .of()
       .selectFrom('tokens')
       .select('accessor')
       .where('parent_accessor', '=', accessor)
@@ -70,14 +63,15 @@ export class TokenRepository {
   }
 
   async allAccessors(): Promise<string[]> {
-    const rows = await this.db().selectFrom('tokens').select('accessor').orderBy('accessor').execute();
+    const rows = await this.db.of().selectFrom('tokens').select('accessor').orderBy('accessor').execute();
     return rows.map((r) => r.accessor);
   }
 
   /** Which of these refs belong to tokens that still exist (exhausted ones included: their last request may still run). */
   async existingRefs(refs: readonly string[]): Promise<string[]> {
     if (refs.length === 0) return [];
-    const rows = await this.db()
+    const rows = await this.db
+      .of()
       .selectFrom('tokens')
       .select('token_ref')
       .where('token_ref', 'in', [...refs])
@@ -86,7 +80,8 @@ export class TokenRepository {
   }
 
   async expired(nowMs: number, limit: number): Promise<string[]> {
-    const rows = await this.db()
+    const rows = await this.db
+      .of()
       .selectFrom('tokens')
       .select('accessor')
       .where('expires_at', '>', 0)
@@ -98,7 +93,8 @@ export class TokenRepository {
   }
 
   async exhaustedBefore(cutoffMs: number, limit: number): Promise<string[]> {
-    const rows = await this.db()
+    const rows = await this.db
+      .of()
       .selectFrom('tokens')
       .select('accessor')
       .where('exhausted_at', 'is not', null)
@@ -111,7 +107,8 @@ export class TokenRepository {
 
   /** Tokens whose parent no longer exists (a revocation that stopped half-way, or a create racing one). */
   async dangling(limit: number): Promise<string[]> {
-    const rows = await this.db()
+    const rows = await this.db
+      .of()
       .selectFrom('tokens as c')
       .leftJoin('tokens as p', 'p.accessor', 'c.parent_accessor')
       .select('c.accessor')
@@ -125,7 +122,8 @@ export class TokenRepository {
   /** Accessors of the tokens created under a path prefix (e.g. every login of an auth mount). */
   async byPathPrefix(prefix: string): Promise<string[]> {
     const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const rows = await this.db()
+    const rows = await this.db
+      .of()
       .selectFrom('tokens')
       .select('accessor')
       .where('path', 'like', `${escaped}%`)
@@ -135,16 +133,16 @@ export class TokenRepository {
 
   // --- projection writes (inside the append transaction) ---
 
-  async insert(trx: AnyTrx, state: TokenState, version: number): Promise<void> {
-    await this.db(trx).insertInto('tokens').values(tokenToRow(state, version)).execute();
+  async insert(trx: CoreSysTrx, state: TokenState, version: number): Promise<void> {
+    await this.db.of(trx).insertInto('tokens').values(tokenToRow(state, version)).execute();
   }
 
-  async update(trx: AnyTrx, state: TokenState, version: number): Promise<void> {
+  async update(trx: CoreSysTrx, state: TokenState, version: number): Promise<void> {
     const { accessor: _accessor, ...row } = tokenToRow(state, version);
-    await this.db(trx).updateTable('tokens').set(row).where('accessor', '=', state.accessor).execute();
+    await this.db.of(trx).updateTable('tokens').set(row).where('accessor', '=', state.accessor).execute();
   }
 
-  async delete(trx: AnyTrx, accessor: string): Promise<void> {
-    await this.db(trx).deleteFrom('tokens').where('accessor', '=', accessor).execute();
+  async delete(trx: CoreSysTrx, accessor: string): Promise<void> {
+    await this.db.of(trx).deleteFrom('tokens').where('accessor', '=', accessor).execute();
   }
 }

@@ -12,7 +12,7 @@ import {
   type TokenState,
 } from './token.decider';
 import { generateAccessor, generateToken } from './token-crypto';
-import { TokenEventLog } from './token-event-log';
+import { TokenEventLog } from './token.projection';
 import { TokenRepository } from './token.repository';
 import { TokenSalt } from './token-salt';
 import { mountTtls, type MountTtls } from './token-ttl';
@@ -20,7 +20,7 @@ import { authBlock, resolvedToken } from './token.view';
 import type { VersionedToken } from './token.table';
 
 /** Concurrent requests with one use-limited token contend on its stream; each retry is cheap. */
-const USE_ATTEMPTS = 25;
+const USE_ATTEMPTS = { attempts: 25 };
 
 export const invalidToken = (): DomainError => new DomainError('invalid_token', 'permission denied');
 

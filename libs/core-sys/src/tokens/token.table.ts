@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Selectable } from 'kysely';
 import type { TokenState } from './token.decider';
 
 /** jsonb column: read back parsed, written as JSON text. */
@@ -35,9 +35,7 @@ export interface TokenDatabase {
   tokens: TokensTable;
 }
 
-export type TokenRow = {
-  [K in keyof TokensTable]: TokensTable[K] extends ColumnType<infer S, unknown, unknown> ? S : TokensTable[K];
-};
+export type TokenRow = Selectable<TokensTable>;
 
 /** A token as stored, with the stream version to append after. */
 export interface VersionedToken {

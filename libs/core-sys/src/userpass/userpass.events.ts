@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventOf } from '../shared/aggregate-log';
+import { defineAggregateLog, type EventOf } from '@coffer/event-store';
 
 /**
  * userpass events, one stream per user of a mount: `userpass-user/<mount uuid>/<username>`.
@@ -49,3 +49,16 @@ export type UserpassEvent = EventOf<typeof USERPASS_EVENT_TYPES>;
 
 export const userStream = (mountUuid: string, username: string): string =>
   `userpass-user/${mountUuid}/${username}`;
+
+/** A userpass user: a mount and a username. */
+export interface UserKey {
+  mountUuid: string;
+  username: string;
+}
+
+/** User streams, one per mount and username. */
+export const USERPASS_LOG = defineAggregateLog({
+  description: 'a userpass event',
+  events: USERPASS_EVENT_TYPES,
+  stream: (user: UserKey) => userStream(user.mountUuid, user.username),
+});

@@ -1,27 +1,16 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Kysely } from 'kysely';
-import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../core-sys.di';
+import { Injectable } from '@nestjs/common';
+import { CoreSysDb, type CoreSysTrx } from '../core-sys.table';
 import type { UserState } from './userpass.decider';
-import {
-  rowToUser,
-  USER_COLUMNS,
-  userToRow,
-  type UserpassDatabase,
-  type VersionedUser,
-} from './userpass.table';
+import { rowToUser, USER_COLUMNS, userToRow, type VersionedUser } from './userpass.table';
 
 /** All SQL of the userpass read model. */
 @Injectable()
 export class UserpassRepository {
-  constructor(@Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime) {}
+  constructor(private readonly db: CoreSysDb) {}
 
-  private db(trx?: AnyTrx): Kysely<UserpassDatabase> {
-    return ((trx ?? this.runtime.db) as Kysely<UserpassDatabase>).withSchema(this.runtime.schema);
-  }
-
-  async find(mountUuid: string, username: string, trx?: AnyTrx): Promise<VersionedUser | undefined> {
-    const row = await this.db(trx)
+  async find(mountUuid: string, username: string, trx?: CoreSysTrx): Promise<VersionedUser | undefined> {
+    const row = await this.db
+      .of(trx)
       .selectFrom('userpass_users')
       .select(USER_COLUMNS)
       .where('mount_uuid', '=', mountUuid)
@@ -31,7 +20,8 @@ export class UserpassRepository {
   }
 
   async usernames(mountUuid: string): Promise<string[]> {
-    const rows = await this.db()
+    const rows = await this.db
+      .of()
       .selectFrom('userpass_users')
       .select('username')
       .where('mount_uuid', '=', mountUuid)
@@ -40,14 +30,15 @@ export class UserpassRepository {
     return rows.map((r) => r.username);
   }
 
-  async save(trx: AnyTrx, state: UserState, version: number, exists: boolean): Promise<void> {
+  async save(trx: CoreSysTrx, state: UserState, version: number, exists: boolean): Promise<void> {
     const row = userToRow(state, version);
     if (!exists) {
-      await this.db(trx).insertInto('userpass_users').values(row).execute();
+      await this.db.of(trx).insertInto('userpass_users').values(row).execute();
       return;
     }
     const { mount_uuid: _m, username: _u, ...rest } = row;
-    await this.db(trx)
+    await this.db
+      .of(trx)
       .updateTable('userpass_users')
       .set(rest)
       .where('mount_uuid', '=', state.mountUuid)
@@ -55,8 +46,9 @@ export class UserpassRepository {
       .execute();
   }
 
-  async delete(trx: AnyTrx, mountUuid: string, username: string): Promise<void> {
-    await this.db(trx)
+  async delete(trx: CoreSysTrx, mountUuid: string, username: string): Promise<void> {
+    await this.db
+      .of(trx)
       .deleteFrom('userpass_users')
       .where('mount_uuid', '=', mountUuid)
       .where('username', '=', username)

@@ -23,7 +23,7 @@ import {
   normalizeUsername,
   userView,
 } from './userpass.decider';
-import { UserpassEventLog } from './userpass-event-log';
+import { UserpassEventLog } from './userpass.projection';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './userpass-password';
 import { UserpassRepository } from './userpass.repository';
 
@@ -59,7 +59,7 @@ export class UserpassService {
       const current = await this.repo.find(mountUuid, username);
       if (!current && passwordHash === undefined) throw missingPassword();
       const settings = applyTokenFields(current?.state.settings ?? DEFAULT_TOKEN_SETTINGS, req.body);
-      await this.log.append(mountUuid, username, current?.version ?? 0, [
+      await this.log.append({ mountUuid, username }, current?.version ?? 0, [
         {
           type: 'UserpassUserWritten',
           data: {
@@ -87,7 +87,7 @@ export class UserpassService {
     await retryOnConflict(async () => {
       const current = await this.repo.find(mountUuid, username);
       if (!current) return;
-      await this.log.append(mountUuid, username, current.version, [
+      await this.log.append({ mountUuid, username }, current.version, [
         { type: 'UserpassUserDeleted', data: { deletedAt: this.now() } },
       ]);
     });
@@ -110,7 +110,7 @@ export class UserpassService {
     await retryOnConflict(async () => {
       const current = await this.repo.find(mountUuid, username);
       if (!current) throw noSuchUser();
-      await this.log.append(mountUuid, username, current.version, [
+      await this.log.append({ mountUuid, username }, current.version, [
         { type: 'UserpassPasswordSet', data: { passwordHash, setAt: this.now() } },
       ]);
     });
@@ -125,7 +125,7 @@ export class UserpassService {
     await retryOnConflict(async () => {
       const current = await this.repo.find(mountUuid, username);
       if (!current) throw noSuchUser();
-      await this.log.append(mountUuid, username, current.version, [
+      await this.log.append({ mountUuid, username }, current.version, [
         { type: 'UserpassPoliciesSet', data: { tokenPolicies, setAt: this.now() } },
       ]);
     });
@@ -139,7 +139,7 @@ export class UserpassService {
       await retryOnConflict(async () => {
         const current = await this.repo.find(mountUuid, username);
         if (!current) return;
-        await this.log.append(mountUuid, username, current.version, [
+        await this.log.append({ mountUuid, username }, current.version, [
           { type: 'UserpassUserDeleted', data: { deletedAt: this.now() } },
         ]);
         count += 1;

@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Selectable } from 'kysely';
 import type { UserState } from './userpass.decider';
 
 type Json<T> = ColumnType<T, string, string>;
@@ -41,21 +41,7 @@ export const USER_COLUMNS = [
   'version',
 ] as const;
 
-export interface UserRow {
-  mount_uuid: string;
-  username: string;
-  password_hash: string;
-  token_policies: string[];
-  token_ttl: number;
-  token_max_ttl: number;
-  token_explicit_max_ttl: number;
-  token_period: number;
-  token_num_uses: number;
-  token_no_default_policy: boolean;
-  token_type: string;
-  token_bound_cidrs: string[];
-  version: number;
-}
+export type UserRow = Pick<Selectable<UserpassUsersTable>, (typeof USER_COLUMNS)[number]>;
 
 export interface VersionedUser {
   state: UserState;

@@ -7,10 +7,10 @@ import {
 } from '@nestjs/common';
 import { coreTokenAlive } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
+import { IntervalLoop } from '@coffer/scheduling';
 import { KV_OPTIONS, KV_RUNTIME, type KvModuleOptions } from '../kv.di';
-import { KvEventLog } from '../shared/event-log';
-import { cubbyholeStream } from '../shared/streams';
 import { Vacuum } from '../shared/vacuum';
+import { CubbyholeEventLog } from './cubbyhole.projection';
 import { FlatRepository } from './flat.repository';
 
 const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
@@ -26,28 +26,32 @@ type Reason = 'token_revoked' | 'token_gone';
 @Injectable()
 export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('kv.cubbyhole');
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
+  private readonly loop: IntervalLoop;
 
   constructor(
     @Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(KV_OPTIONS) private readonly options: KvModuleOptions,
     private readonly repo: FlatRepository,
-    private readonly log: KvEventLog,
+    private readonly log: CubbyholeEventLog,
     private readonly vacuum: Vacuum,
-  ) {}
+  ) {
+    this.loop = new IntervalLoop({
+      intervalMs: options.cubbyholeSweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
+      run: () => this.sweep(),
+      // Sealed or core-sys briefly unavailable: the next pass catches up.
+      onError: (error) =>
+        this.logger.warn(
+          `cubbyhole sweep skipped: ${error instanceof Error ? error.message : 'unknown error'}`,
+        ),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    const interval = this.options.cubbyholeSweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
-    if (interval <= 0) return;
-    this.timer = setInterval(() => void this.sweepInBackground(), interval);
-    this.timer.unref();
+    this.loop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.sweeping;
+    await this.loop.stop();
   }
 
   async tokensRevoked(tokenRefs: readonly string[]): Promise<void> {
@@ -76,31 +80,10 @@ export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnAppl
     return destroyed;
   }
 
-  private async sweepInBackground(): Promise<void> {
-    if (this.sweeping) return;
-    this.sweeping = this.sweep()
-      .then(() => undefined)
-      .catch((error: unknown) => {
-        // Sealed or core-sys briefly unavailable: the next pass catches up.
-        this.logger.warn(
-          `cubbyhole sweep skipped: ${error instanceof Error ? error.message : 'unknown error'}`,
-        );
-      })
-      .finally(() => {
-        this.sweeping = undefined;
-      });
-    await this.sweeping;
-  }
-
   /** Appends CubbyholeDestroyed when the token has data; true when something was destroyed. */
   private async destroy(tokenRef: string, reason: Reason): Promise<boolean> {
     if (tokenRef === '' || !(await this.repo.ownerHasData(tokenRef))) return false;
-    await this.log.append(
-      cubbyholeStream(tokenRef),
-      [{ type: 'CubbyholeDestroyed', data: { reason } }],
-      'any',
-      (trx) => this.repo.ownerDestroyed(trx, tokenRef),
-    );
+    await this.log.append(tokenRef, 'any', [{ type: 'CubbyholeDestroyed', data: { reason } }]);
     return true;
   }
 }

@@ -10,21 +10,13 @@ import {
 } from '@coffer/contracts';
 import { DataKeyCipher, flatLocation } from '../shared/data-keys';
 import { pathParam } from '../shared/engine-request';
-import { KvEventLog } from '../shared/event-log';
 import { assertSecretPath, isSecretPath, listFolder } from '../shared/paths';
 import { StreamWriter } from '../shared/stream-writer';
-import { cubbyholeSecretStream, kvKeyStream } from '../shared/streams';
 import { Vacuum } from '../shared/vacuum';
 import { decideDelete, decideWrite, leaseAdvice } from './flat.decider';
+import { flatStream as streamOf, type FlatKind } from './flat.events';
+import { FlatEventLog } from './flat.projection';
 import { FlatRepository, type FlatScope } from './flat.repository';
-
-/** kv v1 answers reads with lease advice; cubbyhole with none (lease_duration 0). */
-export type FlatKind = 'kv' | 'cubbyhole';
-
-const streamOf = (kind: FlatKind, scope: FlatScope, path: string): string =>
-  kind === 'kv'
-    ? kvKeyStream(scope.mountUuid, path)
-    : cubbyholeSecretStream(scope.owner, scope.mountUuid, path);
 
 // kv v1 and cubbyhole contracts declare the same schemas, so one set of types serves both.
 type FlatRequest<Op extends 'read' | 'write' | 'delete' | 'list'> = RequestOf<(typeof kvV1)[Op]>;
@@ -35,7 +27,7 @@ type FlatResponse<Op extends 'read' | 'write' | 'delete' | 'list'> = ResponseOf<
 export class FlatSecretService {
   constructor(
     private readonly repo: FlatRepository,
-    private readonly log: KvEventLog,
+    private readonly log: FlatEventLog,
     private readonly dataKeys: DataKeyCipher,
     private readonly vacuum: Vacuum,
     private readonly writer: StreamWriter,
@@ -67,22 +59,9 @@ export class FlatSecretService {
       const sealed = this.dataKeys.seal(plaintext, flatLocation(scope.mountUuid, scope.owner, path));
       const events = decideWrite({ keyId: sealed.keyId, ciphertext: sealed.ciphertext.toString('base64') });
       await this.log.append(
-        streamOf(kind, scope, path),
-        events,
+        { kind, scope, path, previousKeyId: head?.key_id ?? null, sealed },
         head?.stream_version ?? 'any',
-        (trx, _stored, version) =>
-          this.repo.written(
-            trx,
-            scope,
-            path,
-            {
-              keyId: sealed.keyId,
-              wrapped: sealed.wrappedKey,
-              ciphertext: sealed.ciphertext,
-              streamVersion: version,
-            },
-            head?.key_id ?? null,
-          ),
+        events,
       );
     });
     return {};
@@ -100,9 +79,7 @@ export class FlatSecretService {
       const head = await this.repo.head(scope, path);
       const events = decideDelete(head ? { keyId: head.key_id } : null);
       if (!head || events.length === 0) return false;
-      await this.log.append(streamOf(kind, scope, path), events, head.stream_version, (trx) =>
-        this.repo.deleted(trx, scope, path, head.key_id),
-      );
+      await this.log.append({ kind, scope, path, previousKeyId: head.key_id }, head.stream_version, events);
       return true;
     });
     if (removed) await this.vacuum.request();

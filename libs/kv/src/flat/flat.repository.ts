@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { sql, type Kysely } from 'kysely';
-import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.di';
-import type { KvDatabase } from '../shared/kv.table';
+import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
+import { KvDb, type DataKeysTable, type FlatSecretsTable, type KvTrx } from '../shared/kv.table';
 import { listChildren } from '../shared/listing';
 import { ReadBatcher } from '../shared/read-batcher';
 import { Statement } from '../shared/statement';
@@ -13,21 +11,16 @@ export interface FlatScope {
   owner: string;
 }
 
-export interface FlatReadRow {
-  key_id: string;
-  ciphertext: Buffer;
-  wrapped: Buffer | null;
-}
+export type FlatReadRow = Pick<FlatSecretsTable, 'key_id' | 'ciphertext'> & {
+  wrapped: DataKeysTable['wrapped'] | null;
+};
 
 interface FlatKey {
   scope: FlatScope;
   path: string;
 }
 
-export interface FlatHead {
-  key_id: string;
-  stream_version: number;
-}
+export type FlatHead = Pick<FlatSecretsTable, 'key_id' | 'stream_version'>;
 
 /** All SQL of unversioned secrets (kv v1 and cubbyhole). */
 @Injectable()
@@ -41,9 +34,9 @@ export class FlatRepository {
   /** A first value: data key and row; the plain insert fails for a concurrent creator. */
   private readonly createSql: Statement<{ updated: number }>;
 
-  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {
+  constructor(private readonly db: KvDb) {
     this.readSql = new Statement(
-      runtime.schema,
+      db.schema,
       `select q.i::int as i, s.key_id, s.ciphertext, d.wrapped
          from unnest($1::text[], $2::text[], $3::text[]) with ordinality as q (mount_uuid, owner, path, i)
          join {schema}.flat_secrets s
@@ -52,12 +45,12 @@ export class FlatRepository {
     );
     this.reads = new ReadBatcher((keys) => this.readMany(keys));
     this.headSql = new Statement(
-      runtime.schema,
+      db.schema,
       `select key_id, stream_version from {schema}.flat_secrets where mount_uuid = $1 and owner = $2 and path = $3`,
     );
     const newKey = `dk as (insert into {schema}.data_keys (key_id, mount_uuid, owner, wrapped) values ($4, $1, $2, $5))`;
     this.replaceSql = new Statement(
-      runtime.schema,
+      db.schema,
       `with ${newKey},
        up as (update {schema}.flat_secrets set key_id = $4, ciphertext = $6, stream_version = $7
                where mount_uuid = $1 and owner = $2 and path = $3 returning 1),
@@ -65,16 +58,12 @@ export class FlatRepository {
        select count(*)::int as updated from up`,
     );
     this.createSql = new Statement(
-      runtime.schema,
+      db.schema,
       `with ${newKey},
        up as (insert into {schema}.flat_secrets (mount_uuid, owner, path, key_id, ciphertext, stream_version)
               values ($1, $2, $3, $4, $6, $7) returning 1)
        select count(*)::int as updated from up`,
     );
-  }
-
-  private db(trx?: AnyTrx): Kysely<KvDatabase> {
-    return ((trx ?? this.runtime.db) as Kysely<KvDatabase>).withSchema(this.runtime.schema);
   }
 
   /** The hot read path: the secret's ciphertext and its wrapped data key, one indexed select. */
@@ -83,7 +72,7 @@ export class FlatRepository {
   }
 
   private async readMany(keys: readonly FlatKey[]): Promise<Array<FlatReadRow | undefined>> {
-    const rows = await this.readSql.rows(this.runtime.db, [
+    const rows = await this.readSql.rows(this.db.pool, [
       keys.map((k) => k.scope.mountUuid),
       keys.map((k) => k.scope.owner),
       keys.map((k) => k.path),
@@ -94,13 +83,13 @@ export class FlatRepository {
   }
 
   async head(scope: FlatScope, path: string): Promise<FlatHead | undefined> {
-    return this.headSql.first(this.runtime.db, [scope.mountUuid, scope.owner, path]);
+    return this.headSql.first(this.db.pool, [scope.mountUuid, scope.owner, path]);
   }
 
   async list(scope: FlatScope, folder: string): Promise<string[]> {
     return listChildren(
-      this.runtime.db,
-      `${this.runtime.schema}.flat_secrets`,
+      this.db.pool,
+      `${this.db.schema}.flat_secrets`,
       sql`t.mount_uuid = ${scope.mountUuid} and t.owner = ${scope.owner}`,
       folder,
     );
@@ -108,7 +97,8 @@ export class FlatRepository {
 
   /** Token refs owning cubbyhole data, in order, after `after` (for the liveness sweep). */
   async owners(after: string, limit: number): Promise<string[]> {
-    const rows = await this.db()
+    const rows = await this.db
+      .of()
       .selectFrom('flat_secrets')
       .select('owner')
       .where('owner', '>', after)
@@ -120,7 +110,8 @@ export class FlatRepository {
   }
 
   async ownerHasData(owner: string): Promise<boolean> {
-    const row = await this.db()
+    const row = await this.db
+      .of()
       .selectFrom('flat_secrets')
       .select('owner')
       .where('owner', '=', owner)
@@ -131,7 +122,7 @@ export class FlatRepository {
 
   /** Projection of a SecretWritten: the row, the new data key, and erasure of the previous key. */
   async written(
-    trx: AnyTrx,
+    trx: KvTrx,
     scope: FlatScope,
     path: string,
     write: { keyId: string; wrapped: Buffer; ciphertext: Buffer; streamVersion: number },
@@ -153,8 +144,8 @@ export class FlatRepository {
     if (row?.updated !== 1) throw new Error('kv projection: the secret row to update is missing');
   }
 
-  async deleted(trx: AnyTrx, scope: FlatScope, path: string, keyId: string): Promise<void> {
-    const db = this.db(trx);
+  async deleted(trx: KvTrx, scope: FlatScope, path: string, keyId: string): Promise<void> {
+    const db = this.db.of(trx);
     await db
       .deleteFrom('flat_secrets')
       .where('mount_uuid', '=', scope.mountUuid)
@@ -165,8 +156,8 @@ export class FlatRepository {
   }
 
   /** Projection of CubbyholeDestroyed: every secret and data key of the token, in every mount. */
-  async ownerDestroyed(trx: AnyTrx, owner: string): Promise<void> {
-    const db = this.db(trx);
+  async ownerDestroyed(trx: KvTrx, owner: string): Promise<void> {
+    const db = this.db.of(trx);
     await db.deleteFrom('data_keys').where('owner', '=', owner).execute();
     await db.deleteFrom('flat_secrets').where('owner', '=', owner).execute();
   }

@@ -1,6 +1,6 @@
 import { EventRegistry, EventStore } from '@coffer/event-store';
 import { kvV1, type MountInfo } from '@coffer/contracts';
-import { KV_EVENT_TYPES } from '../shared/event-log';
+import { KV_EVENT_TYPES } from '../kv.events';
 import { startKvHarness, type KvHarness } from '../test-support/kv-harness';
 
 describe('kv v1 (NATS + Postgres)', () => {

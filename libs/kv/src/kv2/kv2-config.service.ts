@@ -1,11 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { kvV2, RequestOf, ResponseOf } from '@coffer/contracts';
-import type { ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.di';
-import { KvEventLog } from '../shared/event-log';
 import { StreamWriter } from '../shared/stream-writer';
 import { kvConfigStream } from '../shared/streams';
-import { projectConfig } from './kv2.projection';
+import { KvConfigEventLog } from './kv2-config.projection';
 import { Kv2Repository } from './kv2.repository';
 import type { EngineConfig } from './kv2.state';
 import { configView } from './kv2.view';
@@ -14,9 +11,8 @@ import { configView } from './kv2.view';
 @Injectable()
 export class Kv2ConfigService {
   constructor(
-    @Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly repo: Kv2Repository,
-    private readonly log: KvEventLog,
+    private readonly log: KvConfigEventLog,
     private readonly writer: StreamWriter,
   ) {}
 
@@ -38,13 +34,10 @@ export class Kv2ConfigService {
         casRequired: cas_required ?? current.config.casRequired,
         deleteVersionAfter: delete_version_after ?? current.config.deleteVersionAfter,
       };
-      const event = { type: 'KvConfigWritten', data: next };
       await this.log.append(
-        kvConfigStream(mountUuid),
-        [event],
+        { mountUuid, created: current.streamVersion === null },
         current.streamVersion ?? 'any',
-        (trx, _stored, version) =>
-          projectConfig(trx, this.runtime.schema, mountUuid, next, version, current.streamVersion === null),
+        [{ type: 'KvConfigWritten', data: next }],
       );
     });
     return {};

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineEvent } from '@coffer/event-store';
+import { defineAggregateLog, defineEvent, type EventOf } from '@coffer/event-store';
+import { kvConfigStream, kvKeyStream } from '../shared/streams';
 
 /**
  * Events of a kv v2 key stream (`kv/<mount uuid>/<path>`) and of a mount's engine config stream
@@ -84,21 +85,50 @@ export type SecretMetadataWritten = z.infer<typeof secretMetadataWritten.schema>
 export type SecretMetadataDeleted = z.infer<typeof secretMetadataDeleted.schema>;
 export type KvConfigWritten = z.infer<typeof kvConfigWritten.schema>;
 
-export type Kv2Event =
-  | { type: 'SecretVersionWritten'; data: SecretVersionWritten }
-  | { type: 'SecretVersionsPruned'; data: SecretVersionsPruned }
-  | { type: 'SecretVersionsDeleted'; data: SecretVersionsDeleted }
-  | { type: 'SecretVersionsUndeleted'; data: SecretVersionsUndeleted }
-  | { type: 'SecretVersionsDestroyed'; data: SecretVersionsDestroyed }
-  | { type: 'SecretMetadataWritten'; data: SecretMetadataWritten }
-  | { type: 'SecretMetadataDeleted'; data: SecretMetadataDeleted };
+export const KV2_EVENT_TYPES = {
+  versionWritten: secretVersionWritten,
+  versionsPruned: secretVersionsPruned,
+  versionsDeleted: secretVersionsDeleted,
+  versionsUndeleted: secretVersionsUndeleted,
+  versionsDestroyed: secretVersionsDestroyed,
+  metadataWritten: secretMetadataWritten,
+  metadataDeleted: secretMetadataDeleted,
+} as const;
 
-export const KV2_KEY_EVENT_TYPES = [
-  secretVersionWritten,
-  secretVersionsPruned,
-  secretVersionsDeleted,
-  secretVersionsUndeleted,
-  secretVersionsDestroyed,
-  secretMetadataWritten,
-  secretMetadataDeleted,
-] as const;
+export type Kv2Event = EventOf<typeof KV2_EVENT_TYPES>;
+
+/** One append to a kv v2 key: the key, and what the projection needs beyond the events. */
+export interface Kv2Append {
+  mountUuid: string;
+  path: string;
+  /** true when the key had no read-model row before this append */
+  created: boolean;
+  /** barrier-wrapped data keys of versions written by these events, by key id */
+  wrappedKeys: ReadonlyMap<string, Buffer>;
+  /** ciphertext of written versions, by key id (Buffer form of the event's base64) */
+  ciphertexts: ReadonlyMap<string, Buffer>;
+  /** barrier-encrypts custom metadata for the read model */
+  sealCustomMetadata: (map: Record<string, string> | null) => Buffer | null;
+}
+
+/** kv v2 keys, one stream per mount and path. */
+export const KV2_LOG = defineAggregateLog({
+  description: 'a kv v2 key event',
+  events: KV2_EVENT_TYPES,
+  stream: (a: Kv2Append) => kvKeyStream(a.mountUuid, a.path),
+});
+
+export const KV_CONFIG_EVENT_TYPES = { written: kvConfigWritten } as const;
+
+/** A kv v2 mount's engine config write: the mount, and whether it has a config row yet. */
+export interface KvConfigAppend {
+  mountUuid: string;
+  created: boolean;
+}
+
+/** A kv v2 mount's engine config, one stream per mount. */
+export const KV_CONFIG_LOG = defineAggregateLog({
+  description: 'a kv config event',
+  events: KV_CONFIG_EVENT_TYPES,
+  stream: (a: KvConfigAppend) => kvConfigStream(a.mountUuid),
+});

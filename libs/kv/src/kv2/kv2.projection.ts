@@ -1,34 +1,21 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
-import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.di';
-import type { KvDatabase } from '../shared/kv.table';
+import { AggregateWriter, versionAfter, type AppendedOf, type Projection } from '@coffer/event-store';
+import { KvDb, type KvDatabase, type KvTrx } from '../shared/kv.table';
 import { Statement } from '../shared/statement';
-import type { EngineConfig } from './kv2.state';
-import type { Kv2Event } from './kv2.events';
+import type { KV2_EVENT_TYPES, Kv2Append, SecretVersionWritten } from './kv2.events';
 
-/** What the projection needs beyond the events: key material never stored in the log. */
-export interface Kv2ProjectionContext {
-  mountUuid: string;
-  path: string;
-  /** stream version after the append */
-  streamVersion: number;
-  /** true when the key had no read-model row before this append */
-  created: boolean;
-  /** barrier-wrapped data keys of versions written by these events, by key id */
-  wrappedKeys: ReadonlyMap<string, Buffer>;
-  /** ciphertext of written versions, by key id (Buffer form of the event's base64) */
-  ciphertexts: ReadonlyMap<string, Buffer>;
-  /** barrier-encrypts custom metadata for the read model */
-  sealCustomMetadata: (map: Record<string, string> | null) => Buffer | null;
-}
+type Kv2Events = typeof KV2_EVENT_TYPES;
+
+/** The append's key plus the stream version after it. */
+type Kv2ProjectionContext = Kv2Append & { streamVersion: number };
 
 /**
  * Keeps the kv v2 read model in step with a key's stream, in the append transaction. Erasing a
  * version's data means deleting its data_keys row (and, for tidiness, its ciphertext).
  */
 @Injectable()
-export class Kv2Projection {
+export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
   /**
    * A new version of an existing key, in one statement (the common write): key row, version row,
    * data key, and the versions (with their data keys) that max_versions pushes out of the window.
@@ -37,7 +24,7 @@ export class Kv2Projection {
   /** The first version of a key without a row: a plain insert, which a concurrent creator fails. */
   private readonly versionCreateSql: Statement<{ updated: number }>;
 
-  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {
+  constructor(private readonly db: KvDb) {
     const version = `
       dk as (insert into {schema}.data_keys (key_id, mount_uuid, owner, wrapped) values ($6, $1, '', $7)),
       ver as (insert into {schema}.kv2_versions (mount_uuid, path, version, created_ms, deletion_ms, destroyed, key_id, ciphertext)
@@ -45,7 +32,7 @@ export class Kv2Projection {
       pruned as (delete from {schema}.kv2_versions where mount_uuid = $1 and path = $2 and version < $10 returning key_id),
       pruned_keys as (delete from {schema}.data_keys where key_id in (select key_id from pruned where key_id is not null))`;
     this.versionUpdateSql = new Statement(
-      runtime.schema,
+      db.schema,
       `with up as (update {schema}.kv2_keys
                       set current_version = $3, updated_ms = $4, stream_version = $5,
                           oldest_version = greatest(oldest_version, $10)
@@ -54,7 +41,7 @@ export class Kv2Projection {
        select count(*)::int as updated from up`,
     );
     this.versionCreateSql = new Statement(
-      runtime.schema,
+      db.schema,
       `with up as (insert into {schema}.kv2_keys (mount_uuid, path, current_version, oldest_version, max_versions,
                       cas_required, delete_version_after, custom_metadata, created_ms, updated_ms, stream_version)
                    values ($1, $2, $3, $10, 0, false, 0, null, $4, $4, $5) returning 1),
@@ -63,11 +50,8 @@ export class Kv2Projection {
     );
   }
 
-  private db(trx: AnyTrx): Kysely<KvDatabase> {
-    return (trx as Kysely<KvDatabase>).withSchema(this.runtime.schema);
-  }
-
-  async apply(trx: AnyTrx, ctx: Kv2ProjectionContext, events: readonly Kv2Event[]): Promise<void> {
+  async apply(trx: KvTrx, events: AppendedOf<Kv2Events>[], key: Kv2Append): Promise<void> {
+    const ctx: Kv2ProjectionContext = { ...key, streamVersion: versionAfter(events) };
     const [first, second, ...more] = events;
     if (
       first?.type === 'SecretVersionWritten' &&
@@ -76,7 +60,7 @@ export class Kv2Projection {
     ) {
       return this.versionWritten(trx, ctx, first.data, second?.data.oldestVersion ?? 0);
     }
-    const db = this.db(trx);
+    const db = this.db.of(trx);
     let exists = !ctx.created;
     let removed = false;
     for (const event of events) {
@@ -160,9 +144,9 @@ export class Kv2Projection {
   }
 
   private async versionWritten(
-    trx: AnyTrx,
+    trx: KvTrx,
     ctx: Kv2ProjectionContext,
-    d: Extract<Kv2Event, { type: 'SecretVersionWritten' }>['data'],
+    d: SecretVersionWritten,
     oldestVersion: number,
   ): Promise<void> {
     const wrapped = ctx.wrappedKeys.get(d.keyId);
@@ -207,31 +191,5 @@ export class Kv2Projection {
   }
 }
 
-/**
- * Engine config read model (stream `kv-config/<mount uuid>`). The first write inserts: a
- * concurrent first write makes it fail and the service retries on the fresh row.
- */
-export async function projectConfig(
-  trx: AnyTrx,
-  schema: string,
-  mountUuid: string,
-  config: EngineConfig,
-  streamVersion: number,
-  created: boolean,
-): Promise<void> {
-  const values = {
-    max_versions: config.maxVersions,
-    cas_required: config.casRequired,
-    delete_version_after: config.deleteVersionAfter,
-    stream_version: streamVersion,
-  };
-  const db = (trx as Kysely<KvDatabase>).withSchema(schema);
-  if (created) {
-    await db
-      .insertInto('kv2_config')
-      .values({ mount_uuid: mountUuid, ...values })
-      .execute();
-  } else {
-    await db.updateTable('kv2_config').set(values).where('mount_uuid', '=', mountUuid).execute();
-  }
-}
+/** Every kv v2 key write: `append(kv2Append, expectedVersion, events)`. */
+export abstract class Kv2EventLog extends AggregateWriter<Kv2Events, void, Kv2Append> {}

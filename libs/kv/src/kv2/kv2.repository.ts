@@ -1,43 +1,30 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { sql, type Kysely } from 'kysely';
-import type { ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.di';
+import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { listChildren } from '../shared/listing';
 import { ReadBatcher } from '../shared/read-batcher';
 import { Statement } from '../shared/statement';
-import type { KvDatabase } from '../shared/kv.table';
-import type { EngineConfig } from './kv2.state';
+import {
+  KvDb,
+  type DataKeysTable,
+  type Kv2ConfigTable,
+  type Kv2KeysTable,
+  type Kv2VersionsTable,
+} from '../shared/kv.table';
+import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from './kv2.state';
+
+type Nullable<T> = { [K in keyof T]: T[K] | null };
 
 /** A key's metadata row (custom metadata still barrier-encrypted). */
-export interface KeyRow {
-  current_version: number;
-  oldest_version: number;
-  max_versions: number;
-  cas_required: boolean;
-  delete_version_after: number;
-  custom_metadata: Buffer | null;
-  created_ms: number;
-  updated_ms: number;
-  stream_version: number;
-}
+export type KeyRow = Omit<Kv2KeysTable, 'mount_uuid' | 'path'>;
 
-export interface VersionRow {
-  version: number;
-  created_ms: number;
-  deletion_ms: number | null;
-  destroyed: boolean;
-}
+export type VersionRow = Pick<Kv2VersionsTable, 'version' | 'created_ms' | 'deletion_ms' | 'destroyed'>;
 
 /** One version with what it takes to decrypt it: the hot read path, one indexed select. */
-export interface VersionReadRow extends KeyRow {
-  version: number | null;
-  v_created_ms: number | null;
-  deletion_ms: number | null;
-  destroyed: boolean | null;
-  key_id: string | null;
-  ciphertext: Buffer | null;
-  wrapped: Buffer | null;
-}
+export type VersionReadRow = KeyRow &
+  Nullable<Pick<Kv2VersionsTable, 'version' | 'deletion_ms' | 'destroyed' | 'key_id' | 'ciphertext'>> & {
+    v_created_ms: Kv2VersionsTable['created_ms'] | null;
+    wrapped: DataKeysTable['wrapped'] | null;
+  };
 
 export interface DecisionRows {
   config: EngineConfig;
@@ -49,18 +36,11 @@ export interface DecisionRows {
 const KEY_COLUMNS = `k.current_version, k.oldest_version, k.max_versions, k.cas_required, k.delete_version_after,
   k.custom_metadata, k.created_ms, k.updated_ms, k.stream_version`;
 
-interface DecisionJoinRow extends KeyRowNullable {
-  c_max_versions: number | null;
-  c_cas_required: boolean | null;
-  c_delete_version_after: number | null;
-  c_stream_version: number | null;
-  version: number | null;
-  v_created_ms: number | null;
-  deletion_ms: number | null;
-  destroyed: boolean | null;
-}
-
-type KeyRowNullable = { [K in keyof KeyRow]: KeyRow[K] | null };
+/** The decision query's rows: config columns (c_*), key columns, one version's columns. */
+type DecisionJoinRow = Nullable<KeyRow> &
+  Nullable<Pick<Kv2VersionsTable, 'version' | 'deletion_ms' | 'destroyed'>> & {
+    [K in keyof Omit<Kv2ConfigTable, 'mount_uuid'> as `c_${K}`]: Kv2ConfigTable[K] | null;
+  } & { v_created_ms: Kv2VersionsTable['created_ms'] | null };
 
 interface VersionKey {
   mountUuid: string;
@@ -83,9 +63,9 @@ export class Kv2Repository {
   /** Everything a decision needs in one round trip: engine config, key row and version rows. */
   private readonly decisionSql: Statement<DecisionJoinRow>;
 
-  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {
+  constructor(private readonly db: KvDb) {
     this.readVersionsSql = new Statement(
-      runtime.schema,
+      db.schema,
       `select q.i::int as i, ${KEY_COLUMNS}, v.version, v.created_ms as v_created_ms, v.deletion_ms, v.destroyed, v.key_id, v.ciphertext, d.wrapped
          from unnest($1::text[], $2::text[], $3::int[]) with ordinality as q (mount_uuid, path, version, i)
          join {schema}.kv2_keys k on k.mount_uuid = q.mount_uuid and k.path = q.path collate "C"
@@ -96,7 +76,7 @@ export class Kv2Repository {
     );
     this.versionReads = new ReadBatcher((keys) => this.readVersions(keys));
     this.decisionSql = new Statement(
-      runtime.schema,
+      db.schema,
       `select c.max_versions as c_max_versions, c.cas_required as c_cas_required,
               c.delete_version_after as c_delete_version_after, c.stream_version as c_stream_version,
               ${KEY_COLUMNS}, v.version, v.created_ms as v_created_ms, v.deletion_ms, v.destroyed
@@ -108,17 +88,13 @@ export class Kv2Repository {
     );
   }
 
-  private db(): Kysely<KvDatabase> {
-    return (this.runtime.db as Kysely<KvDatabase>).withSchema(this.runtime.schema);
-  }
-
   /** The given version (0 = current) of a key, its metadata and its wrapped data key. */
   async readVersion(mountUuid: string, path: string, version: number): Promise<VersionReadRow | undefined> {
     return this.versionReads.read({ mountUuid, path, version });
   }
 
   private async readVersions(keys: readonly VersionKey[]): Promise<Array<VersionReadRow | undefined>> {
-    const rows = await this.readVersionsSql.rows(this.runtime.db, [
+    const rows = await this.readVersionsSql.rows(this.db.pool, [
       keys.map((k) => k.mountUuid),
       keys.map((k) => k.path),
       keys.map((k) => k.version),
@@ -129,12 +105,12 @@ export class Kv2Repository {
   }
 
   async loadForDecision(mountUuid: string, path: string): Promise<DecisionRows> {
-    const rows = await this.decisionSql.rows(this.runtime.db, [mountUuid, path]);
+    const rows = await this.decisionSql.rows(this.db.pool, [mountUuid, path]);
     const first = rows[0];
     if (!first) throw new Error('kv2 decision query returned no row');
     const config: EngineConfig =
       first.c_stream_version === null
-        ? { maxVersions: 0, casRequired: false, deleteVersionAfter: 0 }
+        ? { ...DEFAULT_ENGINE_CONFIG }
         : {
             maxVersions: first.c_max_versions ?? 0,
             casRequired: first.c_cas_required ?? false,
@@ -168,13 +144,13 @@ export class Kv2Repository {
   }
 
   async loadConfig(mountUuid: string): Promise<{ config: EngineConfig; streamVersion: number | null }> {
-    const row = await this.db()
+    const row = await this.db
+      .of()
       .selectFrom('kv2_config')
       .select(['max_versions', 'cas_required', 'delete_version_after', 'stream_version'])
       .where('mount_uuid', '=', mountUuid)
       .executeTakeFirst();
-    if (!row)
-      return { config: { maxVersions: 0, casRequired: false, deleteVersionAfter: 0 }, streamVersion: null };
+    if (!row) return { config: { ...DEFAULT_ENGINE_CONFIG }, streamVersion: null };
     return {
       config: {
         maxVersions: row.max_versions,
@@ -186,7 +162,8 @@ export class Kv2Repository {
   }
 
   async keyExists(mountUuid: string, path: string): Promise<boolean> {
-    const row = await this.db()
+    const row = await this.db
+      .of()
       .selectFrom('kv2_keys')
       .select('stream_version')
       .where('mount_uuid', '=', mountUuid)
@@ -197,11 +174,6 @@ export class Kv2Repository {
 
   /** Names (and sub-folders, ending in "/") of the keys directly in `folder`. */
   async list(mountUuid: string, folder: string): Promise<string[]> {
-    return listChildren(
-      this.runtime.db,
-      `${this.runtime.schema}.kv2_keys`,
-      sql`t.mount_uuid = ${mountUuid}`,
-      folder,
-    );
+    return listChildren(this.db.pool, `${this.db.schema}.kv2_keys`, sql`t.mount_uuid = ${mountUuid}`, folder);
   }
 }

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataKeyCipher, kv2CustomMetadataLocation, type SealedData } from '../shared/data-keys';
-import { KvEventLog } from '../shared/event-log';
-import { kvKeyStream } from '../shared/streams';
 import type { Kv2Event } from './kv2.events';
 import { toKeyState } from './kv2.mapping';
-import { Kv2Projection } from './kv2.projection';
+import { Kv2EventLog } from './kv2.projection';
 import { Kv2Repository } from './kv2.repository';
 import type { EngineConfig, KeyState } from './kv2.state';
 
@@ -20,8 +18,7 @@ export interface LoadedKey {
 export class Kv2Store {
   constructor(
     private readonly repo: Kv2Repository,
-    private readonly projection: Kv2Projection,
-    private readonly log: KvEventLog,
+    private readonly log: Kv2EventLog,
     private readonly dataKeys: DataKeyCipher,
   ) {}
 
@@ -59,24 +56,17 @@ export class Kv2Store {
     if (events.length === 0) return;
     const location = kv2CustomMetadataLocation(mountUuid, path);
     await this.log.append(
-      kvKeyStream(mountUuid, path),
-      events,
+      {
+        mountUuid,
+        path,
+        created: loaded.state === null,
+        wrappedKeys: new Map(sealed.map((s) => [s.keyId, s.wrappedKey])),
+        ciphertexts: new Map(sealed.map((s) => [s.keyId, s.ciphertext])),
+        sealCustomMetadata: (map) =>
+          map ? this.dataKeys.encryptValue(Buffer.from(JSON.stringify(map), 'utf8'), location) : null,
+      },
       loaded.streamVersion ?? 'any',
-      (trx, _stored, streamVersion) =>
-        this.projection.apply(
-          trx,
-          {
-            mountUuid,
-            path,
-            streamVersion,
-            created: loaded.state === null,
-            wrappedKeys: new Map(sealed.map((s) => [s.keyId, s.wrappedKey])),
-            ciphertexts: new Map(sealed.map((s) => [s.keyId, s.ciphertext])),
-            sealCustomMetadata: (map) =>
-              map ? this.dataKeys.encryptValue(Buffer.from(JSON.stringify(map), 'utf8'), location) : null,
-          },
-          events,
-        ),
+      events,
     );
   }
 }

@@ -1,51 +1,31 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Kysely } from 'kysely';
-import type { AnyTrx, ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.di';
-import type { KvDatabase } from '../shared/kv.table';
+import { Injectable } from '@nestjs/common';
+import { KvDb, type KvTrx } from '../shared/kv.table';
+
+/** Every table with rows of a mount. */
+const MOUNT_TABLES = ['data_keys', 'kv2_keys', 'kv2_config', 'flat_secrets'] as const;
 
 /** SQL of a disabled mount's purge: every read-model row of the mount, data keys first. */
 @Injectable()
 export class MountPurgeRepository {
-  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {}
-
-  private db(trx?: AnyTrx): Kysely<KvDatabase> {
-    return ((trx ?? this.runtime.db) as Kysely<KvDatabase>).withSchema(this.runtime.schema);
-  }
+  constructor(private readonly db: KvDb) {}
 
   async hasData(mountUuid: string): Promise<boolean> {
-    const db = this.db();
-    const probes = await Promise.all([
-      db
-        .selectFrom('data_keys')
-        .select('mount_uuid')
-        .where('mount_uuid', '=', mountUuid)
-        .limit(1)
-        .executeTakeFirst(),
-      db
-        .selectFrom('kv2_keys')
-        .select('mount_uuid')
-        .where('mount_uuid', '=', mountUuid)
-        .limit(1)
-        .executeTakeFirst(),
-      db
-        .selectFrom('kv2_config')
-        .select('mount_uuid')
-        .where('mount_uuid', '=', mountUuid)
-        .limit(1)
-        .executeTakeFirst(),
-      db
-        .selectFrom('flat_secrets')
-        .select('mount_uuid')
-        .where('mount_uuid', '=', mountUuid)
-        .limit(1)
-        .executeTakeFirst(),
-    ]);
+    const db = this.db.of();
+    const probes = await Promise.all(
+      MOUNT_TABLES.map((table) =>
+        db
+          .selectFrom(table)
+          .select('mount_uuid')
+          .where('mount_uuid', '=', mountUuid)
+          .limit(1)
+          .executeTakeFirst(),
+      ),
+    );
     return probes.some((p) => p !== undefined);
   }
 
-  async purge(trx: AnyTrx, mountUuid: string): Promise<void> {
-    const db = this.db(trx);
+  async purge(trx: KvTrx, mountUuid: string): Promise<void> {
+    const db = this.db.of(trx);
     await db.deleteFrom('data_keys').where('mount_uuid', '=', mountUuid).execute();
     await db.deleteFrom('kv2_versions').where('mount_uuid', '=', mountUuid).execute();
     await db.deleteFrom('kv2_keys').where('mount_uuid', '=', mountUuid).execute();

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { KvEventLog } from '../shared/event-log';
-import { kvMountStream } from '../shared/streams';
 import { Vacuum } from '../shared/vacuum';
+import { MountPurgeEventLog } from './mount-purge.projection';
 import { MountPurgeRepository } from './mount-purge.repository';
 
 /** Mount types whose data the kv service holds. */
@@ -16,17 +15,16 @@ const KV_MOUNT_TYPES = new Set(['kv', 'cubbyhole']);
 export class MountPurgeService {
   constructor(
     private readonly repo: MountPurgeRepository,
-    private readonly log: KvEventLog,
+    private readonly log: MountPurgeEventLog,
     private readonly vacuum: Vacuum,
   ) {}
 
   async mountDisabled(mount: { uuid: string; type: string; path: string }): Promise<void> {
     if (!KV_MOUNT_TYPES.has(mount.type)) return;
     if (!(await this.repo.hasData(mount.uuid))) return;
-    const event = { type: 'MountDataPurged', data: { type: mount.type, path: mount.path } };
-    await this.log.append(kvMountStream(mount.uuid), [event], 'any', (trx) =>
-      this.repo.purge(trx, mount.uuid),
-    );
+    await this.log.append(mount.uuid, 'any', [
+      { type: 'MountDataPurged', data: { type: mount.type, path: mount.path } },
+    ]);
     await this.vacuum.request();
   }
 }

@@ -1,3 +1,6 @@
+import type { Transaction } from 'kysely';
+import { ServiceDb } from '@coffer/event-store';
+
 /**
  * Read model of the kv service (schema "kv"). Paths use the "C" collation so that index order is
  * byte order, which listing relies on. Times are unix milliseconds. Secret data lives only as
@@ -68,6 +71,22 @@ export interface KvDatabase {
   flat_secrets: FlatSecretsTable;
   data_keys: DataKeysTable;
 }
+
+/** kv's typed view of the shared pool: what every kv repository and projection queries. */
+export class KvDb extends ServiceDb<KvDatabase> {}
+
+/** A projection's transaction, typed. */
+export type KvTrx = Transaction<KvDatabase>;
+
+/*
+ * Primary keys as migration 0001 names them (Postgres' default name for kv2_config's). A key's
+ * first append inserts its read-model row: two writers creating the same key at once make the
+ * loser's insert violate one of these, which the writer retries from a fresh read (StreamWriter).
+ */
+export const KV2_KEYS_PK = 'kv2_keys_pk';
+export const FLAT_SECRETS_PK = 'flat_secrets_pk';
+export const KV2_CONFIG_PK = 'kv2_config_pkey';
+export const KV_CREATION_CONSTRAINTS = [KV2_KEYS_PK, FLAT_SECRETS_PK, KV2_CONFIG_PK] as const;
 
 /** Tables whose rows hold (wrapped) key material or ciphertext: vacuumed after a shred. */
 export const SHREDDED_TABLES = ['data_keys', 'kv2_versions', 'flat_secrets'] as const;

@@ -1,5 +1,5 @@
-import { sql, type RawBuilder } from 'kysely';
-import type { AnyDb } from '@coffer/event-store';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { KvDatabase } from './kv.table';
 import { childEntry, folderUpperBound } from './paths';
 
 /**
@@ -9,7 +9,7 @@ import { childEntry, folderUpperBound } from './paths';
  * the size of the sub-folders. Paths use the "C" collation, so index order is byte order.
  */
 export async function listChildren(
-  db: AnyDb,
+  db: Kysely<KvDatabase>,
   table: string,
   scope: RawBuilder<unknown>,
   folder: string,

@@ -1,10 +1,11 @@
-import { CompiledQuery } from 'kysely';
-import type { AnyDb, AnyTrx } from '@coffer/event-store';
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { KvDatabase } from './kv.table';
 
 /**
  * A hot-path SQL statement written once, executed without building or transforming a query per
  * request (kysely's builder and schema plugin cost more than the query itself at thousands of
- * requests per second). `{schema}` in the text is replaced by the quoted service schema.
+ * requests per second). `{schema}` in the text is replaced by the quoted service schema. `Row` is
+ * built from the row types of kv.table.ts, so the results stay typed by that one definition.
  */
 export class Statement<Row> {
   private readonly text: string;
@@ -13,12 +14,12 @@ export class Statement<Row> {
     this.text = text.replace(/\{schema\}/g, `"${schema.replace(/"/g, '""')}"`);
   }
 
-  async rows(db: AnyDb | AnyTrx, params: readonly unknown[]): Promise<Row[]> {
+  async rows(db: Kysely<KvDatabase>, params: readonly unknown[]): Promise<Row[]> {
     const result = await db.executeQuery<Row>(CompiledQuery.raw(this.text, [...params]));
     return result.rows;
   }
 
-  async first(db: AnyDb | AnyTrx, params: readonly unknown[]): Promise<Row | undefined> {
+  async first(db: Kysely<KvDatabase>, params: readonly unknown[]): Promise<Row | undefined> {
     return (await this.rows(db, params))[0];
   }
 }

@@ -1,5 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { retryOnConflict } from './retry';
+import { retryOnConflict, type RetryOptions } from '@coffer/event-store';
+import { KV_CREATION_CONSTRAINTS } from './kv.table';
+
+/** Hot keys see many conflicts between replicas: more tries than the default, with jitter. */
+const RETRY: RetryOptions = { attempts: 20, uniqueConstraints: KV_CREATION_CONSTRAINTS };
 
 /**
  * Runs a read-decide-append cycle for one stream at a time within this process. Optimistic
@@ -13,8 +17,8 @@ export class StreamWriter {
   run<T>(stream: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(stream) ?? Promise.resolve();
     const next = previous.then(
-      () => retryOnConflict(fn),
-      () => retryOnConflict(fn),
+      () => retryOnConflict(fn, RETRY),
+      () => retryOnConflict(fn, RETRY),
     );
     this.tails.set(stream, next);
     const cleanup = () => {

@@ -1,9 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
-import type { ServiceRuntime } from '@coffer/event-store';
-import { KV_RUNTIME } from '../kv.di';
 import { CoalescedRunner } from './coalesced-runner';
-import { SHREDDED_TABLES } from './kv.table';
+import { KvDb, SHREDDED_TABLES } from './kv.table';
 
 /**
  * After a shred (destroy, metadata delete, cubbyhole destruction, mount purge) the deleted
@@ -18,7 +16,7 @@ export class Vacuum {
   private readonly logger = new Logger('kv.vacuum');
   private readonly runner = new CoalescedRunner(() => this.vacuum());
 
-  constructor(@Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime) {}
+  constructor(private readonly db: KvDb) {}
 
   /** Resolves once a vacuum that started after this call has finished (it never rejects). */
   request(): Promise<void> {
@@ -26,9 +24,9 @@ export class Vacuum {
   }
 
   private async vacuum(): Promise<void> {
-    const tables = SHREDDED_TABLES.map((t) => sql.table(`${this.runtime.schema}.${t}`));
+    const tables = SHREDDED_TABLES.map((t) => sql.table(`${this.db.schema}.${t}`));
     try {
-      await sql`vacuum ${sql.join(tables)}`.execute(this.runtime.db);
+      await sql`vacuum ${sql.join(tables)}`.execute(this.db.pool);
     } catch (error) {
       // The data keys are deleted already (the shred itself is done); failing to compact the
       // heap now only delays the physical removal to autovacuum.

@@ -1,0 +1,18 @@
+import type { Transaction } from 'kysely';
+import { ServiceDb } from '@coffer/event-store';
+import type { IdentityDatabase } from './identity/identity.table';
+import type { MountsDatabase } from './mounts/mounts.table';
+import type { PoliciesDatabase } from './policies/policy.table';
+import type { SealDatabase } from './seal/seal.table';
+import type { TokenDatabase } from './tokens/token.table';
+import type { UserpassDatabase } from './userpass/userpass.table';
+
+/** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
+export interface CoreSysDatabase
+  extends SealDatabase, MountsDatabase, PoliciesDatabase, TokenDatabase, UserpassDatabase, IdentityDatabase {}
+
+/** A projection's transaction, typed. */
+export type CoreSysTrx = Transaction<CoreSysDatabase>;
+
+/** core_sys's typed view of the shared pool: what every core-sys repository queries. */
+export class CoreSysDb extends ServiceDb<CoreSysDatabase> {}

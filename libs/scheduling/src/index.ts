@@ -1,0 +1,1 @@
+export { IntervalLoop, type IntervalLoopOptions } from './interval-loop';
