@@ -15,7 +15,8 @@ import {
   invalidation,
   invalidRequest,
   isDomainError,
-  type EngineRequest,
+  type SysInitBody,
+  type SysUnsealBody,
   type EngineResponse,
 } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
@@ -96,7 +97,7 @@ export class SealLifecycleService {
   }
 
   /** PUT sys/init: the service stays sealed afterwards, like Vault. */
-  init(req: Pick<EngineRequest, 'body'>): Promise<EngineResponse> {
+  init(req: { body: SysInitBody }): Promise<EngineResponse> {
     return this.#serialised(async () => {
       if (await this.seal.isInitialized()) throw invalidRequest('Vault is already initialized');
       const config = decideInitConfig(req.body);
@@ -162,7 +163,7 @@ export class SealLifecycleService {
   }
 
   /** PUT sys/unseal: one share per call; the keyring opens once the threshold is reached. */
-  unseal(req: Pick<EngineRequest, 'body'>): Promise<EngineResponse> {
+  unseal(req: { body: SysUnsealBody }): Promise<EngineResponse> {
     return this.#serialised(async () => {
       const command = decideUnsealCommand(req.body);
       const row = await this.repo.load();
