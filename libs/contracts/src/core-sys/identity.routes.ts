@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { engineContract, type RouteTable } from '../routes';
 import { fieldBool, fieldString, fieldStringList, fieldStringMap } from './core-sys-fields';
+import {
+  aliasData,
+  aliasListData,
+  aliasWrittenData,
+  entityCreatedData,
+  entityData,
+  entityListData,
+  noData,
+} from './core-sys-data';
 
 /**
  * The identity store (mount type "identity", at identity/): entities and entity aliases.
@@ -30,30 +39,42 @@ export type IdentityAliasBody = z.output<typeof identityAliasBodySchema>;
 const idParams = z.object({ id: z.string().default('') }).prefault({});
 const nameParams = z.object({ name: z.string().default('') }).prefault({});
 
+const entityBody = identityEntityBodySchema.prefault({});
+const aliasBody = identityAliasBodySchema.prefault({});
+
 export const identityContracts = {
-  entityWrite: engineContract('core.identity.entity-write', { body: identityEntityBodySchema.prefault({}) }),
-  entityByIdRead: engineContract('core.identity.entity-id-read', { params: idParams }),
+  entityWrite: engineContract('core.identity.entity-write', { body: entityBody, data: entityCreatedData }),
+  entityByIdRead: engineContract('core.identity.entity-id-read', { params: idParams, data: entityData }),
   entityByIdWrite: engineContract('core.identity.entity-id-write', {
     params: idParams,
-    body: identityEntityBodySchema.prefault({}),
+    body: entityBody,
+    data: entityCreatedData,
   }),
-  entityByIdDelete: engineContract('core.identity.entity-id-delete', { params: idParams }),
-  entityByIdList: engineContract('core.identity.entity-id-list'),
-  entityByNameRead: engineContract('core.identity.entity-name-read', { params: nameParams }),
+  entityByIdDelete: engineContract('core.identity.entity-id-delete', { params: idParams, data: noData }),
+  entityByIdList: engineContract('core.identity.entity-id-list', { data: entityListData }),
+  entityByNameRead: engineContract('core.identity.entity-name-read', {
+    params: nameParams,
+    data: entityData,
+  }),
   entityByNameWrite: engineContract('core.identity.entity-name-write', {
     params: nameParams,
-    body: identityEntityBodySchema.prefault({}),
+    body: entityBody,
+    data: entityCreatedData,
   }),
-  entityByNameDelete: engineContract('core.identity.entity-name-delete', { params: nameParams }),
-  entityByNameList: engineContract('core.identity.entity-name-list'),
-  aliasWrite: engineContract('core.identity.alias-write', { body: identityAliasBodySchema.prefault({}) }),
-  aliasByIdRead: engineContract('core.identity.alias-id-read', { params: idParams }),
+  entityByNameDelete: engineContract('core.identity.entity-name-delete', {
+    params: nameParams,
+    data: noData,
+  }),
+  entityByNameList: engineContract('core.identity.entity-name-list', { data: entityListData }),
+  aliasWrite: engineContract('core.identity.alias-write', { body: aliasBody, data: aliasWrittenData }),
+  aliasByIdRead: engineContract('core.identity.alias-id-read', { params: idParams, data: aliasData }),
   aliasByIdWrite: engineContract('core.identity.alias-id-write', {
     params: idParams,
-    body: identityAliasBodySchema.prefault({}),
+    body: aliasBody,
+    data: aliasWrittenData,
   }),
-  aliasByIdDelete: engineContract('core.identity.alias-id-delete', { params: idParams }),
-  aliasByIdList: engineContract('core.identity.alias-id-list'),
+  aliasByIdDelete: engineContract('core.identity.alias-id-delete', { params: idParams, data: noData }),
+  aliasByIdList: engineContract('core.identity.alias-id-list', { data: aliasListData }),
 };
 
 export const identityRoutes: RouteTable = {

@@ -1,6 +1,20 @@
 import { z } from 'zod';
 import { engineContract, existenceContract, type OperationDef, type RouteTable } from '../routes';
 
+import {
+  capabilitiesData,
+  keysData,
+  keyStatusData,
+  legacyPoliciesData,
+  legacyPolicyData,
+  mountInfoData,
+  mountListingData,
+  mountTuneData,
+  noData,
+  policyData,
+  uiMountData,
+  uiMountsData,
+} from './core-sys-data';
 import { fieldString, mountFlag, oneOf, optionalDuration } from './core-sys-fields';
 import { weakInt, weakString, weakStringList, weakStringMap, weakBool } from '../fields';
 
@@ -151,6 +165,11 @@ const pathParams = z.object({ path: z.string().default('') }).prefault({});
 /** Routes whose pattern captures a policy name. */
 const nameParams = z.object({ name: z.string().default('') }).prefault({});
 
+const enableBody = sysMountEnableBody.prefault({});
+const tuneBody = sysMountTuneBody.prefault({});
+const policyBody = sysPolicyBody.prefault({});
+const capabilitiesBody = sysCapabilitiesBody.prefault({});
+
 /**
  * Every sys contract, by use. init, sealStatus, unseal, seal and rotate are served by the seal
  * leader only (queue "core-sys-leader"), so unseal progress lives in one place and the root key
@@ -161,55 +180,61 @@ export const sysContracts = {
   init: engineContract('core.sys.seal.init', { body: sysInitBody.prefault({}) }),
   sealStatus: engineContract('core.sys.seal.status'),
   unseal: engineContract('core.sys.seal.unseal', { body: sysUnsealBody.prefault({}) }),
-  seal: engineContract('core.sys.seal.seal'),
+  seal: engineContract('core.sys.seal.seal', { data: noData }),
   health: engineContract('core.sys.seal.health', { query: sysHealthQuery.prefault({}) }),
-  keyStatus: engineContract('core.sys.seal.key-status'),
-  rotate: engineContract('core.sys.seal.rotate'),
-  mountsList: engineContract('core.sys.mounts.list'),
-  mountRead: engineContract('core.sys.mounts.read', { params: pathParams }),
+  keyStatus: engineContract('core.sys.seal.key-status', { data: keyStatusData }),
+  rotate: engineContract('core.sys.seal.rotate', { data: noData }),
+  mountsList: engineContract('core.sys.mounts.list', { data: mountListingData }),
+  mountRead: engineContract('core.sys.mounts.read', { params: pathParams, data: mountInfoData }),
   mountEnable: engineContract('core.sys.mounts.enable', {
     params: pathParams,
-    body: sysMountEnableBody.prefault({}),
+    body: enableBody,
+    data: noData,
   }),
-  mountDisable: engineContract('core.sys.mounts.disable', { params: pathParams }),
-  mountTuneRead: engineContract('core.sys.mounts.tune-read', { params: pathParams }),
-  mountTune: engineContract('core.sys.mounts.tune', {
-    params: pathParams,
-    body: sysMountTuneBody.prefault({}),
-  }),
-  authList: engineContract('core.sys.auth.list'),
-  authRead: engineContract('core.sys.auth.read', { params: pathParams }),
-  authEnable: engineContract('core.sys.auth.enable', {
-    params: pathParams,
-    body: sysMountEnableBody.prefault({}),
-  }),
-  authDisable: engineContract('core.sys.auth.disable', { params: pathParams }),
-  authTuneRead: engineContract('core.sys.auth.tune-read', { params: pathParams }),
-  authTune: engineContract('core.sys.auth.tune', { params: pathParams, body: sysMountTuneBody.prefault({}) }),
-  uiMounts: engineContract('core.sys.mounts.ui-list'),
-  uiMount: engineContract('core.sys.mounts.ui-read', { params: pathParams }),
-  policiesList: engineContract('core.sys.policies.list'),
-  policyRead: engineContract('core.sys.policies.read', { params: nameParams }),
+  mountDisable: engineContract('core.sys.mounts.disable', { params: pathParams, data: noData }),
+  mountTuneRead: engineContract('core.sys.mounts.tune-read', { params: pathParams, data: mountTuneData }),
+  mountTune: engineContract('core.sys.mounts.tune', { params: pathParams, body: tuneBody, data: noData }),
+  authList: engineContract('core.sys.auth.list', { data: mountListingData }),
+  authRead: engineContract('core.sys.auth.read', { params: pathParams, data: mountInfoData }),
+  authEnable: engineContract('core.sys.auth.enable', { params: pathParams, body: enableBody, data: noData }),
+  authDisable: engineContract('core.sys.auth.disable', { params: pathParams, data: noData }),
+  authTuneRead: engineContract('core.sys.auth.tune-read', { params: pathParams, data: mountTuneData }),
+  authTune: engineContract('core.sys.auth.tune', { params: pathParams, body: tuneBody, data: noData }),
+  uiMounts: engineContract('core.sys.mounts.ui-list', { data: uiMountsData }),
+  uiMount: engineContract('core.sys.mounts.ui-read', { params: pathParams, data: uiMountData }),
+  policiesList: engineContract('core.sys.policies.list', { data: keysData }),
+  policyRead: engineContract('core.sys.policies.read', { params: nameParams, data: policyData }),
   policyWrite: engineContract('core.sys.policies.write', {
     params: nameParams,
-    body: sysPolicyBody.prefault({}),
+    body: policyBody,
+    data: noData,
   }),
-  policyDelete: engineContract('core.sys.policies.delete', { params: nameParams }),
+  policyDelete: engineContract('core.sys.policies.delete', { params: nameParams, data: noData }),
   policyExists: existenceContract('core.sys.policies.exists'),
-  legacyPoliciesList: engineContract('core.sys.policies.legacy-list'),
-  legacyPolicyRead: engineContract('core.sys.policies.legacy-read', { params: nameParams }),
+  legacyPoliciesList: engineContract('core.sys.policies.legacy-list', { data: legacyPoliciesData }),
+  legacyPolicyRead: engineContract('core.sys.policies.legacy-read', {
+    params: nameParams,
+    data: legacyPolicyData,
+  }),
   legacyPolicyWrite: engineContract('core.sys.policies.legacy-write', {
     params: nameParams,
-    body: sysPolicyBody.prefault({}),
+    body: policyBody,
+    data: noData,
   }),
-  legacyPolicyDelete: engineContract('core.sys.policies.legacy-delete', { params: nameParams }),
-  capabilitiesSelf: engineContract('core.sys.capabilities.self', { body: sysCapabilitiesBody.prefault({}) }),
+  legacyPolicyDelete: engineContract('core.sys.policies.legacy-delete', { params: nameParams, data: noData }),
+  capabilitiesSelf: engineContract('core.sys.capabilities.self', {
+    body: capabilitiesBody,
+    data: capabilitiesData,
+  }),
   capabilitiesToken: engineContract('core.sys.capabilities.token', {
-    body: sysCapabilitiesBody.prefault({}),
+    body: capabilitiesBody,
+    data: capabilitiesData,
   }),
   capabilitiesAccessor: engineContract('core.sys.capabilities.accessor', {
-    body: sysCapabilitiesBody.prefault({}),
+    body: capabilitiesBody,
+    data: capabilitiesData,
   }),
+  // The merged rules of the caller's policies: their shape is the policies' own.
   resultantAcl: engineContract('core.sys.capabilities.resultant-acl'),
 } as const;
 

@@ -9,6 +9,7 @@ import {
   fieldStringMap,
   optionalDuration,
 } from './core-sys-fields';
+import { keysData, noData, tokenLookupData } from './core-sys-data';
 
 /**
  * The token store (mount type "token", always mounted at auth/token/). Served by core-sys.
@@ -48,26 +49,37 @@ const tokenBody = z.object({ token: fieldString('The token') });
 const accessorBody = z.object({ accessor: fieldString('Accessor of the token') });
 const incrementField = fieldDuration('The desired increment in seconds to the token expiration');
 
+const tokenBodyOnly = tokenBody.prefault({});
+const accessorBodyOnly = accessorBody.prefault({});
+const createBody = tokenCreateBodySchema.prefault({});
+
+/** create, renew and login answer the token in the auth block, never in data. */
 export const tokenContracts = {
-  create: engineContract('core.token.create', { body: tokenCreateBodySchema.prefault({}) }),
-  createOrphan: engineContract('core.token.create-orphan', { body: tokenCreateBodySchema.prefault({}) }),
-  lookup: engineContract('core.token.lookup', { body: tokenBody.prefault({}) }),
-  lookupSelf: engineContract('core.token.lookup-self'),
-  lookupAccessor: engineContract('core.token.lookup-accessor', { body: accessorBody.prefault({}) }),
+  create: engineContract('core.token.create', { body: createBody, data: noData }),
+  createOrphan: engineContract('core.token.create-orphan', { body: createBody, data: noData }),
+  lookup: engineContract('core.token.lookup', { body: tokenBodyOnly, data: tokenLookupData }),
+  lookupSelf: engineContract('core.token.lookup-self', { data: tokenLookupData }),
+  lookupAccessor: engineContract('core.token.lookup-accessor', {
+    body: accessorBodyOnly,
+    data: tokenLookupData,
+  }),
   renew: engineContract('core.token.renew', {
     body: tokenBody.extend({ increment: incrementField }).prefault({}),
+    data: noData,
   }),
   renewSelf: engineContract('core.token.renew-self', {
     body: z.object({ increment: incrementField }).prefault({}),
+    data: noData,
   }),
   renewAccessor: engineContract('core.token.renew-accessor', {
     body: accessorBody.extend({ increment: incrementField }).prefault({}),
+    data: noData,
   }),
-  revoke: engineContract('core.token.revoke', { body: tokenBody.prefault({}) }),
-  revokeSelf: engineContract('core.token.revoke-self'),
-  revokeAccessor: engineContract('core.token.revoke-accessor', { body: accessorBody.prefault({}) }),
-  revokeOrphan: engineContract('core.token.revoke-orphan', { body: tokenBody.prefault({}) }),
-  listAccessors: engineContract('core.token.accessors'),
+  revoke: engineContract('core.token.revoke', { body: tokenBodyOnly, data: noData }),
+  revokeSelf: engineContract('core.token.revoke-self', { data: noData }),
+  revokeAccessor: engineContract('core.token.revoke-accessor', { body: accessorBodyOnly, data: noData }),
+  revokeOrphan: engineContract('core.token.revoke-orphan', { body: tokenBodyOnly, data: noData }),
+  listAccessors: engineContract('core.token.accessors', { data: keysData }),
 };
 
 export const tokenRoutes: RouteTable = {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { engineContract, existenceContract, type RouteTable } from '../routes';
 import { fieldBool, fieldDuration, fieldInt, fieldString, fieldStringList } from './core-sys-fields';
+import { keysData, noData, userpassUserData } from './core-sys-data';
 
 /**
  * The userpass auth method (mount type "userpass", enabled with sys/auth at any path under
@@ -40,24 +41,31 @@ const policiesBody = z.object({
   policies: fieldStringList('Deprecated alias of token_policies'),
 });
 
+const userBody = userpassUserBodySchema.prefault({});
+const passwordOnly = passwordBody.prefault({});
+
 export const userpassContracts = {
   userWrite: engineContract('core.userpass.user-write', {
     params: usernameParams,
-    body: userpassUserBodySchema.prefault({}),
+    body: userBody,
+    data: noData,
   }),
   userExists: existenceContract('core.userpass.user-exists'),
-  userRead: engineContract('core.userpass.user-read', { params: usernameParams }),
-  userDelete: engineContract('core.userpass.user-delete', { params: usernameParams }),
-  userList: engineContract('core.userpass.user-list'),
+  userRead: engineContract('core.userpass.user-read', { params: usernameParams, data: userpassUserData }),
+  userDelete: engineContract('core.userpass.user-delete', { params: usernameParams, data: noData }),
+  userList: engineContract('core.userpass.user-list', { data: keysData }),
   userPassword: engineContract('core.userpass.user-password', {
     params: usernameParams,
-    body: passwordBody.prefault({}),
+    body: passwordOnly,
+    data: noData,
   }),
   userPolicies: engineContract('core.userpass.user-policies', {
     params: usernameParams,
     body: policiesBody.prefault({}),
+    data: noData,
   }),
-  login: engineContract('core.userpass.login', { params: usernameParams, body: passwordBody.prefault({}) }),
+  // The token is in the auth block.
+  login: engineContract('core.userpass.login', { params: usernameParams, body: passwordOnly, data: noData }),
 };
 
 export const userpassRoutes: RouteTable = {

@@ -15,6 +15,8 @@ import {
   invalidation,
   invalidRequest,
   isDomainError,
+  sysContracts,
+  type ResponseOf,
   type SysInitBody,
   type SysUnsealBody,
   type EngineResponse,
@@ -45,6 +47,9 @@ export interface Initialised {
   shares: Buffer[];
   rootToken: string;
 }
+
+/** sys/seal and sys/rotate answer nothing but their status code. */
+type NoDataResponse = ResponseOf<typeof sysContracts.rotate>;
 
 /**
  * The seal use cases (Vault's model): init, unseal, seal, rotate and the seal status. They run
@@ -224,7 +229,7 @@ export class SealLifecycleService {
   }
 
   /** PUT sys/seal: wipes the keyring here; the broadcast makes every replica follow. */
-  sealNow(): Promise<EngineResponse> {
+  sealNow(): Promise<NoDataResponse> {
     return this.#serialised(async () => {
       this.#progress = undefined;
       if (this.seal.isUnsealed()) {
@@ -239,7 +244,7 @@ export class SealLifecycleService {
    * POST sys/rotate: a new keyring term for new writes. The keyring is re-encrypted with the
    * root key, which any keyring holder can read (it is stored under the barrier).
    */
-  rotate(): Promise<EngineResponse> {
+  rotate(): Promise<NoDataResponse> {
     return this.#serialised(async () => {
       this.seal.assertUnsealed();
       const row = await this.repo.load();
