@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { engineContract, type RouteTable } from '../routes';
-import { boolish, stringList, stringMap } from './weak-fields';
+import { fieldBool, fieldString, fieldStringList, fieldStringMap } from './core-sys-fields';
+import {
+  aliasData,
+  aliasListData,
+  aliasWrittenData,
+  entityCreatedData,
+  entityData,
+  entityListData,
+  noData,
+} from './core-sys-data';
 
 /**
  * The identity store (mount type "identity", at identity/): entities and entity aliases.
@@ -8,51 +17,65 @@ import { boolish, stringList, stringMap } from './weak-fields';
  * makes its tokens unusable without revoking them.
  */
 
-export const identityContracts = {
-  entityWrite: engineContract('core.identity.entity-write'),
-  entityByIdRead: engineContract('core.identity.entity-id-read'),
-  entityByIdWrite: engineContract('core.identity.entity-id-write'),
-  entityByIdDelete: engineContract('core.identity.entity-id-delete'),
-  entityByIdList: engineContract('core.identity.entity-id-list'),
-  entityByNameRead: engineContract('core.identity.entity-name-read'),
-  entityByNameWrite: engineContract('core.identity.entity-name-write'),
-  entityByNameDelete: engineContract('core.identity.entity-name-delete'),
-  entityByNameList: engineContract('core.identity.entity-name-list'),
-  aliasWrite: engineContract('core.identity.alias-write'),
-  aliasByIdRead: engineContract('core.identity.alias-id-read'),
-  aliasByIdWrite: engineContract('core.identity.alias-id-write'),
-  aliasByIdDelete: engineContract('core.identity.alias-id-delete'),
-  aliasByIdList: engineContract('core.identity.alias-id-list'),
-};
-
 export const identityEntityBodySchema = z.object({
-  id: z.string().optional().describe('ID of the entity; if set, updates that entity'),
-  name: z.string().optional().describe('Name of the entity (generated when absent)'),
-  metadata: stringMap.optional().describe('Metadata to associate with the entity'),
-  policies: stringList.optional().describe('Policies tied to the entity'),
-  disabled: boolish
-    .optional()
-    .describe('If true, tokens tied to this entity cannot be used (they are not revoked)'),
+  id: fieldString('ID of the entity; if set, updates that entity'),
+  name: fieldString('Name of the entity (generated when absent)'),
+  metadata: fieldStringMap('Metadata to associate with the entity', 'failed to parse metadata: '),
+  policies: fieldStringList('Policies tied to the entity'),
+  disabled: fieldBool('If true, tokens tied to this entity cannot be used (they are not revoked)'),
 });
+export type IdentityEntityBody = z.output<typeof identityEntityBodySchema>;
 
 export const identityAliasBodySchema = z.object({
-  id: z.string().optional().describe('ID of the alias; if set, updates that alias'),
-  name: z.string().optional().describe('Name of the alias: the user name in the auth method'),
-  canonical_id: z
-    .string()
-    .optional()
-    .describe('Entity the alias belongs to (a new entity is created when absent)'),
-  entity_id: z.string().optional().describe('Deprecated alias of canonical_id'),
-  mount_accessor: z.string().optional().describe('Accessor of the auth mount the alias belongs to'),
-  custom_metadata: stringMap.optional().describe('Custom metadata of the alias'),
+  id: fieldString('ID of the alias; if set, updates that alias'),
+  name: fieldString('Name of the alias: the user name in the auth method'),
+  canonical_id: fieldString('Entity the alias belongs to (a new entity is created when absent)'),
+  entity_id: fieldString('Deprecated alias of canonical_id'),
+  mount_accessor: fieldString('Accessor of the auth mount the alias belongs to'),
+  custom_metadata: fieldStringMap('Custom metadata of the alias', 'failed to parse custom_metadata: '),
 });
+export type IdentityAliasBody = z.output<typeof identityAliasBodySchema>;
 
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
-const keysData = z.object({ keys: z.array(z.string()), key_info: z.record(z.string(), z.unknown()) });
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
-const entityCreated = z.object({ id: z.string(), name: z.string(), aliases: z.array(z.string()).nullable() });
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
-const aliasCreated = z.object({ id: z.string(), canonical_id: z.string() });
+const idParams = z.object({ id: z.string().default('') }).prefault({});
+const nameParams = z.object({ name: z.string().default('') }).prefault({});
+
+const entityBody = identityEntityBodySchema.prefault({});
+const aliasBody = identityAliasBodySchema.prefault({});
+
+export const identityContracts = {
+  entityWrite: engineContract('core.identity.entity-write', { body: entityBody, data: entityCreatedData }),
+  entityByIdRead: engineContract('core.identity.entity-id-read', { params: idParams, data: entityData }),
+  entityByIdWrite: engineContract('core.identity.entity-id-write', {
+    params: idParams,
+    body: entityBody,
+    data: entityCreatedData,
+  }),
+  entityByIdDelete: engineContract('core.identity.entity-id-delete', { params: idParams, data: noData }),
+  entityByIdList: engineContract('core.identity.entity-id-list', { data: entityListData }),
+  entityByNameRead: engineContract('core.identity.entity-name-read', {
+    params: nameParams,
+    data: entityData,
+  }),
+  entityByNameWrite: engineContract('core.identity.entity-name-write', {
+    params: nameParams,
+    body: entityBody,
+    data: entityCreatedData,
+  }),
+  entityByNameDelete: engineContract('core.identity.entity-name-delete', {
+    params: nameParams,
+    data: noData,
+  }),
+  entityByNameList: engineContract('core.identity.entity-name-list', { data: entityListData }),
+  aliasWrite: engineContract('core.identity.alias-write', { body: aliasBody, data: aliasWrittenData }),
+  aliasByIdRead: engineContract('core.identity.alias-id-read', { params: idParams, data: aliasData }),
+  aliasByIdWrite: engineContract('core.identity.alias-id-write', {
+    params: idParams,
+    body: aliasBody,
+    data: aliasWrittenData,
+  }),
+  aliasByIdDelete: engineContract('core.identity.alias-id-delete', { params: idParams, data: noData }),
+  aliasByIdList: engineContract('core.identity.alias-id-list', { data: aliasListData }),
+};
 
 export const identityRoutes: RouteTable = {
   engine: 'identity',

@@ -1,34 +1,64 @@
 import { z } from 'zod';
 import { engineContract, existenceContract, type OperationDef, type RouteTable } from '../routes';
 
+import {
+  capabilitiesData,
+  keysData,
+  keyStatusData,
+  legacyPoliciesData,
+  legacyPolicyData,
+  mountInfoData,
+  mountListingData,
+  mountTuneData,
+  noData,
+  policyData,
+  uiMountData,
+  uiMountsData,
+} from './core-sys-data';
+import { fieldString, mountFlag, oneOf, optionalDuration } from './core-sys-fields';
+import { weakInt, weakString, weakStringList, weakStringMap, weakBool } from '../fields';
+
 /**
  * The `sys/` mount: seal/init/health, mounts and auth methods, ACL policies and capabilities.
- * Body schemas are deliberately permissive (every field optional, numbers may come as numeric
- * strings, unknown keys kept): like Vault, core-sys checks them itself and answers with Vault's
- * exact error texts, which a stricter gateway-side validation would replace.
+ * Each body is read the way Vault's handler reads it (weakly: "3" is 3, null is "not set") and
+ * fails with that handler's text; rules that depend on stored state stay in core-sys.
  */
 
-/** Vault decodes ints weakly: a JSON number or a numeric string. */
-const intLike = z.union([z.number().int(), z.string().regex(/^-?\d+$/)]);
-/** Vault accepts bools as JSON booleans or strconv.ParseBool strings. */
-const boolLike = z.union([z.boolean(), z.string()]);
-/** Durations: integer seconds or a Go duration string ("30m", "768h"), or "system" to reset. */
-const durationLike = z.union([z.number().int().nonnegative(), z.string()]);
+const expectedIntegers = () => 'invalid request body: expected integers';
 
-export const sysInitBody = z.looseObject({
-  secret_shares: intLike.optional().describe('Number of key shares to split the root key into.'),
-  secret_threshold: intLike.optional().describe('Number of key shares required to reconstruct the root key.'),
-  pgp_keys: z.array(z.string()).optional().describe('Not supported: PGP-encrypted key shares.'),
-  root_token_pgp_key: z.string().optional().describe('Not supported: PGP-encrypted root token.'),
+export const sysInitBody = z.object({
+  secret_shares: weakInt({
+    default: 0,
+    message: expectedIntegers,
+    description: 'Number of key shares to split the root key into.',
+  }),
+  secret_threshold: weakInt({
+    default: 0,
+    message: expectedIntegers,
+    description: 'Number of key shares required to reconstruct the root key.',
+  }),
+  pgp_keys: weakStringList({ default: [], description: 'Not supported: PGP-encrypted key shares.' }),
+  root_token_pgp_key: weakString({ default: '', description: 'Not supported: PGP-encrypted root token.' }),
 });
+export type SysInitBody = z.output<typeof sysInitBody>;
 
-export const sysUnsealBody = z.looseObject({
-  key: z.string().optional().describe('One unseal key share, hex or base64.'),
-  reset: boolLike.optional().describe('Discard the key shares provided so far; wins over key.'),
-  migrate: boolLike.optional().describe('Seal migration (not supported; must be false).'),
+export const sysUnsealBody = z.object({
+  key: weakString({ default: '', description: 'One unseal key share, hex or base64.' }),
+  reset: weakBool({
+    strictNumbers: true,
+    message: () => "'reset' must be a boolean",
+    description: 'Discard the key shares provided so far; wins over key.',
+  }),
+  migrate: weakBool({
+    strictNumbers: true,
+    message: () => "'migrate' must be a boolean",
+    description: 'Seal migration (not supported; must be false).',
+  }),
 });
+export type SysUnsealBody = z.output<typeof sysUnsealBody>;
 
-export const sysHealthQuery = z.looseObject({
+/** Query values arrive as text; sys/health answers a bare 400 for bad ones (seal/health.ts). */
+export const sysHealthQuery = z.object({
   standbyok: z.string().optional().describe('Answer activecode on a standby node.'),
   perfstandbyok: z.string().optional().describe('Answer activecode on a performance standby node.'),
   activecode: z.string().optional().describe('Status code when active (default 200).'),
@@ -40,61 +70,105 @@ export const sysHealthQuery = z.looseObject({
     .describe('Status code for a performance standby (default 473).'),
   sealedcode: z.string().optional().describe('Status code when sealed (default 503).'),
   uninitcode: z.string().optional().describe('Status code when not initialized (default 501).'),
+  removedcode: z.string().optional().describe('Status code when removed from the cluster (default 530).'),
+  haunhealthycode: z.string().optional().describe('Status code when HA is unhealthy (default 474).'),
 });
+export type SysHealthQuery = z.output<typeof sysHealthQuery>;
 
-const mountConfigBody = z.looseObject({
-  default_lease_ttl: durationLike.optional().describe('Default lease TTL (duration or seconds).'),
-  max_lease_ttl: durationLike.optional().describe('Maximum lease TTL (duration or seconds).'),
-  force_no_cache: boolLike.optional().describe('Disable caching.'),
-  listing_visibility: z.string().optional().describe('"unauth" or "hidden" (UI listing).'),
-  token_type: z.string().optional().describe('Auth methods: token type issued at login.'),
+const LISTING_VISIBILITY = ['', 'unauth', 'hidden'] as const;
+const listingVisibility = () =>
+  oneOf(LISTING_VISIBILITY, (v) => `invalid listing_visibility ${v}`, '"unauth" or "hidden" (UI listing).');
+/** A mount's engine options: scalars as text, null values left out. */
+const mountOptions = (description: string) =>
+  weakStringMap({
+    nulls: 'skip',
+    bools: 'text',
+    valueMessage: ({ key }) => `invalid value for option '${key}': expected a string`,
+    description,
+  });
+
+const mountConfigBody = z
+  .object({
+    default_lease_ttl: optionalDuration({
+      description: 'Default lease TTL (duration or seconds).',
+      wrap: (reason, input) => `unable to parse default TTL of ${input}: ${reason}`,
+      zeroWord: 'system',
+    }),
+    max_lease_ttl: optionalDuration({
+      description: 'Maximum lease TTL (duration or seconds).',
+      wrap: (reason, input) => `unable to parse max TTL of ${input}: ${reason}`,
+      zeroWord: 'system',
+    }),
+    force_no_cache: mountFlag('Disable caching.'),
+    listing_visibility: listingVisibility(),
+    token_type: fieldString('Auth methods: token type issued at login.'),
+  })
+  .describe('Configuration of the mount.');
+
+/** POST sys/mounts/:path and sys/auth/:path. */
+export const sysMountEnableBody = z.object({
+  type: weakString({ default: '', description: 'Type of the backend, e.g. "kv" (required).' }),
+  description: weakString({ default: '', description: 'Human-friendly description of the mount.' }),
+  config: mountConfigBody.nullish(),
+  options: mountOptions('Engine options, e.g. {"version":"2"} for kv.'),
+  local: mountFlag('Local mount (not replicated).'),
+  seal_wrap: mountFlag('Seal-wrap the mount data.'),
+  external_entropy_access: mountFlag('Access to external entropy.'),
 });
+export type SysMountEnableBody = z.output<typeof sysMountEnableBody>;
 
-export const sysMountEnableBody = z.looseObject({
-  type: z.string().optional().describe('Type of the backend, e.g. "kv" (required).'),
-  description: z.string().optional().describe('Human-friendly description of the mount.'),
-  config: mountConfigBody.optional().describe('Configuration of the mount.'),
-  options: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe('Engine options, e.g. {"version":"2"} for kv.'),
-  local: boolLike.optional().describe('Local mount (not replicated).'),
-  seal_wrap: boolLike.optional().describe('Seal-wrap the mount data.'),
-  external_entropy_access: boolLike.optional().describe('Access to external entropy.'),
+/** POST sys/mounts/:path/tune and sys/auth/:path/tune. */
+export const sysMountTuneBody = z.object({
+  default_lease_ttl: optionalDuration({
+    description: 'Default lease TTL; "system" resets it.',
+    zeroWord: 'system',
+  }),
+  max_lease_ttl: optionalDuration({
+    description: 'Maximum lease TTL; "system" resets it.',
+    zeroWord: 'system',
+  }),
+  description: weakString({ description: 'New description.' }),
+  options: mountOptions('Engine options (kv: version upgrade 1 -> 2).'),
+  listing_visibility: listingVisibility(),
+  token_type: fieldString('Auth methods: token type issued at login.'),
 });
+export type SysMountTuneBody = z.output<typeof sysMountTuneBody>;
 
-export const sysMountTuneBody = z.looseObject({
-  default_lease_ttl: durationLike.optional().describe('Default lease TTL; "system" resets it.'),
-  max_lease_ttl: durationLike.optional().describe('Maximum lease TTL; "system" resets it.'),
-  description: z.string().optional().describe('New description.'),
-  options: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe('Engine options (kv: version upgrade 1 -> 2).'),
-  listing_visibility: z.string().optional().describe('"unauth" or "hidden".'),
-  token_type: z.string().optional().describe('Auth methods: token type issued at login.'),
+const policyMissing = () => "'policy' parameter not supplied or empty";
+export const sysPolicyBody = z.object({
+  policy: weakString({
+    default: '',
+    message: policyMissing,
+    description: 'The policy document (HCL or JSON), optionally base64-encoded.',
+  }),
+  rules: weakString({
+    default: '',
+    message: policyMissing,
+    description: 'Legacy sys/policy only: deprecated alias of policy.',
+  }),
 });
+export type SysPolicyBody = z.output<typeof sysPolicyBody>;
 
-export const sysPolicyBody = z.looseObject({
-  policy: z.string().optional().describe('The policy document (HCL or JSON), optionally base64-encoded.'),
-  rules: z.string().optional().describe('Legacy sys/policy only: deprecated alias of policy.'),
+export const sysCapabilitiesBody = z.object({
+  token: weakString({ default: '', description: 'sys/capabilities: the token to check.' }),
+  accessor: weakString({
+    default: '',
+    description: 'sys/capabilities-accessor: accessor of the token to check.',
+  }),
+  paths: weakStringList({ default: [], description: 'Paths to check.' }),
+  path: weakStringList({ default: [], description: 'Deprecated: single path to check.' }),
 });
+export type SysCapabilitiesBody = z.output<typeof sysCapabilitiesBody>;
 
-export const sysCapabilitiesBody = z.looseObject({
-  token: z.string().optional().describe('sys/capabilities: the token to check.'),
-  accessor: z.string().optional().describe('sys/capabilities-accessor: accessor of the token to check.'),
-  paths: z
-    .union([z.array(z.string()), z.string()])
-    .optional()
-    .describe('Paths to check.'),
-  path: z
-    .union([z.array(z.string()), z.string()])
-    .optional()
-    .describe('Deprecated: single path to check.'),
-});
+/** Routes whose pattern captures a mount path ("mounts/:path*"). */
+const pathParams = z.object({ path: z.string().default('') }).prefault({});
+/** Routes whose pattern captures a policy name. */
+const nameParams = z.object({ name: z.string().default('') }).prefault({});
 
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
-const mountEntryData = z.record(z.string(), z.unknown());
+const enableBody = sysMountEnableBody.prefault({});
+const tuneBody = sysMountTuneBody.prefault({});
+const policyBody = sysPolicyBody.prefault({});
+const capabilitiesBody = sysCapabilitiesBody.prefault({});
 
 /**
  * Every sys contract, by use. init, sealStatus, unseal, seal and rotate are served by the seal
@@ -103,39 +177,64 @@ const mountEntryData = z.record(z.string(), z.unknown());
  */
 export const sysContracts = {
   initStatus: engineContract('core.sys.seal.init-status'),
-  init: engineContract('core.sys.seal.init'),
+  init: engineContract('core.sys.seal.init', { body: sysInitBody.prefault({}) }),
   sealStatus: engineContract('core.sys.seal.status'),
-  unseal: engineContract('core.sys.seal.unseal'),
-  seal: engineContract('core.sys.seal.seal'),
-  health: engineContract('core.sys.seal.health'),
-  keyStatus: engineContract('core.sys.seal.key-status'),
-  rotate: engineContract('core.sys.seal.rotate'),
-  mountsList: engineContract('core.sys.mounts.list'),
-  mountRead: engineContract('core.sys.mounts.read'),
-  mountEnable: engineContract('core.sys.mounts.enable'),
-  mountDisable: engineContract('core.sys.mounts.disable'),
-  mountTuneRead: engineContract('core.sys.mounts.tune-read'),
-  mountTune: engineContract('core.sys.mounts.tune'),
-  authList: engineContract('core.sys.auth.list'),
-  authRead: engineContract('core.sys.auth.read'),
-  authEnable: engineContract('core.sys.auth.enable'),
-  authDisable: engineContract('core.sys.auth.disable'),
-  authTuneRead: engineContract('core.sys.auth.tune-read'),
-  authTune: engineContract('core.sys.auth.tune'),
-  uiMounts: engineContract('core.sys.mounts.ui-list'),
-  uiMount: engineContract('core.sys.mounts.ui-read'),
-  policiesList: engineContract('core.sys.policies.list'),
-  policyRead: engineContract('core.sys.policies.read'),
-  policyWrite: engineContract('core.sys.policies.write'),
-  policyDelete: engineContract('core.sys.policies.delete'),
+  unseal: engineContract('core.sys.seal.unseal', { body: sysUnsealBody.prefault({}) }),
+  seal: engineContract('core.sys.seal.seal', { data: noData }),
+  health: engineContract('core.sys.seal.health', { query: sysHealthQuery.prefault({}) }),
+  keyStatus: engineContract('core.sys.seal.key-status', { data: keyStatusData }),
+  rotate: engineContract('core.sys.seal.rotate', { data: noData }),
+  mountsList: engineContract('core.sys.mounts.list', { data: mountListingData }),
+  mountRead: engineContract('core.sys.mounts.read', { params: pathParams, data: mountInfoData }),
+  mountEnable: engineContract('core.sys.mounts.enable', {
+    params: pathParams,
+    body: enableBody,
+    data: noData,
+  }),
+  mountDisable: engineContract('core.sys.mounts.disable', { params: pathParams, data: noData }),
+  mountTuneRead: engineContract('core.sys.mounts.tune-read', { params: pathParams, data: mountTuneData }),
+  mountTune: engineContract('core.sys.mounts.tune', { params: pathParams, body: tuneBody, data: noData }),
+  authList: engineContract('core.sys.auth.list', { data: mountListingData }),
+  authRead: engineContract('core.sys.auth.read', { params: pathParams, data: mountInfoData }),
+  authEnable: engineContract('core.sys.auth.enable', { params: pathParams, body: enableBody, data: noData }),
+  authDisable: engineContract('core.sys.auth.disable', { params: pathParams, data: noData }),
+  authTuneRead: engineContract('core.sys.auth.tune-read', { params: pathParams, data: mountTuneData }),
+  authTune: engineContract('core.sys.auth.tune', { params: pathParams, body: tuneBody, data: noData }),
+  uiMounts: engineContract('core.sys.mounts.ui-list', { data: uiMountsData }),
+  uiMount: engineContract('core.sys.mounts.ui-read', { params: pathParams, data: uiMountData }),
+  policiesList: engineContract('core.sys.policies.list', { data: keysData }),
+  policyRead: engineContract('core.sys.policies.read', { params: nameParams, data: policyData }),
+  policyWrite: engineContract('core.sys.policies.write', {
+    params: nameParams,
+    body: policyBody,
+    data: noData,
+  }),
+  policyDelete: engineContract('core.sys.policies.delete', { params: nameParams, data: noData }),
   policyExists: existenceContract('core.sys.policies.exists'),
-  legacyPoliciesList: engineContract('core.sys.policies.legacy-list'),
-  legacyPolicyRead: engineContract('core.sys.policies.legacy-read'),
-  legacyPolicyWrite: engineContract('core.sys.policies.legacy-write'),
-  legacyPolicyDelete: engineContract('core.sys.policies.legacy-delete'),
-  capabilitiesSelf: engineContract('core.sys.capabilities.self'),
-  capabilitiesToken: engineContract('core.sys.capabilities.token'),
-  capabilitiesAccessor: engineContract('core.sys.capabilities.accessor'),
+  legacyPoliciesList: engineContract('core.sys.policies.legacy-list', { data: legacyPoliciesData }),
+  legacyPolicyRead: engineContract('core.sys.policies.legacy-read', {
+    params: nameParams,
+    data: legacyPolicyData,
+  }),
+  legacyPolicyWrite: engineContract('core.sys.policies.legacy-write', {
+    params: nameParams,
+    body: policyBody,
+    data: noData,
+  }),
+  legacyPolicyDelete: engineContract('core.sys.policies.legacy-delete', { params: nameParams, data: noData }),
+  capabilitiesSelf: engineContract('core.sys.capabilities.self', {
+    body: capabilitiesBody,
+    data: capabilitiesData,
+  }),
+  capabilitiesToken: engineContract('core.sys.capabilities.token', {
+    body: capabilitiesBody,
+    data: capabilitiesData,
+  }),
+  capabilitiesAccessor: engineContract('core.sys.capabilities.accessor', {
+    body: capabilitiesBody,
+    data: capabilitiesData,
+  }),
+  // The merged rules of the caller's policies: their shape is the policies' own.
   resultantAcl: engineContract('core.sys.capabilities.resultant-acl'),
 } as const;
 

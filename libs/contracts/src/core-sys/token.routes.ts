@@ -1,12 +1,21 @@
 import { z } from 'zod';
 import { engineContract, type RouteTable } from '../routes';
-import { duration, boolish, intish, stringList, stringMap } from './weak-fields';
+import {
+  fieldBool,
+  fieldDuration,
+  fieldInt,
+  fieldString,
+  fieldStringList,
+  fieldStringMap,
+  optionalDuration,
+} from './core-sys-fields';
+import { keysData, noData, tokenLookupData } from './core-sys-data';
 
 /**
  * The token store (mount type "token", always mounted at auth/token/). Served by core-sys.
  *
- * Request bodies are typed the way Vault decodes them (weakly: "3" and 3 are the same number,
- * "true" and true the same bool); the service does the strict parsing and answers Vault's texts.
+ * Request bodies are read the way Vault's framework.FieldData reads them (weakly: "3" and 3 are
+ * the same number, null is "not set"), with its error texts.
  *
  * Self routes need the caller's own token only where Vault echoes it back (lookup-self `id`,
  * renew-self `client_token`): those routes forward the token headers, every other route works
@@ -16,74 +25,62 @@ import { duration, boolish, intish, stringList, stringMap } from './weak-fields'
 /** Header names (lower case) the gateway forwards for the self routes. */
 export const TOKEN_SELF_HEADERS = ['x-service-token', 'x-vault-token', 'authorization'] as const;
 
-export const tokenContracts = {
-  create: engineContract('core.token.create'),
-  createOrphan: engineContract('core.token.create-orphan'),
-  lookup: engineContract('core.token.lookup'),
-  lookupSelf: engineContract('core.token.lookup-self'),
-  lookupAccessor: engineContract('core.token.lookup-accessor'),
-  renew: engineContract('core.token.renew'),
-  renewSelf: engineContract('core.token.renew-self'),
-  renewAccessor: engineContract('core.token.renew-accessor'),
-  revoke: engineContract('core.token.revoke'),
-  revokeSelf: engineContract('core.token.revoke-self'),
-  revokeAccessor: engineContract('core.token.revoke-accessor'),
-  revokeOrphan: engineContract('core.token.revoke-orphan'),
-  listAccessors: engineContract('core.token.accessors'),
-};
-
 export const tokenCreateBodySchema = z.object({
-  id: z.string().optional().describe('Value for the token (root only)'),
-  policies: stringList.optional().describe('List of policies for the token'),
-  meta: stringMap.optional().describe('Arbitrary key=value metadata to associate with the token'),
-  metadata: stringMap.optional().describe('Alias of meta'),
-  no_parent: boolish.optional().describe('Create the token with no parent (root/sudo)'),
-  no_default_policy: boolish.optional().describe('Do not include the default policy for this token'),
-  renewable: boolish.optional().describe('Allow the token to be renewed past its initial TTL (default true)'),
-  ttl: duration.optional().describe('Time to live for this token'),
-  lease: duration.optional().describe('Deprecated alias of ttl'),
-  type: z.string().optional().describe('Token type: "service" (batch tokens are not supported)'),
-  explicit_max_ttl: duration.optional().describe('Explicit max TTL of this token'),
-  display_name: z.string().optional().describe('Name to associate with this token'),
-  num_uses: intish.optional().describe('Max number of uses for this token (0 = unlimited)'),
-  period: duration.optional().describe('Renew period (root/sudo)'),
-  entity_alias: z.string().optional().describe('Not supported without token roles'),
+  id: fieldString('Value for the token (root only)'),
+  policies: fieldStringList('List of policies for the token'),
+  meta: fieldStringMap('Arbitrary key=value metadata to associate with the token'),
+  metadata: fieldStringMap('Alias of meta'),
+  no_parent: fieldBool('Create the token with no parent (root/sudo)'),
+  no_default_policy: fieldBool('Do not include the default policy for this token'),
+  renewable: fieldBool('Allow the token to be renewed past its initial TTL (default true)'),
+  // "" is "not given" here: the token store falls back to `lease` then.
+  ttl: optionalDuration({ description: 'Time to live for this token' }),
+  lease: optionalDuration({ description: 'Deprecated alias of ttl' }),
+  type: fieldString('Token type: "service" (batch tokens are not supported)'),
+  explicit_max_ttl: fieldDuration('Explicit max TTL of this token'),
+  display_name: fieldString('Name to associate with this token'),
+  num_uses: fieldInt('Max number of uses for this token (0 = unlimited)'),
+  period: fieldDuration('Renew period (root/sudo)'),
+  entity_alias: fieldString('Not supported without token roles'),
 });
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
-const tokenBody = z.object({ token: z.string().optional().describe('The token') });
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
-const accessorBody = z.object({ accessor: z.string().optional().describe('Accessor of the token') });
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
-const incrementField = duration
-  .optional()
-  .describe('The desired increment in seconds to the token expiration');
+export type TokenCreateBody = z.output<typeof tokenCreateBodySchema>;
 
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
-const authResponse = z
-  .object({})
-  .describe('data is null; the token is in the auth block (client_token, accessor, policies, ...)');
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
-const lookupData = z.object({
-  accessor: z.string(),
-  creation_time: z.number().int(),
-  creation_ttl: z.number().int(),
-  display_name: z.string(),
-  entity_id: z.string(),
-  expire_time: z.string().nullable(),
-  explicit_max_ttl: z.number().int(),
-  id: z.string(),
-  identity_policies: z.array(z.string()).optional(),
-  issue_time: z.string().optional(),
-  meta: stringMap.nullable(),
-  num_uses: z.number().int(),
-  orphan: z.boolean(),
-  path: z.string(),
-  period: z.number().int().optional(),
-  policies: z.array(z.string()),
-  renewable: z.boolean().optional(),
-  ttl: z.number().int(),
-  type: z.string(),
-});
+const tokenBody = z.object({ token: fieldString('The token') });
+const accessorBody = z.object({ accessor: fieldString('Accessor of the token') });
+const incrementField = fieldDuration('The desired increment in seconds to the token expiration');
+
+const tokenBodyOnly = tokenBody.prefault({});
+const accessorBodyOnly = accessorBody.prefault({});
+const createBody = tokenCreateBodySchema.prefault({});
+
+/** create, renew and login answer the token in the auth block, never in data. */
+export const tokenContracts = {
+  create: engineContract('core.token.create', { body: createBody, data: noData }),
+  createOrphan: engineContract('core.token.create-orphan', { body: createBody, data: noData }),
+  lookup: engineContract('core.token.lookup', { body: tokenBodyOnly, data: tokenLookupData }),
+  lookupSelf: engineContract('core.token.lookup-self', { data: tokenLookupData }),
+  lookupAccessor: engineContract('core.token.lookup-accessor', {
+    body: accessorBodyOnly,
+    data: tokenLookupData,
+  }),
+  renew: engineContract('core.token.renew', {
+    body: tokenBody.extend({ increment: incrementField }).prefault({}),
+    data: noData,
+  }),
+  renewSelf: engineContract('core.token.renew-self', {
+    body: z.object({ increment: incrementField }).prefault({}),
+    data: noData,
+  }),
+  renewAccessor: engineContract('core.token.renew-accessor', {
+    body: accessorBody.extend({ increment: incrementField }).prefault({}),
+    data: noData,
+  }),
+  revoke: engineContract('core.token.revoke', { body: tokenBodyOnly, data: noData }),
+  revokeSelf: engineContract('core.token.revoke-self', { data: noData }),
+  revokeAccessor: engineContract('core.token.revoke-accessor', { body: accessorBodyOnly, data: noData }),
+  revokeOrphan: engineContract('core.token.revoke-orphan', { body: tokenBodyOnly, data: noData }),
+  listAccessors: engineContract('core.token.accessors', { data: keysData }),
+};
 
 export const tokenRoutes: RouteTable = {
   engine: 'token',

@@ -1,56 +1,72 @@
 import { z } from 'zod';
 import { engineContract, existenceContract, type RouteTable } from '../routes';
-import { duration, boolish, intish, stringList } from './weak-fields';
+import { fieldBool, fieldDuration, fieldInt, fieldString, fieldStringList } from './core-sys-fields';
+import { keysData, noData, userpassUserData } from './core-sys-data';
 
 /**
  * The userpass auth method (mount type "userpass", enabled with sys/auth at any path under
  * auth/). Users are stored per mount uuid; usernames are case-insensitive (lower-cased).
  */
 
-export const userpassContracts = {
-  userWrite: engineContract('core.userpass.user-write'),
-  userExists: existenceContract('core.userpass.user-exists'),
-  userRead: engineContract('core.userpass.user-read'),
-  userDelete: engineContract('core.userpass.user-delete'),
-  userList: engineContract('core.userpass.user-list'),
-  userPassword: engineContract('core.userpass.user-password'),
-  userPolicies: engineContract('core.userpass.user-policies'),
-  login: engineContract('core.userpass.login'),
+const tokenFields = {
+  token_policies: fieldStringList('Policies of the tokens issued at login'),
+  policies: fieldStringList('Deprecated alias of token_policies'),
+  token_ttl: fieldDuration('Initial TTL of issued tokens'),
+  ttl: fieldDuration('Deprecated alias of token_ttl'),
+  token_max_ttl: fieldDuration('Maximum lifetime of issued tokens'),
+  max_ttl: fieldDuration('Deprecated alias of token_max_ttl'),
+  token_explicit_max_ttl: fieldDuration('Hard cap on the lifetime of issued tokens'),
+  token_period: fieldDuration('Makes issued tokens periodic with this period'),
+  token_num_uses: fieldInt('Maximum number of uses of issued tokens (0 = unlimited)'),
+  token_no_default_policy: fieldBool('Do not add the default policy to issued tokens'),
+  token_type: fieldString('"default" or "service"'),
+  token_bound_cidrs: fieldStringList('CIDR blocks allowed to log in (and use issued tokens)'),
+  bound_cidrs: fieldStringList('Deprecated alias of token_bound_cidrs'),
 };
 
-const tokenFields = {
-  token_policies: stringList.optional().describe('Policies of the tokens issued at login'),
-  policies: stringList.optional().describe('Deprecated alias of token_policies'),
-  token_ttl: duration.optional().describe('Initial TTL of issued tokens'),
-  ttl: duration.optional().describe('Deprecated alias of token_ttl'),
-  token_max_ttl: duration.optional().describe('Maximum lifetime of issued tokens'),
-  max_ttl: duration.optional().describe('Deprecated alias of token_max_ttl'),
-  token_explicit_max_ttl: duration.optional().describe('Hard cap on the lifetime of issued tokens'),
-  token_period: duration.optional().describe('Makes issued tokens periodic with this period'),
-  token_num_uses: intish.optional().describe('Maximum number of uses of issued tokens (0 = unlimited)'),
-  token_no_default_policy: boolish.optional().describe('Do not add the default policy to issued tokens'),
-  token_type: z.string().optional().describe('"default" or "service"'),
-  token_bound_cidrs: stringList.optional().describe('CIDR blocks allowed to log in (and use issued tokens)'),
-  bound_cidrs: stringList.optional().describe('Deprecated alias of token_bound_cidrs'),
-};
+/** The token_* fields of a user (Vault's tokenutil.TokenParams), as given: undefined = unchanged. */
+export const userpassTokenFieldsSchema = z.object(tokenFields);
+export type UserpassTokenFields = z.output<typeof userpassTokenFieldsSchema>;
 
 export const userpassUserBodySchema = z.object({
-  password: z.string().optional().describe('Password for the user (required on create)'),
+  password: fieldString('Password for the user (required on create)'),
   ...tokenFields,
 });
+export type UserpassUserBody = z.output<typeof userpassUserBodySchema>;
 
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- core-sys's move onto typed contracts uses it
-const userData = z.object({
-  token_bound_cidrs: z.array(z.string()),
-  token_explicit_max_ttl: z.number().int(),
-  token_max_ttl: z.number().int(),
-  token_no_default_policy: z.boolean(),
-  token_num_uses: z.number().int(),
-  token_period: z.number().int(),
-  token_policies: z.array(z.string()),
-  token_ttl: z.number().int(),
-  token_type: z.string(),
+const usernameParams = z.object({ username: z.string().default('') }).prefault({});
+const passwordBody = z.object({ password: fieldString('Password for the user') });
+const policiesBody = z.object({
+  token_policies: fieldStringList('Policies of the tokens issued at login'),
+  policies: fieldStringList('Deprecated alias of token_policies'),
 });
+
+const userBody = userpassUserBodySchema.prefault({});
+const passwordOnly = passwordBody.prefault({});
+
+export const userpassContracts = {
+  userWrite: engineContract('core.userpass.user-write', {
+    params: usernameParams,
+    body: userBody,
+    data: noData,
+  }),
+  userExists: existenceContract('core.userpass.user-exists'),
+  userRead: engineContract('core.userpass.user-read', { params: usernameParams, data: userpassUserData }),
+  userDelete: engineContract('core.userpass.user-delete', { params: usernameParams, data: noData }),
+  userList: engineContract('core.userpass.user-list', { data: keysData }),
+  userPassword: engineContract('core.userpass.user-password', {
+    params: usernameParams,
+    body: passwordOnly,
+    data: noData,
+  }),
+  userPolicies: engineContract('core.userpass.user-policies', {
+    params: usernameParams,
+    body: policiesBody.prefault({}),
+    data: noData,
+  }),
+  // The token is in the auth block.
+  login: engineContract('core.userpass.login', { params: usernameParams, body: passwordOnly, data: noData }),
+};
 
 export const userpassRoutes: RouteTable = {
   engine: 'userpass',

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { sysContracts, type CallerContext, type EngineRequest, type EngineResponse } from '@coffer/contracts';
+import { sysContracts, type CallerContext, type EngineResponse, type RequestOf } from '@coffer/contracts';
 import { Caller, Handles } from '@coffer/transport';
 import { CapabilitiesService } from './capabilities.service';
 
@@ -9,18 +9,21 @@ export class CapabilitiesHandlers {
   constructor(private readonly capabilities: CapabilitiesService) {}
 
   @Handles(sysContracts.capabilitiesSelf)
-  self(@Payload() req: EngineRequest, @Caller() caller: CallerContext): Promise<EngineResponse> {
-    return this.capabilities.self(req, caller);
+  self(
+    @Payload() req: RequestOf<typeof sysContracts.capabilitiesSelf>,
+    @Caller() caller: CallerContext,
+  ): Promise<EngineResponse> {
+    return this.capabilities.self(req.body, caller);
   }
 
   @Handles(sysContracts.capabilitiesToken)
-  ofToken(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.capabilities.ofToken(req);
+  ofToken(@Payload() req: RequestOf<typeof sysContracts.capabilitiesToken>): Promise<EngineResponse> {
+    return this.capabilities.ofToken(req.body);
   }
 
   @Handles(sysContracts.capabilitiesAccessor)
-  ofAccessor(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.capabilities.ofAccessor(req);
+  ofAccessor(@Payload() req: RequestOf<typeof sysContracts.capabilitiesAccessor>): Promise<EngineResponse> {
+    return this.capabilities.ofAccessor(req.body);
   }
 
   @Handles(sysContracts.resultantAcl)

@@ -110,4 +110,17 @@ describe('capabilities (NATS + Postgres)', () => {
       glob_paths: { 'secret/': { capabilities: ['list', 'read'] } },
     });
   });
+
+  it('reads a null path or token field as not set', async () => {
+    expect((await self({ paths: ['secret/foo'], path: null, token: null })).data).toMatchObject({
+      capabilities: ['list', 'read'],
+    });
+    expect(await h.failure(self({ paths: null }))).toMatchObject({ message: 'paths must be supplied' });
+    const other = await h.sys(c.capabilitiesToken, {
+      operation: 'update',
+      path: 'capabilities',
+      body: { token: reader.client_token, paths: null, path: 'secret/foo', accessor: null },
+    });
+    expect(other.data).toMatchObject({ capabilities: ['list', 'read'] });
+  });
 });

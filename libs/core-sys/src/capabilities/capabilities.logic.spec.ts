@@ -1,19 +1,23 @@
-import { DomainError } from '@coffer/contracts';
-import { capabilitiesData, parseCapabilitiesBody } from './capabilities.logic';
+import { DomainError, sysContracts } from '@coffer/contracts';
+import { parsedBody } from '../test-support/contract-body';
+import { capabilitiesData, capabilitiesRequest } from './capabilities.logic';
 
-describe('parseCapabilitiesBody', () => {
+const capabilities = (raw: Record<string, unknown>) =>
+  capabilitiesRequest(parsedBody(sysContracts.capabilitiesSelf, raw));
+
+describe('capabilitiesRequest', () => {
   it('reads paths as a list or a comma-separated string', () => {
-    expect(parseCapabilitiesBody({ paths: ['a', 'b'] }).paths).toEqual(['a', 'b']);
-    expect(parseCapabilitiesBody({ paths: 'a, b,' }).paths).toEqual(['a', 'b']);
+    expect(capabilities({ paths: ['a', 'b'] }).paths).toEqual(['a', 'b']);
+    expect(capabilities({ paths: 'a, b,' }).paths).toEqual(['a', 'b']);
   });
 
   it('falls back to the deprecated path field', () => {
-    expect(parseCapabilitiesBody({ path: 'secret/x' }).paths).toEqual(['secret/x']);
-    expect(parseCapabilitiesBody({ paths: [], path: ['y'] }).paths).toEqual(['y']);
+    expect(capabilities({ path: 'secret/x' }).paths).toEqual(['secret/x']);
+    expect(capabilities({ paths: [], path: ['y'] }).paths).toEqual(['y']);
   });
 
   it('carries token and accessor', () => {
-    expect(parseCapabilitiesBody({ paths: 'a', token: 't', accessor: 'acc' })).toEqual({
+    expect(capabilities({ paths: 'a', token: 't', accessor: 'acc' })).toEqual({
       paths: ['a'],
       token: 't',
       accessor: 'acc',
@@ -21,10 +25,8 @@ describe('parseCapabilitiesBody', () => {
   });
 
   it('requires at least one path', () => {
-    expect(() => parseCapabilitiesBody({})).toThrow(
-      new DomainError('invalid_request', 'paths must be supplied'),
-    );
-    expect(() => parseCapabilitiesBody({ paths: ' , ' })).toThrow('paths must be supplied');
+    expect(() => capabilities({})).toThrow(new DomainError('invalid_request', 'paths must be supplied'));
+    expect(() => capabilities({ paths: ' , ' })).toThrow('paths must be supplied');
   });
 });
 

@@ -1,13 +1,6 @@
-import { invalidRequest, sysCapabilitiesBody } from '@coffer/contracts';
+import { invalidRequest, type SysCapabilitiesBody } from '@coffer/contracts';
 
 /** Pure parts of sys/capabilities*: reading the paths and shaping the answer like Vault. */
-
-/** Vault's TypeCommaStringSlice: an array, or a comma-separated string; blanks dropped. */
-function commaSlice(value: string | string[] | undefined): string[] {
-  if (value === undefined) return [];
-  const items = Array.isArray(value) ? value : value.split(',');
-  return items.map((s) => s.trim()).filter((s) => s !== '');
-}
 
 export interface CapabilitiesRequest {
   paths: string[];
@@ -15,15 +8,14 @@ export interface CapabilitiesRequest {
   accessor: string;
 }
 
+const nonBlank = (items: readonly string[]): string[] => items.filter((s) => s !== '');
+
 /** `paths`, or the deprecated `path` when `paths` is empty. */
-export function parseCapabilitiesBody(raw: Record<string, unknown>): CapabilitiesRequest {
-  const parsed = sysCapabilitiesBody.safeParse(raw);
-  if (!parsed.success)
-    throw invalidRequest(`invalid request body: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
-  let paths = commaSlice(parsed.data.paths);
-  if (paths.length === 0) paths = commaSlice(parsed.data.path);
+export function capabilitiesRequest(body: SysCapabilitiesBody): CapabilitiesRequest {
+  let paths = nonBlank(body.paths);
+  if (paths.length === 0) paths = nonBlank(body.path);
   if (paths.length === 0) throw invalidRequest('paths must be supplied');
-  return { paths, token: parsed.data.token ?? '', accessor: parsed.data.accessor ?? '' };
+  return { paths, token: body.token, accessor: body.accessor };
 }
 
 /** {"<path>": [...]} plus "capabilities" for single-path callers (backwards compatibility). */

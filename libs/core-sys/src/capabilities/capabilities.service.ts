@@ -3,7 +3,7 @@ import {
   invalidRequest,
   isDomainError,
   type CallerContext,
-  type EngineRequest,
+  type SysCapabilitiesBody,
   type EngineResponse,
   type ResolvedToken,
 } from '@coffer/contracts';
@@ -11,7 +11,7 @@ import type { Acl } from '@coffer/acl';
 import { SealService } from '../seal/seal.service';
 import { TokenService } from '../tokens/token.service';
 import { AclService } from './acl.service';
-import { capabilitiesData, parseCapabilitiesBody } from './capabilities.logic';
+import { capabilitiesData, capabilitiesRequest } from './capabilities.logic';
 
 /** sys/capabilities-self, sys/capabilities, sys/capabilities-accessor, sys/internal/ui/resultant-acl. */
 @Injectable()
@@ -22,23 +22,23 @@ export class CapabilitiesService {
     @Inject(TokenService) private readonly tokens: Pick<TokenService, 'resolve' | 'resolveAccessor'>,
   ) {}
 
-  async self(req: EngineRequest, caller: CallerContext): Promise<EngineResponse> {
+  async self(body: SysCapabilitiesBody, caller: CallerContext): Promise<EngineResponse> {
     this.seal.assertUnsealed();
-    const { paths } = parseCapabilitiesBody(req.body);
+    const { paths } = capabilitiesRequest(body);
     return this.#answer(paths, await this.acls.forCaller(caller));
   }
 
-  async ofToken(req: EngineRequest): Promise<EngineResponse> {
+  async ofToken(body: SysCapabilitiesBody): Promise<EngineResponse> {
     this.seal.assertUnsealed();
-    const { paths, token } = parseCapabilitiesBody(req.body);
+    const { paths, token } = capabilitiesRequest(body);
     if (token === '') throw invalidRequest('no token found');
     const resolved = await this.#resolved(() => this.tokens.resolve(token), 'invalid token');
     return this.#answer(paths, await this.acls.forToken(resolved));
   }
 
-  async ofAccessor(req: EngineRequest): Promise<EngineResponse> {
+  async ofAccessor(body: SysCapabilitiesBody): Promise<EngineResponse> {
     this.seal.assertUnsealed();
-    const { paths, accessor } = parseCapabilitiesBody(req.body);
+    const { paths, accessor } = capabilitiesRequest(body);
     if (accessor === '') throw invalidRequest('missing accessor');
     const resolved = await this.#resolved(() => this.tokens.resolveAccessor(accessor), 'invalid accessor');
     return this.#answer(paths, await this.acls.forToken(resolved));

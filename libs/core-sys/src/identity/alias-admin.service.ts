@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { invalidRequest, notFound, type EngineRequest, type EngineResponse } from '@coffer/contracts';
+import { invalidRequest, notFound, type EngineResponse, type IdentityAliasBody } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { MountsService } from '../mounts/mounts.service';
-import { weakString, weakStringMap } from '../tokens/weak-decode';
 import { decideAliasCreate, decideAliasUpdate, type AliasAppend, type AliasState } from './identity.decider';
 import { IdentityEventLog } from './identity.projection';
 import { IdentityRepository } from './identity.repository';
@@ -33,8 +32,8 @@ export class AliasAdminService {
   ) {}
 
   /** Create or update; answers {id, canonical_id}, or 204 when nothing changes. */
-  async write(req: EngineRequest, pathId?: string): Promise<EngineResponse> {
-    const input = parseAliasInput(req.body, pathId);
+  async write(body: IdentityAliasBody, pathId?: string): Promise<EngineResponse> {
+    const input = aliasInputOf(body, pathId);
     for (let attempt = 1; ; attempt++) {
       try {
         return await retryOnConflict(() => this.writeOnce(input));
@@ -161,21 +160,12 @@ export class AliasAdminService {
   }
 }
 
-function parseAliasInput(body: Record<string, unknown>, pathId?: string): AliasInput {
-  let customMetadata: Record<string, string> | undefined;
-  try {
-    customMetadata = weakStringMap(body['custom_metadata'], 'custom_metadata');
-  } catch (error) {
-    throw invalidRequest(
-      `failed to parse custom_metadata: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
+function aliasInputOf(body: IdentityAliasBody, pathId?: string): AliasInput {
   return {
-    id: pathId ?? weakString(body['id'], 'id') ?? '',
-    name: weakString(body['name'], 'name') ?? '',
-    mountAccessor: weakString(body['mount_accessor'], 'mount_accessor') ?? '',
-    canonicalId:
-      weakString(body['canonical_id'], 'canonical_id') || weakString(body['entity_id'], 'entity_id') || '',
-    customMetadata,
+    id: pathId ?? body.id ?? '',
+    name: body.name ?? '',
+    mountAccessor: body.mount_accessor ?? '',
+    canonicalId: body.canonical_id || body.entity_id || '',
+    customMetadata: body.custom_metadata,
   };
 }

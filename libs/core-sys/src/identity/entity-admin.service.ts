@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { invalidRequest, notFound, type EngineRequest, type EngineResponse } from '@coffer/contracts';
+import { invalidRequest, notFound, type EngineResponse, type IdentityEntityBody } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { MountsService } from '../mounts/mounts.service';
-import { parseStringList } from '../tokens/token-policies';
-import { weakBool, weakString, weakStringMap } from '../tokens/weak-decode';
 import { decideEntityWrite, type EntityInput, type EntityState } from './identity.decider';
 import { IdentityEventLog } from './identity.projection';
 import { IdentityRepository } from './identity.repository';
@@ -29,9 +27,9 @@ export class EntityAdminService {
   ) {}
 
   /** Create (200 {id, name, aliases}) or update (204), Vault's handleEntityUpdateCommon. */
-  async write(req: EngineRequest, ref: EntityRef): Promise<EngineResponse> {
-    const input = parseEntityInput(req.body);
-    let id = weakString(req.body['id'], 'id') || undefined;
+  async write(body: IdentityEntityBody, ref: EntityRef): Promise<EngineResponse> {
+    const input = entityInputOf(body);
+    let id = body.id || undefined;
     if (ref.by === 'id') id = ref.id;
     if (ref.by === 'name') input.name = ref.name;
 
@@ -119,22 +117,12 @@ export class EntityAdminService {
   }
 }
 
-export function parseEntityInput(body: Record<string, unknown>): EntityInput {
+/** The fields of an entity write that were given (null and absent change nothing). */
+export function entityInputOf(body: IdentityEntityBody): EntityInput {
   const input: EntityInput = {};
-  const name = weakString(body['name'], 'name');
-  if (name) input.name = name;
-  let metadata: Record<string, string> | undefined;
-  try {
-    metadata = weakStringMap(body['metadata'], 'metadata');
-  } catch (error) {
-    throw invalidRequest(
-      `failed to parse metadata: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  if (metadata !== undefined) input.metadata = metadata;
-  const policies = parseStringList(body['policies']);
-  if (policies !== undefined) input.policies = policies;
-  const disabled = weakBool(body['disabled'], 'disabled');
-  if (disabled !== undefined) input.disabled = disabled;
+  if (body.name) input.name = body.name;
+  if (body.metadata !== undefined) input.metadata = body.metadata;
+  if (body.policies !== undefined) input.policies = body.policies.filter((p) => p !== '');
+  if (body.disabled !== undefined) input.disabled = body.disabled;
   return input;
 }

@@ -5,15 +5,13 @@ import {
   identityContracts,
   type ContractRequest,
   type ContractResponse,
-  type EngineRequest,
   type EngineResponse,
+  type RequestOf,
 } from '@coffer/contracts';
 import { Handles } from '@coffer/transport';
 import { AliasAdminService } from './alias-admin.service';
 import { EntityAdminService } from './entity-admin.service';
 import { IdentityService } from './identity.service';
-
-const param = (req: EngineRequest, name: string): string => req.params[name] ?? '';
 
 /** identity/entity* and identity/entity-alias* routes, plus entity facts for the gateway. */
 @Controller()
@@ -25,23 +23,29 @@ export class IdentityHandlers {
   ) {}
 
   @Handles(identityContracts.entityWrite)
-  entityWrite(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.entities.write(req, { by: 'body' });
+  entityWrite(@Payload() req: RequestOf<typeof identityContracts.entityWrite>): Promise<EngineResponse> {
+    return this.entities.write(req.body, { by: 'body' });
   }
 
   @Handles(identityContracts.entityByIdRead)
-  entityByIdRead(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.entities.read({ by: 'id', id: param(req, 'id') });
+  entityByIdRead(
+    @Payload() req: RequestOf<typeof identityContracts.entityByIdRead>,
+  ): Promise<EngineResponse> {
+    return this.entities.read({ by: 'id', id: req.params.id });
   }
 
   @Handles(identityContracts.entityByIdWrite)
-  entityByIdWrite(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.entities.write(req, { by: 'id', id: param(req, 'id') });
+  entityByIdWrite(
+    @Payload() req: RequestOf<typeof identityContracts.entityByIdWrite>,
+  ): Promise<EngineResponse> {
+    return this.entities.write(req.body, { by: 'id', id: req.params.id });
   }
 
   @Handles(identityContracts.entityByIdDelete)
-  entityByIdDelete(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.entities.delete({ by: 'id', id: param(req, 'id') });
+  entityByIdDelete(
+    @Payload() req: RequestOf<typeof identityContracts.entityByIdDelete>,
+  ): Promise<EngineResponse> {
+    return this.entities.delete({ by: 'id', id: req.params.id });
   }
 
   @Handles(identityContracts.entityByIdList)
@@ -50,18 +54,24 @@ export class IdentityHandlers {
   }
 
   @Handles(identityContracts.entityByNameRead)
-  entityByNameRead(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.entities.read({ by: 'name', name: param(req, 'name') });
+  entityByNameRead(
+    @Payload() req: RequestOf<typeof identityContracts.entityByNameRead>,
+  ): Promise<EngineResponse> {
+    return this.entities.read({ by: 'name', name: req.params.name });
   }
 
   @Handles(identityContracts.entityByNameWrite)
-  entityByNameWrite(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.entities.write(req, { by: 'name', name: param(req, 'name') });
+  entityByNameWrite(
+    @Payload() req: RequestOf<typeof identityContracts.entityByNameWrite>,
+  ): Promise<EngineResponse> {
+    return this.entities.write(req.body, { by: 'name', name: req.params.name });
   }
 
   @Handles(identityContracts.entityByNameDelete)
-  entityByNameDelete(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.entities.delete({ by: 'name', name: param(req, 'name') });
+  entityByNameDelete(
+    @Payload() req: RequestOf<typeof identityContracts.entityByNameDelete>,
+  ): Promise<EngineResponse> {
+    return this.entities.delete({ by: 'name', name: req.params.name });
   }
 
   @Handles(identityContracts.entityByNameList)
@@ -70,23 +80,27 @@ export class IdentityHandlers {
   }
 
   @Handles(identityContracts.aliasWrite)
-  aliasWrite(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.aliases.write(req);
+  aliasWrite(@Payload() req: RequestOf<typeof identityContracts.aliasWrite>): Promise<EngineResponse> {
+    return this.aliases.write(req.body);
   }
 
   @Handles(identityContracts.aliasByIdRead)
-  aliasByIdRead(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.aliases.read(param(req, 'id'));
+  aliasByIdRead(@Payload() req: RequestOf<typeof identityContracts.aliasByIdRead>): Promise<EngineResponse> {
+    return this.aliases.read(req.params.id);
   }
 
   @Handles(identityContracts.aliasByIdWrite)
-  aliasByIdWrite(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.aliases.write(req, param(req, 'id'));
+  aliasByIdWrite(
+    @Payload() req: RequestOf<typeof identityContracts.aliasByIdWrite>,
+  ): Promise<EngineResponse> {
+    return this.aliases.write(req.body, req.params.id);
   }
 
   @Handles(identityContracts.aliasByIdDelete)
-  aliasByIdDelete(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.aliases.delete(param(req, 'id'));
+  aliasByIdDelete(
+    @Payload() req: RequestOf<typeof identityContracts.aliasByIdDelete>,
+  ): Promise<EngineResponse> {
+    return this.aliases.delete(req.params.id);
   }
 
   @Handles(identityContracts.aliasByIdList)

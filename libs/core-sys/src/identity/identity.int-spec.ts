@@ -277,3 +277,28 @@ describe('aliases', () => {
     });
   });
 });
+
+describe('null fields (hvac sends null for what it leaves unset)', () => {
+  it('creates and updates entities and aliases with null as "not set"', async () => {
+    const nulls = { id: null, metadata: null, policies: null, disabled: null };
+    const created = await writeEntity({ name: 'nully', ...nulls });
+    const id = (created.data as { id: string }).id;
+    expect(created.data).toMatchObject({ name: 'nully' });
+    await writeEntity({ name: 'nully', metadata: { a: 'b' }, policies: ['ops'] });
+    expect(await writeEntity({ name: 'nully', ...nulls })).toMatchObject({ data: null });
+    expect((await readById(id)).data).toMatchObject({
+      metadata: { a: 'b' },
+      policies: ['ops'],
+      disabled: false,
+    });
+    const alias = await writeAlias({
+      name: 'nully',
+      mount_accessor: up.accessor,
+      canonical_id: id,
+      id: null,
+      entity_id: null,
+      custom_metadata: null,
+    });
+    expect(alias.data).toMatchObject({ canonical_id: id });
+  });
+});

@@ -1,5 +1,5 @@
-import { DomainError } from '@coffer/contracts';
-import { parseEnableBody, parseTuneBody } from './mount-input';
+import { DomainError, sysContracts } from '@coffer/contracts';
+import { parsedBody } from '../test-support/contract-body';
 import type { MountIds, MountRecord } from './mount.model';
 import {
   authRoutingPath,
@@ -9,9 +9,11 @@ import {
   decideEnableSecret,
   decideTune,
   defaultMounts,
+  enableInputOf,
   evolveMounts,
   matchingMount,
   sanitizeMountPath,
+  tuneInputOf,
 } from './mounts.decider';
 import type { MountEvent } from './mounts.events';
 
@@ -30,11 +32,13 @@ function errorOf(fn: () => unknown): DomainError {
   throw new Error('expected a DomainError');
 }
 
+const tune = (body: Record<string, unknown>, auth: boolean) =>
+  tuneInputOf(parsedBody(sysContracts.mountTune, body), auth);
 const apply = (table: MountRecord[], events: (MountEvent | undefined)[]) =>
   events.reduce<MountRecord[]>((t, e) => (e ? evolveMounts(t, e) : t), table);
 const base = (): MountRecord[] => apply([], defaultMounts(ids()));
 const enable = (table: MountRecord[], path: string, body: Record<string, unknown>) =>
-  decideEnableSecret(table, path, parseEnableBody(body, false), ids());
+  decideEnableSecret(table, path, enableInputOf(parsedBody(sysContracts.mountEnable, body), false), ids());
 
 describe('mount paths', () => {
   it('normalises to no leading slash and one trailing slash', () => {
@@ -138,7 +142,7 @@ describe('decideEnableSecret', () => {
 
 describe('decideEnableAuth', () => {
   const enableAuth = (table: MountRecord[], path: string, body: Record<string, unknown>) =>
-    decideEnableAuth(table, path, parseEnableBody(body, true), ids());
+    decideEnableAuth(table, path, enableInputOf(parsedBody(sysContracts.mountEnable, body), true), ids());
 
   it('enables userpass under auth/ with a default token type', () => {
     const event = enableAuth(base(), 'userpass', { type: 'userpass' });
@@ -187,7 +191,7 @@ describe('decideTune', () => {
     const decision = decideTune(
       table(),
       'secret',
-      parseTuneBody({ default_lease_ttl: '1h', description: 'new' }, false),
+      tune({ default_lease_ttl: '1h', description: 'new' }, false),
     );
     expect(decision.event).toMatchObject({
       type: 'MountTuned',
@@ -196,17 +200,17 @@ describe('decideTune', () => {
   });
 
   it('upgrades kv 1 -> 2 with Vault warning, refuses downgrades', () => {
-    const up = decideTune(table(), 'secret', parseTuneBody({ options: { version: '2' } }, false));
+    const up = decideTune(table(), 'secret', tune({ options: { version: '2' } }, false));
     expect(up.event?.data).toMatchObject({ options: { version: '2' } });
     expect(up.warnings[0]).toMatch(/^Upgrading mount from version 1 to version 2/);
     const v2 = apply(table(), [up.event]);
-    expect(
-      errorOf(() => decideTune(v2, 'secret', parseTuneBody({ options: { version: '1' } }, false))).message,
-    ).toBe('cannot downgrade mount from version 2');
+    expect(errorOf(() => decideTune(v2, 'secret', tune({ options: { version: '1' } }, false))).message).toBe(
+      'cannot downgrade mount from version 2',
+    );
   });
 
   it('answers nothing to change with no event', () => {
-    expect(decideTune(table(), 'secret', parseTuneBody({}, false)).event).toBeUndefined();
+    expect(decideTune(table(), 'secret', tune({}, false)).event).toBeUndefined();
   });
 
   it('refuses untunable and unknown mounts and max < default', () => {
@@ -215,17 +219,14 @@ describe('decideTune', () => {
       'tune of path "nope/" failed: no mount entry found',
     );
     expect(
-      errorOf(() =>
-        decideTune(table(), 'secret', parseTuneBody({ default_lease_ttl: 100, max_lease_ttl: 50 }, false)),
-      ).message,
+      errorOf(() => decideTune(table(), 'secret', tune({ default_lease_ttl: 100, max_lease_ttl: 50 }, false)))
+        .message,
     ).toBe('backend max lease TTL of 50 would be less than backend default lease TTL of 100');
   });
 
   it('resets a TTL with "system"', () => {
-    const tuned = apply(table(), [
-      decideTune(table(), 'secret', parseTuneBody({ max_lease_ttl: '2h' }, false)).event,
-    ]);
-    const reset = decideTune(tuned, 'secret', parseTuneBody({ max_lease_ttl: 'system' }, false));
+    const tuned = apply(table(), [decideTune(table(), 'secret', tune({ max_lease_ttl: '2h' }, false)).event]);
+    const reset = decideTune(tuned, 'secret', tune({ max_lease_ttl: 'system' }, false));
     expect(reset.event?.data).toMatchObject({ config: { maxLeaseTtl: 0 } });
   });
 });

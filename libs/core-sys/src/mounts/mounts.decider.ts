@@ -1,6 +1,18 @@
-import { AUTH_METHOD_TYPES, DomainError, invalidRequest, SECRET_ENGINE_TYPES } from '@coffer/contracts';
-import { AUTH_PREFIX, isAuthPath, type MountIds, type MountRecord } from './mount.model';
-import type { EnableInput, TuneInput } from './mount-input';
+import {
+  AUTH_METHOD_TYPES,
+  DomainError,
+  invalidRequest,
+  SECRET_ENGINE_TYPES,
+  type SysMountEnableBody,
+  type SysMountTuneBody,
+} from '@coffer/contracts';
+import {
+  AUTH_PREFIX,
+  isAuthPath,
+  SYSTEM_MAX_LEASE_TTL,
+  type MountIds,
+  type MountRecord,
+} from './mount.model';
 import type { MountEvent } from './mounts.events';
 
 /**
@@ -36,6 +48,79 @@ export function matchingMount(table: readonly MountRecord[], path: string): Moun
     if (path.startsWith(m.path) && (!best || m.path.length > best.path.length)) best = m;
   }
   return best;
+}
+
+export interface EnableInput {
+  type: string;
+  description: string;
+  defaultLeaseTtl: number;
+  maxLeaseTtl: number;
+  forceNoCache: boolean;
+  listingVisibility: string;
+  tokenType: string;
+  options: Record<string, string>;
+  local: boolean;
+  sealWrap: boolean;
+  externalEntropyAccess: boolean;
+}
+
+export interface TuneInput {
+  /** undefined = unchanged; 0 = back to the system default */
+  defaultLeaseTtl?: number;
+  maxLeaseTtl?: number;
+  description?: string;
+  options?: Record<string, string>;
+  listingVisibility?: string;
+  tokenType?: string;
+}
+
+const TOKEN_TYPES = new Set(['', 'default-service', 'default-batch', 'service', 'batch']);
+
+/** Only auth methods have a token type (sys/mounts/auth/x/tune tunes one too, so it is not the route's). */
+function checkTokenType(value: string): string {
+  if (!TOKEN_TYPES.has(value)) throw invalidRequest(`invalid value for "token_type": ${value}`);
+  return value;
+}
+
+/** handleMount / handleEnableAuth: the parsed body, with the TTL rules between its fields. */
+export function enableInputOf(body: SysMountEnableBody, auth: boolean): EnableInput {
+  const config: Partial<NonNullable<SysMountEnableBody['config']>> = body.config ?? {};
+  const defaultLeaseTtl = config.default_lease_ttl ?? 0;
+  const maxLeaseTtl = config.max_lease_ttl ?? 0;
+  if (maxLeaseTtl !== 0 && defaultLeaseTtl > maxLeaseTtl) {
+    throw invalidRequest('given default lease TTL greater than given max lease TTL');
+  }
+  if (defaultLeaseTtl > SYSTEM_MAX_LEASE_TTL && maxLeaseTtl === 0) {
+    throw invalidRequest(
+      `given default lease TTL greater than system max lease TTL of ${SYSTEM_MAX_LEASE_TTL}`,
+    );
+  }
+  return {
+    type: body.type,
+    description: body.description,
+    defaultLeaseTtl,
+    maxLeaseTtl,
+    forceNoCache: config.force_no_cache ?? false,
+    listingVisibility: config.listing_visibility ?? '',
+    tokenType: auth ? checkTokenType(config.token_type ?? '') || 'default-service' : '',
+    options: body.options ?? {},
+    local: body.local ?? false,
+    sealWrap: body.seal_wrap ?? false,
+    externalEntropyAccess: body.external_entropy_access ?? false,
+  };
+}
+
+/** handleTuneWriteCommon: what the body changes ("" and empty options change nothing). */
+export function tuneInputOf(body: SysMountTuneBody, auth: boolean): TuneInput {
+  const out: TuneInput = {};
+  if (body.default_lease_ttl !== undefined) out.defaultLeaseTtl = body.default_lease_ttl;
+  if (body.max_lease_ttl !== undefined) out.maxLeaseTtl = body.max_lease_ttl;
+  if (body.description !== undefined && body.description !== '') out.description = body.description;
+  if (body.options !== undefined && Object.keys(body.options).length > 0) out.options = body.options;
+  if (body.listing_visibility !== undefined) out.listingVisibility = body.listing_visibility;
+  if (auth && body.token_type !== undefined && body.token_type !== '')
+    out.tokenType = checkTokenType(body.token_type);
+  return out;
 }
 
 const conflict = (at: string): DomainError => invalidRequest(`path is already in use at ${at}`);

@@ -4,15 +4,13 @@ import {
   coreMountTable,
   sysContracts,
   type CallerContext,
-  type EngineRequest,
   type EngineResponse,
   type MountEntry,
+  type RequestOf,
 } from '@coffer/contracts';
 import { Caller, Handles } from '@coffer/transport';
 import { MountsViewService } from './mounts-view.service';
 import { MountsService } from './mounts.service';
-
-const pathOf = (req: EngineRequest): string => req.params['path'] ?? '';
 
 @Controller()
 export class MountsHandlers {
@@ -27,28 +25,28 @@ export class MountsHandlers {
   }
 
   @Handles(sysContracts.mountRead)
-  read(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.views.read('secret', pathOf(req));
+  read(@Payload() req: RequestOf<typeof sysContracts.mountRead>): Promise<EngineResponse> {
+    return this.views.read('secret', req.params.path);
   }
 
   @Handles(sysContracts.mountEnable)
-  enable(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.mounts.enable('secret', pathOf(req), req.body);
+  enable(@Payload() req: RequestOf<typeof sysContracts.mountEnable>): Promise<EngineResponse> {
+    return this.mounts.enable('secret', req.params.path, req.body);
   }
 
   @Handles(sysContracts.mountDisable)
-  disable(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.mounts.disable('secret', pathOf(req));
+  disable(@Payload() req: RequestOf<typeof sysContracts.mountDisable>): Promise<EngineResponse> {
+    return this.mounts.disable('secret', req.params.path);
   }
 
   @Handles(sysContracts.mountTuneRead)
-  tuneRead(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.views.tuneRead('secret', pathOf(req));
+  tuneRead(@Payload() req: RequestOf<typeof sysContracts.mountTuneRead>): Promise<EngineResponse> {
+    return this.views.tuneRead('secret', req.params.path);
   }
 
   @Handles(sysContracts.mountTune)
-  tune(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.mounts.tune('secret', pathOf(req), req.body);
+  tune(@Payload() req: RequestOf<typeof sysContracts.mountTune>): Promise<EngineResponse> {
+    return this.mounts.tune('secret', req.params.path, req.body);
   }
 
   @Handles(sysContracts.authList)
@@ -57,28 +55,28 @@ export class MountsHandlers {
   }
 
   @Handles(sysContracts.authRead)
-  authRead(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.views.read('auth', pathOf(req));
+  authRead(@Payload() req: RequestOf<typeof sysContracts.authRead>): Promise<EngineResponse> {
+    return this.views.read('auth', req.params.path);
   }
 
   @Handles(sysContracts.authEnable)
-  authEnable(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.mounts.enable('auth', pathOf(req), req.body);
+  authEnable(@Payload() req: RequestOf<typeof sysContracts.authEnable>): Promise<EngineResponse> {
+    return this.mounts.enable('auth', req.params.path, req.body);
   }
 
   @Handles(sysContracts.authDisable)
-  authDisable(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.mounts.disable('auth', pathOf(req));
+  authDisable(@Payload() req: RequestOf<typeof sysContracts.authDisable>): Promise<EngineResponse> {
+    return this.mounts.disable('auth', req.params.path);
   }
 
   @Handles(sysContracts.authTuneRead)
-  authTuneRead(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.views.tuneRead('auth', pathOf(req));
+  authTuneRead(@Payload() req: RequestOf<typeof sysContracts.authTuneRead>): Promise<EngineResponse> {
+    return this.views.tuneRead('auth', req.params.path);
   }
 
   @Handles(sysContracts.authTune)
-  authTune(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.mounts.tune('auth', pathOf(req), req.body);
+  authTune(@Payload() req: RequestOf<typeof sysContracts.authTune>): Promise<EngineResponse> {
+    return this.mounts.tune('auth', req.params.path, req.body);
   }
 
   @Handles(sysContracts.uiMounts)
@@ -87,8 +85,11 @@ export class MountsHandlers {
   }
 
   @Handles(sysContracts.uiMount)
-  uiRead(@Payload() req: EngineRequest, @Caller() caller: CallerContext): Promise<EngineResponse> {
-    return this.views.uiRead(caller, pathOf(req));
+  uiRead(
+    @Payload() req: RequestOf<typeof sysContracts.uiMount>,
+    @Caller() caller: CallerContext,
+  ): Promise<EngineResponse> {
+    return this.views.uiRead(caller, req.params.path);
   }
 
   @Handles(coreMountTable)

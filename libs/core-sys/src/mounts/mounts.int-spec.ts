@@ -208,4 +208,47 @@ describe('mounts and auth methods (NATS + Postgres)', () => {
       message: 'cannot unmount "sys/"',
     });
   });
+
+  it('reads null fields as not set, as hvac sends them (enable, auth enable, tune)', async () => {
+    const nulls = { description: null, config: null, options: null, local: null, seal_wrap: null };
+    expect(await enable('hvac', { type: 'kv', ...nulls })).toMatchObject({ kind: 'injected', data: null });
+    const read = await h.sys(c.mountRead, {
+      operation: 'read',
+      path: 'mounts/hvac',
+      params: { path: 'hvac' },
+    });
+    expect(read.data).toMatchObject({ type: 'kv', description: '', options: { version: '1' }, local: false });
+    const authBody = { type: 'userpass', ...nulls, external_entropy_access: null };
+    await h.sys(c.authEnable, {
+      operation: 'update',
+      path: 'auth/hvac',
+      params: { path: 'hvac' },
+      body: authBody,
+    });
+    const tuneNulls = {
+      default_lease_ttl: null,
+      max_lease_ttl: null,
+      description: null,
+      options: null,
+      listing_visibility: null,
+      token_type: null,
+    };
+    const tune = (contract: typeof c.mountTune, path: string) =>
+      h.sys(contract, { operation: 'update', path: `${path}/tune`, params: { path }, body: tuneNulls });
+    expect(await tune(c.mountTune, 'hvac')).toMatchObject({ kind: 'injected' });
+    expect(await tune(c.authTune, 'hvac')).toMatchObject({ kind: 'injected' });
+    const config = {
+      default_lease_ttl: null,
+      max_lease_ttl: '1h',
+      force_no_cache: null,
+      listing_visibility: null,
+    };
+    await enable('hvac-config', { type: 'kv', config });
+    const tuned = await h.sys(c.mountTuneRead, {
+      operation: 'read',
+      path: 'mounts/hvac-config/tune',
+      params: { path: 'hvac-config' },
+    });
+    expect(tuned.data).toMatchObject({ max_lease_ttl: 3600, force_no_cache: false });
+  });
 });

@@ -1,12 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { invalidation, mountDisabled, type EngineResponse, type MountEntry } from '@coffer/contracts';
+import {
+  invalidation,
+  mountDisabled,
+  sysMountEnableBody,
+  type EngineResponse,
+  type MountEntry,
+  type SysMountEnableBody,
+  type SysMountTuneBody,
+} from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
 import { isAuthPath, type MountIds, type MountRecord } from './mount.model';
-import { parseEnableBody, parseTuneBody } from './mount-input';
 import { toMountEntry } from './mount.view';
 import {
   authRoutingPath,
@@ -16,6 +23,8 @@ import {
   decideEnableSecret,
   decideTune,
   defaultMounts,
+  enableInputOf,
+  tuneInputOf,
 } from './mounts.decider';
 import type { MountEvent } from './mounts.events';
 import { MountsEventLog } from './mounts.projection';
@@ -47,9 +56,9 @@ export class MountsService {
   ) {}
 
   /** POST sys/mounts/:path or sys/auth/:path. */
-  async enable(kind: MountKind, path: string, body: Record<string, unknown>): Promise<EngineResponse> {
+  async enable(kind: MountKind, path: string, body: SysMountEnableBody): Promise<EngineResponse> {
     this.seal.assertUnsealed();
-    const input = parseEnableBody(body, kind === 'auth');
+    const input = enableInputOf(body, kind === 'auth');
     await this.#write((table) => ({
       events: [
         kind === 'auth'
@@ -63,7 +72,7 @@ export class MountsService {
 
   /** A secrets engine enabled by the service itself (dev mode's secret/). */
   async enableSecretEngine(path: string, body: Record<string, unknown>): Promise<void> {
-    await this.enable('secret', path, body);
+    await this.enable('secret', path, sysMountEnableBody.parse(body));
   }
 
   /**
@@ -85,10 +94,10 @@ export class MountsService {
   }
 
   /** POST sys/mounts/:path/tune or sys/auth/:path/tune. */
-  async tune(kind: MountKind, path: string, body: Record<string, unknown>): Promise<EngineResponse> {
+  async tune(kind: MountKind, path: string, body: SysMountTuneBody): Promise<EngineResponse> {
     this.seal.assertUnsealed();
     const routing = kind === 'auth' ? authRoutingPath(path) : path;
-    const input = parseTuneBody(body, kind === 'auth' || isAuthPath(routing));
+    const input = tuneInputOf(body, kind === 'auth' || isAuthPath(routing));
     const { result: warnings } = await this.#write((table) => {
       const decision = decideTune(table, routing, input);
       return { events: [decision.event], result: decision.warnings };

@@ -1,6 +1,9 @@
-import { DomainError } from '@coffer/contracts';
+import { DomainError, sysContracts } from '@coffer/contracts';
+import { parsedBody } from '../test-support/contract-body';
 import { PolicyParseError } from '@coffer/acl';
 import { decideDelete, decideWrite, decodePolicyText, listKeys, normalisePolicyName } from './policy.decider';
+
+const body = (raw: Record<string, unknown>) => parsedBody(sysContracts.policyWrite, raw);
 
 const HCL = 'path "secret/*" {\n  capabilities = ["read", "list"]\n}\n';
 
@@ -17,7 +20,7 @@ function errorOf(fn: () => unknown): DomainError {
 describe('policy names', () => {
   it('are lower-cased and trimmed', () => {
     expect(normalisePolicyName(' Dev-Team ')).toBe('dev-team');
-    expect(decideWrite('MyPolicy', { policy: HCL }, false).event.data.name).toBe('mypolicy');
+    expect(decideWrite('MyPolicy', body({ policy: HCL }), false).event.data.name).toBe('mypolicy');
   });
 });
 
@@ -35,7 +38,7 @@ describe('decodePolicyText', () => {
 
 describe('decideWrite', () => {
   it('stores the decoded policy', () => {
-    const decision = decideWrite('p', { policy: Buffer.from(HCL).toString('base64') }, false);
+    const decision = decideWrite('p', body({ policy: Buffer.from(HCL).toString('base64') }), false);
     expect(decision).toEqual({
       event: { type: 'PolicyWritten', data: { name: 'p', policy: HCL } },
       warnings: [],
@@ -43,23 +46,23 @@ describe('decideWrite', () => {
   });
 
   it('requires a policy', () => {
-    expect(errorOf(() => decideWrite('p', {}, false)).message).toBe(
+    expect(errorOf(() => decideWrite('p', body({}), false)).message).toBe(
       "'policy' parameter not supplied or empty",
     );
-    expect(errorOf(() => decideWrite('p', { rules: HCL }, false)).message).toBe(
+    expect(errorOf(() => decideWrite('p', body({ rules: HCL }), false)).message).toBe(
       "'policy' parameter not supplied or empty",
     );
   });
 
   it('accepts legacy rules with a deprecation warning', () => {
-    const decision = decideWrite('p', { rules: HCL }, true);
+    const decision = decideWrite('p', body({ rules: HCL }), true);
     expect(decision.event.data).toEqual({ name: 'p', policy: HCL });
     expect(decision.warnings).toEqual(["'rules' is deprecated, please use 'policy' instead"]);
   });
 
   it('reports parse errors with line and column', () => {
     const e = errorOf(() =>
-      decideWrite('p', { policy: 'path "secret/*" {\n  capabilities = ["read"\n' }, false),
+      decideWrite('p', body({ policy: 'path "secret/*" {\n  capabilities = ["read"\n' }), false),
     );
     expect(e).toBeInstanceOf(PolicyParseError);
     expect(e.code).toBe('invalid_request');
@@ -69,7 +72,7 @@ describe('decideWrite', () => {
   });
 
   it('refuses to change root', () => {
-    expect(errorOf(() => decideWrite('Root', { policy: HCL }, false)).message).toBe(
+    expect(errorOf(() => decideWrite('Root', body({ policy: HCL }), false)).message).toBe(
       'cannot update root policy',
     );
   });

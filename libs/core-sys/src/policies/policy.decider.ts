@@ -1,5 +1,5 @@
 import { DEFAULT_POLICY_NAME, parsePolicy, ROOT_POLICY_NAME } from '@coffer/acl';
-import { invalidRequest, sysPolicyBody } from '@coffer/contracts';
+import { invalidRequest, type SysPolicyBody } from '@coffer/contracts';
 import type { PolicyEvent } from './policy.events';
 
 /**
@@ -48,19 +48,13 @@ export interface WriteDecision {
  * POST sys/policies/acl/:name (and the legacy sys/policy/:name, which also takes `rules`).
  * Parse errors are thrown as they come from the parser, with line and column.
  */
-export function decideWrite(
-  rawName: string,
-  rawBody: Record<string, unknown>,
-  legacy: boolean,
-): WriteDecision {
+export function decideWrite(rawName: string, body: SysPolicyBody, legacy: boolean): WriteDecision {
   const name = normalisePolicyName(rawName);
   if (name === '') throw invalidRequest('policy name must be provided in the URL');
-  const parsed = sysPolicyBody.safeParse(rawBody);
-  if (!parsed.success) throw invalidRequest("'policy' parameter not supplied or empty");
   const warnings: string[] = [];
-  let text = parsed.data.policy ?? '';
-  if (text === '' && legacy && (parsed.data.rules ?? '') !== '') {
-    text = parsed.data.rules ?? '';
+  let text = body.policy;
+  if (text === '' && legacy && body.rules !== '') {
+    text = body.rules;
     warnings.push("'rules' is deprecated, please use 'policy' instead");
   }
   if (text === '') throw invalidRequest("'policy' parameter not supplied or empty");

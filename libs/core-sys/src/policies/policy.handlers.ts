@@ -1,10 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { corePolicyTexts, sysContracts, type EngineRequest, type EngineResponse } from '@coffer/contracts';
+import { corePolicyTexts, sysContracts, type EngineResponse, type RequestOf } from '@coffer/contracts';
 import { Handles } from '@coffer/transport';
 import { PolicyService } from './policy.service';
-
-const nameOf = (req: EngineRequest): string => req.params['name'] ?? '';
 
 @Controller()
 export class PolicyHandlers {
@@ -16,23 +14,23 @@ export class PolicyHandlers {
   }
 
   @Handles(sysContracts.policyRead)
-  read(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.policies.read(nameOf(req), false);
+  read(@Payload() req: RequestOf<typeof sysContracts.policyRead>): Promise<EngineResponse> {
+    return this.policies.read(req.params.name, false);
   }
 
   @Handles(sysContracts.policyWrite)
-  write(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.policies.write(nameOf(req), req.body, false);
+  write(@Payload() req: RequestOf<typeof sysContracts.policyWrite>): Promise<EngineResponse> {
+    return this.policies.write(req.params.name, req.body, false);
   }
 
   @Handles(sysContracts.policyDelete)
-  delete(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.policies.delete(nameOf(req), false);
+  delete(@Payload() req: RequestOf<typeof sysContracts.policyDelete>): Promise<EngineResponse> {
+    return this.policies.delete(req.params.name, false);
   }
 
   @Handles(sysContracts.policyExists)
-  exists(@Payload() req: EngineRequest): Promise<{ exists: boolean }> {
-    return this.policies.exists(nameOf(req));
+  exists(@Payload() req: RequestOf<typeof sysContracts.policyExists>): Promise<{ exists: boolean }> {
+    return this.policies.exists(req.params['name'] ?? '');
   }
 
   @Handles(sysContracts.legacyPoliciesList)
@@ -41,18 +39,18 @@ export class PolicyHandlers {
   }
 
   @Handles(sysContracts.legacyPolicyRead)
-  legacyRead(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.policies.read(nameOf(req), true);
+  legacyRead(@Payload() req: RequestOf<typeof sysContracts.legacyPolicyRead>): Promise<EngineResponse> {
+    return this.policies.read(req.params.name, true);
   }
 
   @Handles(sysContracts.legacyPolicyWrite)
-  legacyWrite(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.policies.write(nameOf(req), req.body, true);
+  legacyWrite(@Payload() req: RequestOf<typeof sysContracts.legacyPolicyWrite>): Promise<EngineResponse> {
+    return this.policies.write(req.params.name, req.body, true);
   }
 
   @Handles(sysContracts.legacyPolicyDelete)
-  legacyDelete(@Payload() req: EngineRequest): Promise<EngineResponse> {
-    return this.policies.delete(nameOf(req), true);
+  legacyDelete(@Payload() req: RequestOf<typeof sysContracts.legacyPolicyDelete>): Promise<EngineResponse> {
+    return this.policies.delete(req.params.name, true);
   }
 
   @Handles(corePolicyTexts)

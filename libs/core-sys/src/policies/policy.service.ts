@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DEFAULT_POLICY, DEFAULT_POLICY_NAME, parsePolicy, ROOT_POLICY_NAME, type Policy } from '@coffer/acl';
-import { invalidation, notFound, type EngineResponse } from '@coffer/contracts';
+import { invalidation, notFound, type EngineResponse, type SysPolicyBody } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
@@ -39,7 +39,7 @@ export class PolicyService {
     return legacy ? { kind: 'injected', data: { name, rules: text } } : { data: { name, policy: text } };
   }
 
-  async write(rawName: string, body: Record<string, unknown>, legacy: boolean): Promise<EngineResponse> {
+  async write(rawName: string, body: SysPolicyBody, legacy: boolean): Promise<EngineResponse> {
     this.seal.assertUnsealed();
     const { event, warnings } = decideWrite(rawName, body, legacy);
     await this.#append(event);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isDomainError } from '@coffer/contracts';
+import { isDomainError, sysUnsealBody } from '@coffer/contracts';
 import { MountsService } from '../mounts/mounts.service';
 import { TokenService } from '../tokens/token.service';
 import { SealCoordinator } from './seal-coordinator';
@@ -72,7 +72,7 @@ export class DevBootstrapService implements DevBootstrapper {
   }
 
   async #unseal(key: string): Promise<void> {
-    await this.lifecycle.unseal({ body: { key } });
+    await this.lifecycle.unseal({ body: sysUnsealBody.parse({ key }) });
     if (!this.seal.isUnsealed()) throw new Error('dev bootstrap: the unseal key did not unseal the storage');
   }
 

@@ -1,4 +1,4 @@
-import { parseGoBool } from '../mounts/input';
+import { weakBool } from '@coffer/contracts';
 
 /**
  * sys/health status code selection (Vault http/sys_health.go). Every replica of core-sys is
@@ -26,9 +26,12 @@ const DEFAULT_CODES = {
 } as const;
 type CodeParam = keyof typeof DEFAULT_CODES;
 
+/** The query string as received (values are text). */
+export type HealthQuery = Readonly<Record<string, string | undefined>>;
+
 export type HealthDecision = { ok: true; status: number } | { ok: false; status: 400 };
 
-function statusCode(query: Record<string, string>, name: CodeParam): number | undefined {
+function statusCode(query: HealthQuery, name: CodeParam): number | undefined {
   const raw = query[name];
   if (raw === undefined) return DEFAULT_CODES[name];
   // strconv.Atoi: optional sign, decimal digits only
@@ -36,14 +39,19 @@ function statusCode(query: Record<string, string>, name: CodeParam): number | un
   return Number(raw);
 }
 
-function flag(query: Record<string, string>, name: string): boolean | undefined {
+/** strconv.ParseBool, which refuses "" unlike a JSON field. */
+const goBool = weakBool({ strictNumbers: true });
+
+function flag(query: HealthQuery, name: string): boolean | undefined {
   const raw = query[name];
   if (raw === undefined) return false;
-  return parseGoBool(raw);
+  if (raw === '') return undefined;
+  const parsed = goBool.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** Picks the status: uninit, sealed, DR secondary, perf standby, standby, active, in that order. */
-export function decideHealthStatus(state: HealthState, query: Record<string, string>): HealthDecision {
+export function decideHealthStatus(state: HealthState, query: HealthQuery): HealthDecision {
   const standbyOk = flag(query, 'standbyok');
   const perfStandbyOk = flag(query, 'perfstandbyok');
   if (standbyOk === undefined || perfStandbyOk === undefined) return { ok: false, status: 400 };

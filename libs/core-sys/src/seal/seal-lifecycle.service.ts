@@ -15,7 +15,10 @@ import {
   invalidation,
   invalidRequest,
   isDomainError,
-  type EngineRequest,
+  sysContracts,
+  type ResponseOf,
+  type SysInitBody,
+  type SysUnsealBody,
   type EngineResponse,
 } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
@@ -44,6 +47,9 @@ export interface Initialised {
   shares: Buffer[];
   rootToken: string;
 }
+
+/** sys/seal and sys/rotate answer nothing but their status code. */
+type NoDataResponse = ResponseOf<typeof sysContracts.rotate>;
 
 /**
  * The seal use cases (Vault's model): init, unseal, seal, rotate and the seal status. They run
@@ -96,7 +102,7 @@ export class SealLifecycleService {
   }
 
   /** PUT sys/init: the service stays sealed afterwards, like Vault. */
-  init(req: Pick<EngineRequest, 'body'>): Promise<EngineResponse> {
+  init(req: { body: SysInitBody }): Promise<EngineResponse> {
     return this.#serialised(async () => {
       if (await this.seal.isInitialized()) throw invalidRequest('Vault is already initialized');
       const config = decideInitConfig(req.body);
@@ -162,7 +168,7 @@ export class SealLifecycleService {
   }
 
   /** PUT sys/unseal: one share per call; the keyring opens once the threshold is reached. */
-  unseal(req: Pick<EngineRequest, 'body'>): Promise<EngineResponse> {
+  unseal(req: { body: SysUnsealBody }): Promise<EngineResponse> {
     return this.#serialised(async () => {
       const command = decideUnsealCommand(req.body);
       const row = await this.repo.load();
@@ -223,7 +229,7 @@ export class SealLifecycleService {
   }
 
   /** PUT sys/seal: wipes the keyring here; the broadcast makes every replica follow. */
-  sealNow(): Promise<EngineResponse> {
+  sealNow(): Promise<NoDataResponse> {
     return this.#serialised(async () => {
       this.#progress = undefined;
       if (this.seal.isUnsealed()) {
@@ -238,7 +244,7 @@ export class SealLifecycleService {
    * POST sys/rotate: a new keyring term for new writes. The keyring is re-encrypted with the
    * root key, which any keyring holder can read (it is stored under the barrier).
    */
-  rotate(): Promise<EngineResponse> {
+  rotate(): Promise<NoDataResponse> {
     return this.#serialised(async () => {
       this.seal.assertUnsealed();
       const row = await this.repo.load();

@@ -1,4 +1,5 @@
-import { DomainError } from '@coffer/contracts';
+import { DomainError, sysContracts } from '@coffer/contracts';
+import { parsedBody } from '../test-support/contract-body';
 import {
   decideInitConfig,
   decideUnsealCommand,
@@ -7,6 +8,8 @@ import {
   type UnsealProgress,
 } from './seal.decider';
 
+const init = (body: Record<string, unknown>) => decideInitConfig(parsedBody(sysContracts.init, body));
+const unseal = (body: Record<string, unknown>) => decideUnsealCommand(parsedBody(sysContracts.unseal, body));
 const share = (byte: number, length = 33) => Buffer.alloc(length, byte);
 const nonces = () => {
   let n = 0;
@@ -25,11 +28,11 @@ function errorOf(fn: () => unknown): DomainError {
 
 describe('decideInitConfig', () => {
   it('accepts numbers and numeric strings', () => {
-    expect(decideInitConfig({ secret_shares: 5, secret_threshold: 3 })).toEqual({
+    expect(init({ secret_shares: 5, secret_threshold: 3 })).toEqual({
       secretShares: 5,
       secretThreshold: 3,
     });
-    expect(decideInitConfig({ secret_shares: '1', secret_threshold: '1' })).toEqual({
+    expect(init({ secret_shares: '1', secret_threshold: '1' })).toEqual({
       secretShares: 1,
       secretThreshold: 1,
     });
@@ -48,41 +51,41 @@ describe('decideInitConfig', () => {
       'invalid seal configuration: threshold cannot be larger than shares',
     ],
   ])('refuses %j with Vault text', (body, message) => {
-    const e = errorOf(() => decideInitConfig(body));
+    const e = errorOf(() => init(body));
     expect(e.code).toBe('invalid_request');
     expect(e.message).toBe(message);
   });
 
   it('refuses PGP keys it cannot honour', () => {
-    expect(
-      errorOf(() => decideInitConfig({ secret_shares: 1, secret_threshold: 1, pgp_keys: ['x'] })).code,
-    ).toBe('invalid_request');
+    expect(errorOf(() => init({ secret_shares: 1, secret_threshold: 1, pgp_keys: ['x'] })).code).toBe(
+      'invalid_request',
+    );
   });
 });
 
 describe('decideUnsealCommand', () => {
   it('reset wins over key', () => {
-    expect(decideUnsealCommand({ reset: true, key: 'zz' })).toEqual({ kind: 'reset' });
-    expect(decideUnsealCommand({ reset: 'true' })).toEqual({ kind: 'reset' });
+    expect(unseal({ reset: true, key: 'zz' })).toEqual({ kind: 'reset' });
+    expect(unseal({ reset: 'true' })).toEqual({ kind: 'reset' });
   });
 
   it('requires a key unless resetting', () => {
-    expect(errorOf(() => decideUnsealCommand({})).message).toBe(
+    expect(errorOf(() => unseal({})).message).toBe(
       "'key' must be specified in request body as JSON, or 'reset' set to true",
     );
-    expect(errorOf(() => decideUnsealCommand({ reset: false })).message).toContain("'key' must be specified");
+    expect(errorOf(() => unseal({ reset: false })).message).toContain("'key' must be specified");
   });
 
   it('decodes hex first, then base64', () => {
     const bytes = share(7);
-    const hex = decideUnsealCommand({ key: bytes.toString('hex') });
-    const b64 = decideUnsealCommand({ key: bytes.toString('base64') });
+    const hex = unseal({ key: bytes.toString('hex') });
+    const b64 = unseal({ key: bytes.toString('base64') });
     expect(hex).toEqual({ kind: 'share', share: bytes });
     expect(b64).toEqual({ kind: 'share', share: bytes });
   });
 
   it('refuses undecodable keys', () => {
-    expect(errorOf(() => decideUnsealCommand({ key: 'not a key!' })).message).toBe(
+    expect(errorOf(() => unseal({ key: 'not a key!' })).message).toBe(
       "'key' must be a valid hex or base64 string",
     );
   });

@@ -1,7 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { decodeKeyShare, validateShamirConfig } from '@coffer/barrier';
-import { isDomainError, invalidRequest, sysInitBody, sysUnsealBody } from '@coffer/contracts';
-import { parseGoBool, parseGoInt } from '../mounts/input';
+import { isDomainError, invalidRequest, type SysInitBody, type SysUnsealBody } from '@coffer/contracts';
 
 /**
  * Pure rules of the Shamir seal (Vault's model): init parameters, unseal key decoding and the
@@ -14,18 +13,12 @@ export interface SealConfig {
 }
 
 /** Validates a PUT sys/init body (Vault's SealConfig.Validate texts). */
-export function decideInitConfig(rawBody: Record<string, unknown>): SealConfig {
-  const parsed = sysInitBody.safeParse(rawBody);
-  if (!parsed.success)
-    throw invalidRequest(`invalid request body: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
-  const body = parsed.data;
-  if ((body.pgp_keys?.length ?? 0) > 0 || (body.root_token_pgp_key ?? '') !== '') {
+export function decideInitConfig(body: SysInitBody): SealConfig {
+  if (body.pgp_keys.length > 0 || body.root_token_pgp_key !== '') {
     throw invalidRequest('PGP-encrypted key shares and root tokens are not supported');
   }
-  const shares = body.secret_shares === undefined ? 0 : parseGoInt(body.secret_shares);
-  const threshold = body.secret_threshold === undefined ? 0 : parseGoInt(body.secret_threshold);
-  if (shares === undefined || threshold === undefined)
-    throw invalidRequest('invalid request body: expected integers');
+  const shares = body.secret_shares;
+  const threshold = body.secret_threshold;
   try {
     validateShamirConfig(shares, threshold);
   } catch (error) {
@@ -38,20 +31,10 @@ export function decideInitConfig(rawBody: Record<string, unknown>): SealConfig {
 export type UnsealCommand = { kind: 'reset' } | { kind: 'share'; share: Buffer };
 
 /** Reads a PUT sys/unseal body: reset wins over key. */
-export function decideUnsealCommand(rawBody: Record<string, unknown>): UnsealCommand {
-  const parsed = sysUnsealBody.safeParse(rawBody);
-  if (!parsed.success)
-    throw invalidRequest(`invalid request body: ${parsed.error.issues[0]?.message ?? 'malformed'}`);
-  const body = parsed.data;
-  if (body.migrate !== undefined && parseGoBool(body.migrate) === true) {
-    throw invalidRequest('seal migration is not supported');
-  }
-  if (body.reset !== undefined) {
-    const reset = parseGoBool(body.reset);
-    if (reset === undefined) throw invalidRequest("'reset' must be a boolean");
-    if (reset) return { kind: 'reset' };
-  }
-  if (body.key === undefined || body.key === '') {
+export function decideUnsealCommand(body: SysUnsealBody): UnsealCommand {
+  if (body.migrate === true) throw invalidRequest('seal migration is not supported');
+  if (body.reset === true) return { kind: 'reset' };
+  if (body.key === '') {
     throw invalidRequest("'key' must be specified in request body as JSON, or 'reset' set to true");
   }
   return { kind: 'share', share: decodeKeyShare(body.key) };

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { coreSealState, sysContracts, type EngineRequest, type EngineResponse } from '@coffer/contracts';
+import { coreSealState, sysContracts, type EngineResponse, type RequestOf } from '@coffer/contracts';
 import { Handles } from '@coffer/transport';
 import { SealService } from './seal.service';
 
@@ -18,7 +18,7 @@ export class SealHandlers {
   }
 
   @Handles(sysContracts.health)
-  health(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  health(@Payload() req: RequestOf<typeof sysContracts.health>): Promise<EngineResponse> {
     return this.seal.health(req.query);
   }
 

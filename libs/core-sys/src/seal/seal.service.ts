@@ -17,7 +17,7 @@ import type { ServiceRuntime } from '@coffer/event-store';
 import type { DevMount } from '@coffer/service-host';
 import type { Subscription } from '@coffer/transport';
 import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
-import { decideHealthStatus, healthBody } from './health';
+import { decideHealthStatus, healthBody, type HealthQuery } from './health';
 import { PEER_QUEUE, peerKeyring } from './seal.contracts';
 import { SealRepository } from './seal.repository';
 import { SERVICE_VERSION } from './version';
@@ -160,7 +160,7 @@ export class SealService implements OnApplicationShutdown {
   }
 
   /** GET/HEAD sys/health from this replica's point of view (every replica is active). */
-  async health(query: Record<string, string>): Promise<EngineResponse> {
+  async health(query: HealthQuery): Promise<EngineResponse> {
     const initialized = await this.isInitialized();
     const state = {
       initialized,

@@ -4,19 +4,21 @@ import {
   invalidation,
   invalidRequest,
   notFound,
+  tokenContracts,
   type CallerContext,
-  type EngineRequest,
   type EngineResponse,
+  type MountInfo,
+  type RequestOf,
+  type TokenCreateBody,
 } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { IdentityService } from '../identity/identity.service';
 import { MountsService } from '../mounts/mounts.service';
 import { PolicyService } from '../policies/policy.service';
-import { decideChildSpec, decideRenew, isUsable } from './token.decider';
+import { createParamsOf, decideChildSpec, decideRenew, isUsable } from './token.decider';
 import { tokenFromHeaders } from './token-crypto';
 import { TokenEventLog } from './token.projection';
-import { parseCreateParams, parseIncrement } from './token-params';
 import { TokenRepository } from './token.repository';
 import { TokenRevocationService } from './token-revocation.service';
 import { TokenSalt } from './token-salt';
@@ -24,7 +26,12 @@ import { TokenService } from './token.service';
 import type { VersionedToken } from './token.table';
 import { mountTtls, type MountTtls } from './token-ttl';
 import { authBlock, lookupData } from './token.view';
-import { weakString } from './weak-decode';
+
+type Req<K extends keyof typeof tokenContracts> = RequestOf<(typeof tokenContracts)[K]>;
+/** create and create-orphan: the body, and the token store mount the new token belongs to. */
+type CreateRequest = { body: TokenCreateBody; path: string; mount: Pick<MountInfo, 'accessor' | 'config'> };
+/** The self routes read only the forwarded token headers of the request. */
+type HeadersOnly = { headers: Record<string, string> };
 
 // Vault pairs "bad token" with ErrPermissionDenied, but its HTTP layer answers the message: 400.
 const badToken = (): DomainError => invalidRequest('bad token');
@@ -53,8 +60,8 @@ export class TokenAdminService {
     @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
   ) {}
 
-  async create(req: EngineRequest, caller: CallerContext, orphanRoute: boolean): Promise<EngineResponse> {
-    const params = parseCreateParams(req.body);
+  async create(req: CreateRequest, caller: CallerContext, orphanRoute: boolean): Promise<EngineResponse> {
+    const params = createParamsOf(req.body);
     const parent = await this.callerToken(caller);
     if (!parent) throw invalidRequest('parent token lookup failed: no parent found');
     const spec = decideChildSpec({
@@ -73,8 +80,8 @@ export class TokenAdminService {
     };
   }
 
-  async lookup(req: EngineRequest, caller: CallerContext): Promise<EngineResponse> {
-    const token = weakString(req.body['token'], 'token');
+  async lookup(req: Req<'lookup'>, caller: CallerContext): Promise<EngineResponse> {
+    const token = req.body.token;
     // Vault looks up the calling token when none is given.
     if (!token) return this.lookupSelf(req, caller);
     const found = await this.byToken(token);
@@ -82,38 +89,38 @@ export class TokenAdminService {
     return { data: await this.lookupView(found, token) };
   }
 
-  async lookupSelf(req: EngineRequest, caller: CallerContext): Promise<EngineResponse> {
+  async lookupSelf(req: HeadersOnly, caller: CallerContext): Promise<EngineResponse> {
     const found = await this.callerToken(caller);
     if (!found) throw badToken();
     return { data: await this.lookupView(found, await this.echoedToken(req, found)) };
   }
 
-  async lookupAccessor(req: EngineRequest): Promise<EngineResponse> {
-    const found = await this.byAccessorField(req);
+  async lookupAccessor(req: Req<'lookupAccessor'>): Promise<EngineResponse> {
+    const found = await this.byAccessorField(req.body.accessor);
     return { data: await this.lookupView(found, '') };
   }
 
-  async renew(req: EngineRequest): Promise<EngineResponse> {
-    const token = weakString(req.body['token'], 'token');
+  async renew(req: Req<'renew'>): Promise<EngineResponse> {
+    const token = req.body.token;
     if (!token) throw missingToken();
     const found = await this.byToken(token);
     if (!found) throw invalidRequest('token not found');
-    return this.renewToken(found, parseIncrement(req.body), token);
+    return this.renewToken(found, req.body.increment ?? 0, token);
   }
 
-  async renewSelf(req: EngineRequest, caller: CallerContext): Promise<EngineResponse> {
+  async renewSelf(req: Req<'renewSelf'>, caller: CallerContext): Promise<EngineResponse> {
     const found = await this.callerToken(caller);
     if (!found) throw invalidRequest('token not found');
-    return this.renewToken(found, parseIncrement(req.body), await this.echoedToken(req, found));
+    return this.renewToken(found, req.body.increment ?? 0, await this.echoedToken(req, found));
   }
 
-  async renewAccessor(req: EngineRequest): Promise<EngineResponse> {
-    const found = await this.byAccessorField(req);
-    return this.renewToken(found, parseIncrement(req.body), '');
+  async renewAccessor(req: Req<'renewAccessor'>): Promise<EngineResponse> {
+    const found = await this.byAccessorField(req.body.accessor);
+    return this.renewToken(found, req.body.increment ?? 0, '');
   }
 
-  async revoke(req: EngineRequest): Promise<EngineResponse> {
-    const token = weakString(req.body['token'], 'token');
+  async revoke(req: Req<'revoke'>): Promise<EngineResponse> {
+    const token = req.body.token;
     if (!token) throw missingToken();
     const found = await this.byToken(token, { includeUnusable: true });
     if (found) await this.revocation.revokeTree(found.state.accessor, 'revoked');
@@ -125,15 +132,15 @@ export class TokenAdminService {
     return {};
   }
 
-  async revokeAccessor(req: EngineRequest): Promise<EngineResponse> {
-    const found = await this.byAccessorField(req, { includeUnusable: true });
+  async revokeAccessor(req: Req<'revokeAccessor'>): Promise<EngineResponse> {
+    const found = await this.byAccessorField(req.body.accessor, { includeUnusable: true });
     await this.revocation.revokeTree(found.state.accessor, 'revoked');
     return {};
   }
 
   /** revoke-orphan: the route needs sudo, the gateway checks it. */
-  async revokeOrphan(req: EngineRequest): Promise<EngineResponse> {
-    const token = weakString(req.body['token'], 'token');
+  async revokeOrphan(req: Req<'revokeOrphan'>): Promise<EngineResponse> {
+    const token = req.body.token;
     if (!token) throw missingToken();
     const found = await this.byToken(token, { includeUnusable: true });
     if (!found) throw invalidRequest('token to revoke not found');
@@ -196,7 +203,7 @@ export class TokenAdminService {
   }
 
   /** The raw token from the forwarded headers, if it is the caller's (else ""). */
-  private async echoedToken(req: EngineRequest, found: VersionedToken): Promise<string> {
+  private async echoedToken(req: HeadersOnly, found: VersionedToken): Promise<string> {
     const raw = tokenFromHeaders(req.headers);
     if (!raw) return '';
     const hasher = await this.salt.get();
@@ -215,10 +222,9 @@ export class TokenAdminService {
   }
 
   private async byAccessorField(
-    req: EngineRequest,
+    accessor: string | undefined,
     opts: { includeUnusable?: boolean } = {},
   ): Promise<VersionedToken> {
-    const accessor = weakString(req.body['accessor'], 'accessor');
     if (!accessor) throw missingAccessor();
     const found = await this.repo.byAccessor(accessor);
     if (!found || (!opts.includeUnusable && !isUsable(found.state, this.now()))) throw invalidAccessor();

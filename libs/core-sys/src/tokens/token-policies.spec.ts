@@ -1,6 +1,12 @@
-import { combinedPolicies, isSubset, parseStringList, sanitizePolicies } from './token-policies';
+import { tokenContracts, tokenCreateBodySchema } from '@coffer/contracts';
+import { parsedBody } from '../test-support/contract-body';
+import { combinedPolicies, isSubset, sanitizePolicies } from './token-policies';
 import { generateAccessor, generateToken, randomBase62, TokenHasher, tokenFromHeaders } from './token-crypto';
-import { parseCreateParams } from './token-params';
+import { createParamsOf } from './token.decider';
+
+const createParams = (raw: Record<string, unknown>) => createParamsOf(parsedBody(tokenContracts.create, raw));
+/** TypeCommaStringSlice, as the create body reads `policies`. */
+const stringList = (raw: unknown) => tokenCreateBodySchema.shape.policies.parse(raw);
 
 describe('sanitizePolicies', () => {
   it('trims, lower-cases, drops empties, sorts and dedupes', () => {
@@ -26,10 +32,10 @@ describe('policy lists', () => {
   });
 
   it('parses arrays and comma strings', () => {
-    expect(parseStringList('a, b,,c')).toEqual(['a', 'b', 'c']);
-    expect(parseStringList(['a', ' b '])).toEqual(['a', 'b']);
-    expect(parseStringList(undefined)).toBeUndefined();
-    expect(parseStringList('')).toEqual([]);
+    expect(stringList('a, b,,c')).toEqual(['a', 'b', 'c']);
+    expect(stringList(['a', ' b '])).toEqual(['a', 'b']);
+    expect(stringList(undefined)).toBeUndefined();
+    expect(stringList('')).toEqual([]);
   });
 
   it('combines token and identity policies', () => {
@@ -65,10 +71,10 @@ describe('token material', () => {
   });
 });
 
-describe('parseCreateParams', () => {
+describe('createParamsOf', () => {
   it('decodes weakly with Vault defaults', () => {
     expect(
-      parseCreateParams({
+      createParams({
         ttl: '1h',
         num_uses: '3',
         renewable: 'false',
@@ -89,16 +95,16 @@ describe('parseCreateParams', () => {
       numUses: 3,
       period: 0,
     });
-    expect(parseCreateParams({}).renewable).toBe(true);
-    expect(parseCreateParams({ lease: '30m' }).ttl).toBe(1800);
+    expect(createParams({}).renewable).toBe(true);
+    expect(createParams({ lease: '30m' }).ttl).toBe(1800);
   });
 
   it('answers Vault texts for bad values', () => {
-    expect(() => parseCreateParams({ num_uses: -1 })).toThrow('number of uses cannot be negative');
-    expect(() => parseCreateParams({ ttl: '-5s' })).toThrow('ttl must be positive');
-    expect(() => parseCreateParams({ ttl: 'soon' })).toThrow('time: invalid duration "soon"');
-    expect(() => parseCreateParams({ type: 'weird' })).toThrow("invalid 'token_type' value");
-    expect(() => parseCreateParams({ type: 'batch' })).toThrow('batch tokens are not supported');
-    expect(() => parseCreateParams({ renewable: 'maybe' })).toThrow("cannot parse 'renewable' as bool");
+    expect(() => createParams({ num_uses: -1 })).toThrow('number of uses cannot be negative');
+    expect(() => createParams({ ttl: '-5s' })).toThrow('ttl must be positive');
+    expect(() => createParams({ ttl: 'soon' })).toThrow('time: invalid duration "soon"');
+    expect(() => createParams({ type: 'weird' })).toThrow("invalid 'token_type' value");
+    expect(() => createParams({ type: 'batch' })).toThrow('batch tokens are not supported');
+    expect(() => createParams({ renewable: 'maybe' })).toThrow("cannot parse 'renewable' as bool");
   });
 });

@@ -1,5 +1,5 @@
 import { RESPONSE_WRAPPING_POLICY_NAME } from '@coffer/acl';
-import { DomainError, invalidRequest } from '@coffer/contracts';
+import { DomainError, invalidRequest, type TokenCreateBody } from '@coffer/contracts';
 import type {
   RevocationReason,
   TokenCreatedData,
@@ -47,7 +47,7 @@ export function isUseLimited(state: TokenState): boolean {
   return state.numUses > 0 || state.exhaustedAt !== null;
 }
 
-/** The parameters of auth/token/create, parsed (token-params.ts). Durations in seconds. */
+/** The parameters of auth/token/create, read from its body (createParamsOf). Durations in seconds. */
 export interface CreateTokenParams {
   id?: string;
   policies?: string[];
@@ -60,6 +60,37 @@ export interface CreateTokenParams {
   displayName?: string;
   numUses: number;
   period: number;
+}
+
+/** auth/token/create[-orphan]: the parsed body with Vault's defaults and value rules. */
+export function createParamsOf(body: TokenCreateBody): CreateTokenParams {
+  const type = body.type ?? '';
+  if (type === 'batch') throw invalidRequest('batch tokens are not supported');
+  if (type !== '' && type !== 'service') throw invalidRequest("invalid 'token_type' value");
+  const numUses = body.num_uses ?? 0;
+  if (numUses < 0) throw invalidRequest('number of uses cannot be negative');
+  const explicitMaxTtl = body.explicit_max_ttl ?? 0;
+  if (explicitMaxTtl < 0) throw invalidRequest('explicit_max_ttl must be positive');
+  const period = body.period ?? 0;
+  if (period < 0) throw invalidRequest('period must be positive');
+  if (body.ttl !== undefined && body.ttl < 0) throw invalidRequest('ttl must be positive');
+  if (body.ttl === undefined && body.lease !== undefined && body.lease < 0)
+    throw invalidRequest('lease must be positive');
+  if ((body.entity_alias ?? '') !== '')
+    throw invalidRequest('entity_alias can only be used with a token role');
+  return {
+    id: body.id || undefined,
+    policies: body.policies,
+    meta: body.meta ?? body.metadata ?? {},
+    noParent: body.no_parent ?? false,
+    noDefaultPolicy: body.no_default_policy ?? false,
+    renewable: body.renewable ?? true,
+    ttl: body.ttl ?? body.lease ?? 0,
+    explicitMaxTtl,
+    displayName: body.display_name || undefined,
+    numUses,
+    period,
+  };
 }
 
 /** What to issue, once the caller's rights are settled. */

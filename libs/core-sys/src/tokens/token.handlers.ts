@@ -7,8 +7,8 @@ import {
   type CallerContext,
   type ContractRequest,
   type ContractResponse,
-  type EngineRequest,
   type EngineResponse,
+  type RequestOf,
 } from '@coffer/contracts';
 import { Caller, Handles } from '@coffer/transport';
 import { TokenAdminService } from './token-admin.service';
@@ -20,47 +20,62 @@ export class TokenRouteHandlers {
   constructor(private readonly admin: TokenAdminService) {}
 
   @Handles(tokenContracts.create)
-  create(@Payload() req: EngineRequest, @Caller() caller: CallerContext): Promise<EngineResponse> {
+  create(
+    @Payload() req: RequestOf<typeof tokenContracts.create>,
+    @Caller() caller: CallerContext,
+  ): Promise<EngineResponse> {
     return this.admin.create(req, caller, false);
   }
 
   @Handles(tokenContracts.createOrphan)
-  createOrphan(@Payload() req: EngineRequest, @Caller() caller: CallerContext): Promise<EngineResponse> {
+  createOrphan(
+    @Payload() req: RequestOf<typeof tokenContracts.createOrphan>,
+    @Caller() caller: CallerContext,
+  ): Promise<EngineResponse> {
     return this.admin.create(req, caller, true);
   }
 
   @Handles(tokenContracts.lookup)
-  lookup(@Payload() req: EngineRequest, @Caller() caller: CallerContext): Promise<EngineResponse> {
+  lookup(
+    @Payload() req: RequestOf<typeof tokenContracts.lookup>,
+    @Caller() caller: CallerContext,
+  ): Promise<EngineResponse> {
     return this.admin.lookup(req, caller);
   }
 
   @Handles(tokenContracts.lookupSelf)
-  lookupSelf(@Payload() req: EngineRequest, @Caller() caller: CallerContext): Promise<EngineResponse> {
+  lookupSelf(
+    @Payload() req: RequestOf<typeof tokenContracts.lookupSelf>,
+    @Caller() caller: CallerContext,
+  ): Promise<EngineResponse> {
     return this.admin.lookupSelf(req, caller);
   }
 
   @Handles(tokenContracts.lookupAccessor)
-  lookupAccessor(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  lookupAccessor(@Payload() req: RequestOf<typeof tokenContracts.lookupAccessor>): Promise<EngineResponse> {
     return this.admin.lookupAccessor(req);
   }
 
   @Handles(tokenContracts.renew)
-  renew(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  renew(@Payload() req: RequestOf<typeof tokenContracts.renew>): Promise<EngineResponse> {
     return this.admin.renew(req);
   }
 
   @Handles(tokenContracts.renewSelf)
-  renewSelf(@Payload() req: EngineRequest, @Caller() caller: CallerContext): Promise<EngineResponse> {
+  renewSelf(
+    @Payload() req: RequestOf<typeof tokenContracts.renewSelf>,
+    @Caller() caller: CallerContext,
+  ): Promise<EngineResponse> {
     return this.admin.renewSelf(req, caller);
   }
 
   @Handles(tokenContracts.renewAccessor)
-  renewAccessor(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  renewAccessor(@Payload() req: RequestOf<typeof tokenContracts.renewAccessor>): Promise<EngineResponse> {
     return this.admin.renewAccessor(req);
   }
 
   @Handles(tokenContracts.revoke)
-  revoke(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  revoke(@Payload() req: RequestOf<typeof tokenContracts.revoke>): Promise<EngineResponse> {
     return this.admin.revoke(req);
   }
 
@@ -70,12 +85,12 @@ export class TokenRouteHandlers {
   }
 
   @Handles(tokenContracts.revokeAccessor)
-  revokeAccessor(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  revokeAccessor(@Payload() req: RequestOf<typeof tokenContracts.revokeAccessor>): Promise<EngineResponse> {
     return this.admin.revokeAccessor(req);
   }
 
   @Handles(tokenContracts.revokeOrphan)
-  revokeOrphan(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  revokeOrphan(@Payload() req: RequestOf<typeof tokenContracts.revokeOrphan>): Promise<EngineResponse> {
     return this.admin.revokeOrphan(req);
   }
 

@@ -258,6 +258,45 @@ describe('renewal', () => {
   });
 });
 
+describe('null fields (hvac sends null for what it leaves unset)', () => {
+  it('creates, renews and looks up with null as "not set"', async () => {
+    const nulls = {
+      id: null,
+      policies: null,
+      meta: null,
+      no_parent: null,
+      no_default_policy: null,
+      renewable: null,
+      ttl: null,
+      type: null,
+      explicit_max_ttl: null,
+      display_name: null,
+      num_uses: null,
+      period: null,
+      entity_alias: null,
+    };
+    const { token, auth } = await create(nulls);
+    expect(auth).toMatchObject({ policies: ['root'], lease_duration: 0 });
+    const child = await create({ ...nulls, policies: ['web'], ttl: '1h' });
+    const renew = { mount: tokenMount, path: 'renew', body: { token: child.token, increment: null } };
+    expect((await h.call(tokenContracts.renew, renew)).auth?.lease_duration).toBe(3600);
+    const caller = await h.callerFor(child.token);
+    const self = await h.call(
+      tokenContracts.renewSelf,
+      { mount: tokenMount, path: 'renew-self', body: { increment: null } },
+      caller,
+    );
+    expect(self.auth?.lease_duration).toBe(3600);
+    const byAccessor = await h.call(tokenContracts.renewAccessor, {
+      mount: tokenMount,
+      path: 'renew-accessor',
+      body: { accessor: child.auth.accessor, increment: null },
+    });
+    expect(byAccessor.auth?.lease_duration).toBe(3600);
+    expect((await lookup(token)).data).toMatchObject({ id: token, meta: null, num_uses: 0 });
+  });
+});
+
 describe('revocation', () => {
   it('revokes children with the parent and broadcasts before answering', async () => {
     const revoked = await h.record(tokenRevoked);

@@ -1,4 +1,5 @@
-import { DomainError } from '@coffer/contracts';
+import { DomainError, userpassContracts } from '@coffer/contracts';
+import { parsedBody } from '../test-support/contract-body';
 import {
   applyTokenFields,
   authMountPath,
@@ -12,6 +13,11 @@ import {
   validateCidr,
 } from './userpass.decider';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './userpass-password';
+import type { UserTokenSettings } from './userpass.events';
+
+/** A user write's token fields as the handler receives them. */
+const apply = (current: UserTokenSettings, body: Record<string, unknown>) =>
+  applyTokenFields(current, parsedBody(userpassContracts.userWrite, body));
 
 function failure(fn: () => unknown): DomainError {
   try {
@@ -41,7 +47,7 @@ describe('usernames', () => {
 
 describe('applyTokenFields', () => {
   it('parses Vault token fields, deprecated aliases included', () => {
-    const s = applyTokenFields(DEFAULT_TOKEN_SETTINGS, {
+    const s = apply(DEFAULT_TOKEN_SETTINGS, {
       token_policies: 'a, b',
       token_ttl: '1h',
       max_ttl: 7200,
@@ -61,31 +67,27 @@ describe('applyTokenFields', () => {
       tokenType: 'service',
       tokenBoundCidrs: ['10.0.0.0/8', '127.0.0.1/32'],
     });
-    expect(applyTokenFields(DEFAULT_TOKEN_SETTINGS, { policies: ['x'] }).tokenPolicies).toEqual(['x']);
+    expect(apply(DEFAULT_TOKEN_SETTINGS, { policies: ['x'] }).tokenPolicies).toEqual(['x']);
   });
 
   it('keeps what is not given', () => {
-    const s = applyTokenFields(
-      { ...DEFAULT_TOKEN_SETTINGS, tokenTtl: 60, tokenPolicies: ['p'] },
-      { token_num_uses: 1 },
-    );
+    const s = apply({ ...DEFAULT_TOKEN_SETTINGS, tokenTtl: 60, tokenPolicies: ['p'] }, { token_num_uses: 1 });
     expect(s.tokenTtl).toBe(60);
     expect(s.tokenPolicies).toEqual(['p']);
   });
 
   it('answers Vault texts for bad values', () => {
-    expect(failure(() => applyTokenFields(DEFAULT_TOKEN_SETTINGS, { token_num_uses: -1 })).message).toBe(
+    expect(failure(() => apply(DEFAULT_TOKEN_SETTINGS, { token_num_uses: -1 })).message).toBe(
       "'token_num_uses' cannot be negative",
     );
     expect(
-      failure(() => applyTokenFields(DEFAULT_TOKEN_SETTINGS, { token_ttl: '2h', token_max_ttl: '1h' }))
-        .message,
+      failure(() => apply(DEFAULT_TOKEN_SETTINGS, { token_ttl: '2h', token_max_ttl: '1h' })).message,
     ).toBe("'token_ttl' cannot be greater than 'token_max_ttl'");
-    expect(failure(() => applyTokenFields(DEFAULT_TOKEN_SETTINGS, { token_type: 'odd' })).message).toBe(
+    expect(failure(() => apply(DEFAULT_TOKEN_SETTINGS, { token_type: 'odd' })).message).toBe(
       'invalid \'token_type\' value "odd"',
     );
     expect(
-      failure(() => applyTokenFields(DEFAULT_TOKEN_SETTINGS, { token_bound_cidrs: '10.0.0.0/33' })).message,
+      failure(() => apply(DEFAULT_TOKEN_SETTINGS, { token_bound_cidrs: '10.0.0.0/33' })).message,
     ).toContain('when parsing bound cidrs');
   });
 });

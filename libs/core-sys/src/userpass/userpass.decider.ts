@@ -1,7 +1,6 @@
 import { BlockList, isIP } from 'node:net';
-import { DomainError, invalidRequest } from '@coffer/contracts';
-import { parseStringList, sanitizePolicies } from '../tokens/token-policies';
-import { weakBool, weakDuration, weakInt, weakString } from '../tokens/weak-decode';
+import { DomainError, invalidRequest, type UserpassTokenFields } from '@coffer/contracts';
+import { sanitizePolicies } from '../tokens/token-policies';
 import type { UserpassEvent, UserTokenSettings } from './userpass.events';
 
 export interface UserState {
@@ -47,40 +46,28 @@ export const DEFAULT_TOKEN_SETTINGS: UserTokenSettings = {
   tokenBoundCidrs: [],
 };
 
-/** The new field if given, else its deprecated alias, else undefined (keep the current value). */
-function pick(body: Record<string, unknown>, field: string, deprecated?: string): unknown {
-  if (body[field] !== undefined) return body[field];
-  return deprecated !== undefined ? body[deprecated] : undefined;
-}
-
 /** Vault's tokenutil.ParseTokenFields: the token_* fields of a user write, over `current`. */
-export function applyTokenFields(
-  current: UserTokenSettings,
-  body: Record<string, unknown>,
-): UserTokenSettings {
+export function applyTokenFields(current: UserTokenSettings, fields: UserpassTokenFields): UserTokenSettings {
   const next = { ...current };
-  const policies = parseStringList(pick(body, 'token_policies', 'policies'));
-  if (policies !== undefined) next.tokenPolicies = policies;
-  const ttl = weakDuration(pick(body, 'token_ttl', 'ttl'), 'token_ttl');
+  // The new field if given, else its deprecated alias, else keep the current value.
+  const policies = fields.token_policies ?? fields.policies;
+  if (policies !== undefined) next.tokenPolicies = policies.filter((p) => p !== '');
+  const ttl = fields.token_ttl ?? fields.ttl;
   if (ttl !== undefined) next.tokenTtl = nonNegative(ttl, 'token_ttl');
-  const maxTtl = weakDuration(pick(body, 'token_max_ttl', 'max_ttl'), 'token_max_ttl');
+  const maxTtl = fields.token_max_ttl ?? fields.max_ttl;
   if (maxTtl !== undefined) next.tokenMaxTtl = nonNegative(maxTtl, 'token_max_ttl');
-  const explicitMax = weakDuration(body['token_explicit_max_ttl'], 'token_explicit_max_ttl');
-  if (explicitMax !== undefined)
-    next.tokenExplicitMaxTtl = nonNegative(explicitMax, 'token_explicit_max_ttl');
-  const period = weakDuration(body['token_period'], 'token_period');
-  if (period !== undefined) next.tokenPeriod = nonNegative(period, 'token_period');
-  const numUses = weakInt(body['token_num_uses'], 'token_num_uses');
-  if (numUses !== undefined) {
-    if (numUses < 0) throw invalidRequest("'token_num_uses' cannot be negative");
-    next.tokenNumUses = numUses;
+  if (fields.token_explicit_max_ttl !== undefined)
+    next.tokenExplicitMaxTtl = nonNegative(fields.token_explicit_max_ttl, 'token_explicit_max_ttl');
+  if (fields.token_period !== undefined) next.tokenPeriod = nonNegative(fields.token_period, 'token_period');
+  if (fields.token_num_uses !== undefined) {
+    if (fields.token_num_uses < 0) throw invalidRequest("'token_num_uses' cannot be negative");
+    next.tokenNumUses = fields.token_num_uses;
   }
-  const noDefault = weakBool(body['token_no_default_policy'], 'token_no_default_policy');
-  if (noDefault !== undefined) next.tokenNoDefaultPolicy = noDefault;
-  const type = weakString(body['token_type'], 'token_type');
-  if (type !== undefined) next.tokenType = parseTokenType(type);
-  const cidrs = parseStringList(pick(body, 'token_bound_cidrs', 'bound_cidrs'));
-  if (cidrs !== undefined) next.tokenBoundCidrs = cidrs.map(validateCidr);
+  if (fields.token_no_default_policy !== undefined)
+    next.tokenNoDefaultPolicy = fields.token_no_default_policy;
+  if (fields.token_type !== undefined) next.tokenType = parseTokenType(fields.token_type);
+  const cidrs = fields.token_bound_cidrs ?? fields.bound_cidrs;
+  if (cidrs !== undefined) next.tokenBoundCidrs = cidrs.filter((c) => c !== '').map(validateCidr);
   if (next.tokenMaxTtl > 0 && next.tokenTtl > next.tokenMaxTtl) {
     throw invalidRequest("'token_ttl' cannot be greater than 'token_max_ttl'");
   }

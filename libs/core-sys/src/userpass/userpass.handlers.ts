@@ -4,8 +4,8 @@ import {
   mountDisabled,
   userpassContracts,
   type CallerContext,
-  type EngineRequest,
   type EngineResponse,
+  type RequestOf,
 } from '@coffer/contracts';
 import { Handles, OnBroadcast, OptionalCaller } from '@coffer/transport';
 import type { z } from 'zod';
@@ -17,44 +17,44 @@ export class UserpassHandlers {
   constructor(private readonly users: UserpassService) {}
 
   @Handles(userpassContracts.userExists)
-  exists(@Payload() req: EngineRequest): Promise<{ exists: boolean }> {
+  exists(@Payload() req: RequestOf<typeof userpassContracts.userExists>): Promise<{ exists: boolean }> {
     return this.users.exists(req);
   }
 
   @Handles(userpassContracts.userWrite)
-  write(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  write(@Payload() req: RequestOf<typeof userpassContracts.userWrite>): Promise<EngineResponse> {
     return this.users.write(req);
   }
 
   @Handles(userpassContracts.userRead)
-  read(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  read(@Payload() req: RequestOf<typeof userpassContracts.userRead>): Promise<EngineResponse> {
     return this.users.read(req);
   }
 
   @Handles(userpassContracts.userDelete)
-  delete(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  delete(@Payload() req: RequestOf<typeof userpassContracts.userDelete>): Promise<EngineResponse> {
     return this.users.delete(req);
   }
 
   @Handles(userpassContracts.userList)
-  list(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  list(@Payload() req: RequestOf<typeof userpassContracts.userList>): Promise<EngineResponse> {
     return this.users.list(req);
   }
 
   @Handles(userpassContracts.userPassword)
-  setPassword(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  setPassword(@Payload() req: RequestOf<typeof userpassContracts.userPassword>): Promise<EngineResponse> {
     return this.users.setPassword(req);
   }
 
   @Handles(userpassContracts.userPolicies)
-  setPolicies(@Payload() req: EngineRequest): Promise<EngineResponse> {
+  setPolicies(@Payload() req: RequestOf<typeof userpassContracts.userPolicies>): Promise<EngineResponse> {
     return this.users.setPolicies(req);
   }
 
   /** Unauthenticated: the context (client address) is there, the token is not. */
   @Handles(userpassContracts.login)
   login(
-    @Payload() req: EngineRequest,
+    @Payload() req: RequestOf<typeof userpassContracts.login>,
     @OptionalCaller() caller: CallerContext | undefined,
   ): Promise<EngineResponse> {
     return this.users.login(req, caller);

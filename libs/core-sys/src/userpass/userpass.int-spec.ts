@@ -281,3 +281,36 @@ describe('login', () => {
     });
   });
 });
+
+describe('null fields (hvac sends null for what it leaves unset)', () => {
+  it('creates and updates users with null as "not set"', async () => {
+    const nulls = {
+      token_policies: null,
+      policies: null,
+      token_ttl: null,
+      token_max_ttl: null,
+      token_explicit_max_ttl: null,
+      token_period: null,
+      token_num_uses: null,
+      token_no_default_policy: null,
+      token_type: null,
+      token_bound_cidrs: null,
+    };
+    await user('nully', { password: 'pw', ...nulls, token_policies: ['web'] });
+    await user('nully', { ...nulls, password: null }, 'update');
+    const read = await h.call(userpassContracts.userRead, {
+      mount: up,
+      operation: 'read',
+      path: 'users/nully',
+      params: { username: 'nully' },
+    });
+    expect(read.data).toMatchObject({ token_policies: ['web'], token_ttl: 0, token_type: 'default' });
+    await h.call(userpassContracts.userPolicies, {
+      mount: up,
+      path: 'users/nully/policies',
+      params: { username: 'nully' },
+      body: { token_policies: null, policies: 'ops' },
+    });
+    expect((await login('nully', 'pw')).auth?.policies).toEqual(['default', 'ops']);
+  });
+});

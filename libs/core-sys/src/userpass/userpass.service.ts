@@ -3,16 +3,15 @@ import {
   DomainError,
   invalidRequest,
   notFound,
+  userpassContracts,
   type CallerContext,
-  type EngineRequest,
   type EngineResponse,
+  type RequestOf,
 } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { IdentityService } from '../identity/identity.service';
-import { parseStringList } from '../tokens/token-policies';
 import { TokenService } from '../tokens/token.service';
-import { weakString } from '../tokens/weak-decode';
 import {
   applyTokenFields,
   authMountPath,
@@ -26,6 +25,10 @@ import {
 import { UserpassEventLog } from './userpass.projection';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './userpass-password';
 import { UserpassRepository } from './userpass.repository';
+
+type Req<K extends keyof typeof userpassContracts> = RequestOf<(typeof userpassContracts)[K]>;
+/** What identifies a user: its mount and the username of the route. */
+type UserRef = Pick<Req<'userRead'>, 'mount' | 'params'>;
 
 const badCredentials = (): DomainError => invalidRequest('invalid username or password');
 const missingPassword = (): DomainError => invalidRequest('missing password');
@@ -42,16 +45,16 @@ export class UserpassService {
     private readonly identity: IdentityService,
   ) {}
 
-  async exists(req: EngineRequest): Promise<{ exists: boolean }> {
-    const found = await this.repo.find(req.mount.uuid, normalizeUsername(param(req, 'username')));
+  async exists(req: Pick<Req<'userExists'>, 'mount' | 'params'>): Promise<{ exists: boolean }> {
+    const found = await this.repo.find(req.mount.uuid, normalizeUsername(req.params['username'] ?? ''));
     return { exists: found !== undefined };
   }
 
   /** Create (password required) or update (only the given fields change). 204. */
-  async write(req: EngineRequest): Promise<EngineResponse> {
+  async write(req: Req<'userWrite'>): Promise<EngineResponse> {
     const mountUuid = req.mount.uuid;
-    const username = normalizeUsername(param(req, 'username'));
-    const password = weakString(req.body['password'], 'password');
+    const username = normalizeUsername(req.params.username);
+    const { password } = req.body;
     if (password === '') throw missingPassword();
     // Hash once, outside the retry loop: scrypt is deliberately slow.
     const passwordHash = password !== undefined ? await hashPassword(password) : undefined;
@@ -75,15 +78,15 @@ export class UserpassService {
     return {};
   }
 
-  async read(req: EngineRequest): Promise<EngineResponse> {
-    const found = await this.repo.find(req.mount.uuid, normalizeUsername(param(req, 'username')));
+  async read(req: UserRef): Promise<EngineResponse> {
+    const found = await this.repo.find(req.mount.uuid, normalizeUsername(req.params.username));
     if (!found) throw notFound();
     return { data: userView(found.state.settings) };
   }
 
-  async delete(req: EngineRequest): Promise<EngineResponse> {
+  async delete(req: UserRef): Promise<EngineResponse> {
     const mountUuid = req.mount.uuid;
-    const username = normalizeUsername(param(req, 'username'));
+    const username = normalizeUsername(req.params.username);
     await retryOnConflict(async () => {
       const current = await this.repo.find(mountUuid, username);
       if (!current) return;
@@ -94,16 +97,16 @@ export class UserpassService {
     return {};
   }
 
-  async list(req: EngineRequest): Promise<EngineResponse> {
+  async list(req: Pick<Req<'userList'>, 'mount'>): Promise<EngineResponse> {
     const keys = await this.repo.usernames(req.mount.uuid);
     if (keys.length === 0) throw notFound();
     return { data: { keys } };
   }
 
-  async setPassword(req: EngineRequest): Promise<EngineResponse> {
+  async setPassword(req: Req<'userPassword'>): Promise<EngineResponse> {
     const mountUuid = req.mount.uuid;
-    const username = normalizeUsername(param(req, 'username'));
-    const password = weakString(req.body['password'], 'password');
+    const username = normalizeUsername(req.params.username);
+    const { password } = req.body;
     if (!(await this.repo.find(mountUuid, username))) throw noSuchUser();
     if (!password) throw missingPassword();
     const passwordHash = await hashPassword(password);
@@ -117,11 +120,11 @@ export class UserpassService {
     return {};
   }
 
-  async setPolicies(req: EngineRequest): Promise<EngineResponse> {
+  async setPolicies(req: Req<'userPolicies'>): Promise<EngineResponse> {
     const mountUuid = req.mount.uuid;
-    const username = normalizeUsername(param(req, 'username'));
-    const raw = req.body['token_policies'] !== undefined ? req.body['token_policies'] : req.body['policies'];
-    const tokenPolicies = parseStringList(raw) ?? [];
+    const username = normalizeUsername(req.params.username);
+    const given = req.body.token_policies ?? req.body.policies ?? [];
+    const tokenPolicies = given.filter((p) => p !== '');
     await retryOnConflict(async () => {
       const current = await this.repo.find(mountUuid, username);
       if (!current) throw noSuchUser();
@@ -153,9 +156,9 @@ export class UserpassService {
    * (mount accessor, username), created on first login. Unknown users and wrong passwords get
    * the same answer after the same work.
    */
-  async login(req: EngineRequest, caller: CallerContext | undefined): Promise<EngineResponse> {
-    const username = normalizeUsername(param(req, 'username'));
-    const password = weakString(req.body['password'], 'password');
+  async login(req: Req<'login'>, caller: CallerContext | undefined): Promise<EngineResponse> {
+    const username = normalizeUsername(req.params.username);
+    const { password } = req.body;
     if (!password) throw missingPassword();
     const found = await this.repo.find(req.mount.uuid, username);
     const ok = found
@@ -190,5 +193,3 @@ export class UserpassService {
     return this.runtime.clock().getTime();
   }
 }
-
-const param = (req: EngineRequest, name: string): string => req.params[name] ?? '';
