@@ -10,7 +10,6 @@ import {
   ROOT_TOKEN,
   startHarness,
   statusesOf,
-  testEngineRoutes,
   type Harness,
 } from './harness';
 
@@ -50,8 +49,7 @@ interface SeqEngine {
 /** A harness with the seq engine mounted at seq/ next to the test engine. */
 async function startSeqHarness(overrides: Partial<GatewayOptions> = {}): Promise<Harness> {
   const h = await startHarness({
-    routeTableFor: (mount) =>
-      mount.type === 'seqeng' ? seqRoutes : harnessRouteTable(mount),
+    routeTableFor: (mount) => (mount.type === 'seqeng' ? seqRoutes : harnessRouteTable(mount)),
     ...overrides,
   });
   h.core.mounts.push(mountEntry('seq/', 'seqeng'));
