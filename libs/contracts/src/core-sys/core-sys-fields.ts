@@ -40,7 +40,11 @@ export const fieldInt = (description?: string) => weakInt({ bools: true, message
 
 /** TypeDurationSecond of a framework.FieldData handler, in seconds; Go's text for a bad string. */
 export const fieldDuration = (description?: string) =>
-  weakDuration({ message: ({ field }) => `cannot parse '${field}' as duration`, description });
+  weakDuration({
+    message: ({ field, reason, cause }) =>
+      cause === 'value' ? reason : `cannot parse '${field}' as duration`,
+    description,
+  });
 
 /** TypeString of a framework.FieldData handler. */
 export const fieldString = (description?: string) =>
