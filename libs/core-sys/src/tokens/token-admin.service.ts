@@ -26,8 +26,8 @@ import { mountTtls, type MountTtls } from './token-ttl';
 import { authBlock, lookupData } from './token.view';
 import { weakString } from './weak-decode';
 
-// Vault pairs "bad token" with ErrPermissionDenied, but its HTTP layer answers the message: 400.
-const badToken = (): DomainError => invalidRequest('bad token');
+// Vault pairs "bad token" with ErrPermissionDenied: 403 with the message (clients: Forbidden).
+const badToken = (): DomainError => new DomainError('forbidden', 'bad token');
 const missingToken = (): DomainError => invalidRequest('missing token ID');
 const missingAccessor = (): DomainError => invalidRequest('missing accessor');
 const invalidAccessor = (): DomainError => invalidRequest('invalid accessor');
