@@ -184,6 +184,15 @@ describe('dev: the hvac client', () => {
       });
       expect(caps.data).toMatchObject({ 'secret/data/caps/x': ['list', 'read'], 'sys/mounts': ['deny'] });
     });
+
+    it('answers capabilities for paths named like Object.prototype members (was a 500)', async () => {
+      const caps = await hvac.call('sys.get_capabilities', {
+        args: [['constructor', 'toString', '__proto__']],
+      });
+      expect(caps.data).toMatchObject({ constructor: ['root'], toString: ['root'] });
+      const one = await hvac.call('sys.get_capabilities', { args: [['__proto__']] });
+      expect(one.data.capabilities).toEqual(['root']);
+    });
   });
 
   describe('tokens', () => {
