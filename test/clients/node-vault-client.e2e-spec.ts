@@ -137,6 +137,26 @@ describe('dev: the node-vault-client client', () => {
     });
   });
 
+  it('governs paths named like Object.prototype members as ordinary paths', async () => {
+    const name = uniq('nvc-proto');
+    await vault.write(`sys/policy/${name}`, {
+      policy:
+        'path "secret/data/__proto__" { capabilities = ["read"] }\npath "secret/data/constructor/*" { capabilities = ["read"] }',
+    });
+    await vault.write('secret/data/__proto__', { data: { v: 'proto' } });
+    await vault.write('secret/data/constructor/x', { data: { v: 'ctor' } });
+    await vault.write('secret/data/toString', { data: { v: 'no' } });
+    const token: string = (await vault.write('auth/token/create', { policies: [name], renewable: false }))
+      .auth.client_token;
+    const limited = clientFor(token);
+    expect((await limited.read('secret/data/__proto__')).getValue('data')).toEqual({ v: 'proto' });
+    expect((await limited.read('secret/data/constructor/x')).getValue('data')).toEqual({ v: 'ctor' });
+    expect(await failure(limited.read('secret/data/toString'))).toMatchObject({ statusCode: 403 });
+    const resultant = (await limited.read('sys/internal/ui/resultant-acl')).getData();
+    expect(resultant.exact_paths['secret/data/__proto__']).toEqual({ capabilities: ['read'] });
+    expect(resultant.glob_paths['secret/data/constructor/']).toEqual({ capabilities: ['read'] });
+  });
+
   it('looks tokens up and revokes them; a revoked token is Forbidden "bad token"', async () => {
     const created = await vault.write('auth/token/create', { ttl: '10m', num_uses: 5 });
     const token: string = created.auth.client_token;
