@@ -22,7 +22,8 @@ const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j|mj)s$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(jose|openid-client|oauth4webapi)/)'],
+  // ESM-only packages, compiled to CommonJS like the sources (hashi-vault-js: test/clients)
+  transformIgnorePatterns: ['/node_modules/(?!(jose|openid-client|oauth4webapi|hashi-vault-js)/)'],
   moduleNameMapper,
   setupFiles: ['reflect-metadata'],
 };

@@ -140,20 +140,20 @@ export class Acl {
   /** sys/internal/ui/resultant-acl: exact and glob rules with their merged settings. */
   resultant(): ResultantAcl {
     if (this.root) return { root: true };
-    const render = (entries: Map<string, RuleEntry>): Record<string, ResultantAclPath> => {
-      const out: Record<string, ResultantAclPath> = {};
-      for (const key of [...entries.keys()].sort()) {
-        const p = (entries.get(key) as RuleEntry).perms;
-        const r: ResultantAclPath = { capabilities: resultantCapabilityList(p.bitmap) };
-        if (p.minWrappingTtl) r.min_wrapping_ttl = Math.trunc(p.minWrappingTtl);
-        if (p.maxWrappingTtl) r.max_wrapping_ttl = Math.trunc(p.maxWrappingTtl);
-        if (p.allowedParameters?.size) r.allowed_parameters = Object.fromEntries(p.allowedParameters);
-        if (p.deniedParameters?.size) r.denied_parameters = Object.fromEntries(p.deniedParameters);
-        if (p.requiredParameters.length) r.required_parameters = [...p.requiredParameters];
-        out[key] = r;
-      }
-      return out;
-    };
+    // Object.fromEntries defines own properties: a rule for the path "__proto__" stays a rule.
+    const render = (entries: Map<string, RuleEntry>): Record<string, ResultantAclPath> =>
+      Object.fromEntries(
+        [...entries.keys()].sort().map((key) => {
+          const p = (entries.get(key) as RuleEntry).perms;
+          const r: ResultantAclPath = { capabilities: resultantCapabilityList(p.bitmap) };
+          if (p.minWrappingTtl) r.min_wrapping_ttl = Math.trunc(p.minWrappingTtl);
+          if (p.maxWrappingTtl) r.max_wrapping_ttl = Math.trunc(p.maxWrappingTtl);
+          if (p.allowedParameters?.size) r.allowed_parameters = Object.fromEntries(p.allowedParameters);
+          if (p.deniedParameters?.size) r.denied_parameters = Object.fromEntries(p.deniedParameters);
+          if (p.requiredParameters.length) r.required_parameters = [...p.requiredParameters];
+          return [key, r];
+        }),
+      );
     return { root: false, exact_paths: render(this.index.exact), glob_paths: render(this.index.prefix) };
   }
 

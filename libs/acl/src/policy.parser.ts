@@ -36,13 +36,16 @@ const PATH_KEYS = [
   'subscribe_event_types',
 ];
 
-/** The legacy `policy = "..."` shorthand (Vault < 0.5). */
-const LEGACY_POLICIES: Record<string, Capability[]> = {
-  deny: ['deny'],
-  read: ['read', 'list'],
-  write: ['create', 'read', 'update', 'delete', 'list'],
-  sudo: ['create', 'read', 'update', 'delete', 'list', 'sudo'],
-};
+/**
+ * The legacy `policy = "..."` shorthand (Vault < 0.5). A Map, as the value is the policy author's:
+ * "constructor" or "toString" must be an invalid policy, not an Object.prototype member.
+ */
+const LEGACY_POLICIES: ReadonlyMap<string, readonly Capability[]> = new Map([
+  ['deny', ['deny']],
+  ['read', ['read', 'list']],
+  ['write', ['create', 'read', 'update', 'delete', 'list']],
+  ['sudo', ['create', 'read', 'update', 'delete', 'list', 'sudo']],
+]);
 
 const FAILED = 'failed to parse policy: ';
 
@@ -169,7 +172,7 @@ function parsePathEntry(entry: PathEntry, namespace: string): PolicyPath {
   if (capsField) capabilities = stringList(capsField.value, `path ${q}: capabilities`);
   if (policyField) {
     const legacy = policyField.value.type === 'String' ? policyField.value.value : undefined;
-    const mapped = legacy === undefined ? undefined : LEGACY_POLICIES[legacy];
+    const mapped = legacy === undefined ? undefined : LEGACY_POLICIES.get(legacy);
     if (!mapped) {
       const shown = legacy ?? JSON.stringify(expressionToValue(policyField.value));
       throw new Fail(`path ${q}: invalid policy ${JSON.stringify(shown)}`, policyField.pos);

@@ -6,6 +6,7 @@ export const ERROR_CODES = [
   'invalid_request', // 400: bad input; message is shown to the caller
   'permission_denied', // 403
   'invalid_token', // 403, body says "permission denied" + "invalid token" like Vault
+  'forbidden', // 403 with the message as the error: Vault's ErrorResponse paired with ErrPermissionDenied ("bad token")
   'not_found', // 404 with errors:[] (missing key, empty LIST); `data` may carry a body (kv v2 deleted version)
   'unsupported_path', // 404 "unsupported path"
   'no_handler', // 404 no mount for the path

@@ -40,4 +40,17 @@ describe('capabilitiesData', () => {
   it('answers per path for several paths', () => {
     expect(capabilitiesData(['secret/a', 'x'], caps)).toEqual({ 'secret/a': ['read'], x: ['deny'] });
   });
+
+  it('keeps paths named like Object.prototype members as own keys', () => {
+    const one = capabilitiesData(['__proto__'], caps);
+    expect(Object.getPrototypeOf(one)).toBe(Object.prototype);
+    expect(Object.keys(one)).toEqual(['__proto__', 'capabilities']);
+    expect(Object.getOwnPropertyDescriptor(one, '__proto__')?.value).toEqual(['deny']);
+    expect(one['capabilities']).toEqual(['deny']);
+    const several = capabilitiesData(['__proto__', 'constructor', 'secret/a'], caps);
+    expect(Object.keys(several)).toEqual(['__proto__', 'constructor', 'secret/a']);
+    expect(JSON.parse(JSON.stringify(several))).toEqual(
+      JSON.parse('{"__proto__":["deny"],"constructor":["deny"],"secret/a":["read"]}'),
+    );
+  });
 });

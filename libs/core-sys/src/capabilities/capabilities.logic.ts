@@ -18,14 +18,17 @@ export function capabilitiesRequest(body: SysCapabilitiesBody): CapabilitiesRequ
   return { paths, token: body.token, accessor: body.accessor };
 }
 
-/** {"<path>": [...]} plus "capabilities" for single-path callers (backwards compatibility). */
+/**
+ * {"<path>": [...]} plus "capabilities" for single-path callers (backwards compatibility). Paths
+ * are the caller's: built with Object.fromEntries (own properties), "__proto__" is a path like
+ * any other instead of the object's prototype.
+ */
 export function capabilitiesData(
   paths: readonly string[],
   capabilitiesOf: (path: string) => string[],
 ): Record<string, unknown> {
-  const data: Record<string, unknown> = {};
-  for (const path of paths) data[path] = capabilitiesOf(path);
-  const only = paths.length === 1 ? paths[0] : undefined;
-  if (only !== undefined) data['capabilities'] = data[only];
-  return data;
+  const entries: [string, string[]][] = paths.map((path) => [path, capabilitiesOf(path)]);
+  const only = entries.length === 1 ? entries[0] : undefined;
+  if (only !== undefined) entries.push(['capabilities', only[1]]);
+  return Object.fromEntries(entries);
 }

@@ -33,8 +33,8 @@ type CreateRequest = { body: TokenCreateBody; path: string; mount: Pick<MountInf
 /** The self routes read only the forwarded token headers of the request. */
 type HeadersOnly = { headers: Record<string, string> };
 
-// Vault pairs "bad token" with ErrPermissionDenied, but its HTTP layer answers the message: 400.
-const badToken = (): DomainError => invalidRequest('bad token');
+// Vault pairs "bad token" with ErrPermissionDenied: 403 with the message (clients: Forbidden).
+const badToken = (): DomainError => new DomainError('forbidden', 'bad token');
 const missingToken = (): DomainError => invalidRequest('missing token ID');
 const missingAccessor = (): DomainError => invalidRequest('missing accessor');
 const invalidAccessor = (): DomainError => invalidRequest('invalid accessor');

@@ -15,12 +15,17 @@ import { generateAccessor, generateToken } from './token-crypto';
 import { TokenEventLog } from './token.projection';
 import { TokenRepository } from './token.repository';
 import { TokenSalt } from './token-salt';
+import { TokenUseQueue } from './token-use-queue';
 import { mountTtls, type MountTtls } from './token-ttl';
 import { authBlock, resolvedToken } from './token.view';
-import type { VersionedToken } from './token.table';
 
-/** Concurrent requests with one use-limited token contend on its stream; each retry is cheap. */
-const USE_ATTEMPTS = { attempts: 25 };
+/**
+ * Conflicts a use retries beyond the token's remaining uses. Uses of one token are in line per
+ * replica (TokenUseQueue), so a use conflicts only with other replicas' writes to the token, and
+ * each conflict with a use spends one of the remaining uses: with `remaining + USE_ATTEMPTS`
+ * attempts, a use fails only as "used up", never as a lost race, however unfair the races are.
+ */
+const USE_ATTEMPTS = 25;
 
 export const invalidToken = (): DomainError => new DomainError('invalid_token', 'permission denied');
 
@@ -53,6 +58,8 @@ export interface LoginTokenRequest {
  */
 @Injectable()
 export class TokenService {
+  private readonly uses = new TokenUseQueue();
+
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly repo: TokenRepository,
@@ -150,7 +157,7 @@ export class TokenService {
     if (!found || !hasher.matches(token, found.state.tokenHash)) throw invalidToken();
     if (!isUsable(found.state, this.now())) throw invalidToken();
     const identityPolicies = await this.identityPolicies(found.state);
-    const state = isUseLimited(found.state) ? await this.use(found) : found.state;
+    const state = isUseLimited(found.state) ? await this.use(found.state) : found.state;
     return resolvedToken(state, identityPolicies);
   }
 
@@ -179,22 +186,27 @@ export class TokenService {
     return standing.policies;
   }
 
-  private async use(found: VersionedToken): Promise<TokenState> {
-    let current: VersionedToken | undefined = found;
-    return retryOnConflict(async () => {
-      current ??= await this.repo.byAccessor(found.state.accessor);
-      const attempt = current;
-      current = undefined; // a retry re-reads the row
-      const nowMs = this.now();
-      if (!attempt || !isUsable(attempt.state, nowMs)) throw invalidToken();
-      const used = decideUse(attempt.state, nowMs);
-      if (!used) return attempt.state;
-      const after = await this.log.append(attempt.state.accessor, attempt.version, [
-        { type: 'TokenUsed', data: used },
-      ]);
-      if (!after) throw invalidToken();
-      return after;
-    }, USE_ATTEMPTS);
+  /**
+   * One use of a use-limited token, in line behind the other uses of the same token on this
+   * replica, deciding on the row as it is now (the caller's read may be stale by then).
+   */
+  private use(found: TokenState): Promise<TokenState> {
+    const { accessor } = found;
+    return this.uses.run(accessor, () =>
+      retryOnConflict(
+        async () => {
+          const current = await this.repo.byAccessor(accessor);
+          const nowMs = this.now();
+          if (!current || !isUsable(current.state, nowMs)) throw invalidToken();
+          const used = decideUse(current.state, nowMs);
+          if (!used) return current.state;
+          const after = await this.log.append(accessor, current.version, [{ type: 'TokenUsed', data: used }]);
+          if (!after) throw invalidToken();
+          return after;
+        },
+        { attempts: found.numUses + USE_ATTEMPTS },
+      ),
+    );
   }
 
   private now(): number {

@@ -402,6 +402,22 @@ describe('num_uses', () => {
   });
 });
 
+describe('lookup of a token that does not exist', () => {
+  it('is forbidden with "bad token" (403), unknown or revoked, as in Vault', async () => {
+    const revoked = await create();
+    await h.call(tokenContracts.revoke, {
+      mount: tokenMount,
+      path: 'revoke',
+      body: { token: revoked.token },
+    });
+    for (const token of ['hvs.never-existed', revoked.token]) {
+      expect(
+        await h.fail(tokenContracts.lookup, { mount: tokenMount, path: 'lookup', body: { token } }),
+      ).toMatchObject({ code: 'forbidden', message: 'bad token' });
+    }
+  });
+});
+
 describe('expiry', () => {
   it('invalidates at expiry and the sweeper revokes the token and its children', async () => {
     const parent = await create({ ttl: '30s', policies: ['web'] });

@@ -22,6 +22,7 @@ describe('error table', () => {
       ['2 errors occurred:\n\t* permission denied\n\t* invalid token\n\n'],
     ],
     [new GatewayError('missing_token'), 403, ['permission denied']],
+    [new DomainError('forbidden', 'bad token'), 403, ['bad token']],
     [new DomainError('unsupported_path', 'x'), 404, ['1 error occurred:\n\t* unsupported path\n\n']],
     [
       new DomainError('unsupported_operation', 'x'),

@@ -29,6 +29,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, Entry>> = {
   invalid_request: { status: 400, errors: messageOrNone },
   permission_denied: { status: 403, errors: fixed(PERMISSION_DENIED) },
   invalid_token: { status: 403, errors: fixed(INVALID_TOKEN) },
+  forbidden: { status: 403, errors: messageOrNone },
   not_found: { status: 404, errors: () => [] },
   unsupported_path: { status: 404, errors: fixed(UNSUPPORTED_PATH) },
   // the message is the full text: no handler for route "<path>". route entry not found.
