@@ -167,7 +167,7 @@ describe('dev: the hvac client', () => {
       });
       expect(failure.type).toBe('InvalidRequest');
       expect(failure.message).toContain(
-        'failed to parse policy: path \\"secret/*\\": invalid policy \\"constructor\\"',
+        'failed to parse policy: path "secret/*": invalid policy "constructor"',
       );
     });
 
@@ -231,7 +231,7 @@ describe('dev: the hvac client', () => {
       for (const gone of [token, 'hvs.never-issued']) {
         const failure = await hvac.failure('auth.token.lookup', { args: [gone] });
         expect(failure.type).toBe('Forbidden');
-        expect(failure.message).toContain('{"errors":["bad token"]}');
+        expect(failure.message).toContain('bad token');
       }
     });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineBroadcast, defineContract } from './contract';
 import { mountInfoSchema } from './engine';
+import { stringMapSchema } from './fields/json-object';
 
 /**
  * Internal contracts served by core-sys for the gateway and the engine services. These are not
@@ -59,7 +60,7 @@ export const coreTokenResolve = defineContract(
 export const entityFactsSchema = z.object({
   id: z.string(),
   name: z.string(),
-  metadata: z.record(z.string(), z.string()),
+  metadata: stringMapSchema,
   aliases: z.array(z.object({ mount_accessor: z.string(), name: z.string() })),
   groups: z.array(z.object({ id: z.string(), name: z.string() })),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonObjectSchema } from './fields/json-object';
+import { jsonObjectSchema, stringMapSchema } from './fields/json-object';
 
 /**
  * The logical request/response model between the gateway and every engine service (Vault's
@@ -21,7 +21,7 @@ export const mountInfoSchema = z.object({
   type: z.string(),
   /** namespace path, "" for root */
   namespace: z.string().default(''),
-  options: z.record(z.string(), z.string()).default({}),
+  options: stringMapSchema.default({}),
   config: z
     .object({
       default_lease_ttl: z.number().int().nonnegative().default(0),
@@ -59,7 +59,7 @@ export const authSchema = z.object({
   policies: z.array(z.string()),
   token_policies: z.array(z.string()),
   identity_policies: z.array(z.string()).optional(),
-  metadata: z.record(z.string(), z.string()).nullable(),
+  metadata: stringMapSchema.nullable(),
   lease_duration: z.number().int(),
   renewable: z.boolean(),
   entity_id: z.string(),

@@ -192,6 +192,16 @@ describe.each(DIALECTS)('EventStore on %s', (dialect) => {
     expect((await sql<{ v: number }>`select 1::int8 as v`.execute(db)).rows).toEqual([{ v: 1 }]);
   });
 
+  it('keeps json keys named like Object.prototype members', async () => {
+    const { rows } = await sql<{
+      j: Record<string, unknown>;
+    }>`select '{"__proto__":"p","constructor":{"toString":"t"}}'::jsonb as j`.execute(db);
+    const j = rows[0]!.j;
+    expect(Object.keys(j).sort()).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(j)).toBe(Object.prototype);
+    expect(Object.keys(j['constructor'] as object)).toEqual(['toString']);
+  });
+
   it('gives 200 concurrent appends from several connections WAL 1..200 without gaps', async () => {
     const { schema, cipher } = await newStore('concurrent');
     const second = fx.openAnother().db;

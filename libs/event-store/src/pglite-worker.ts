@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { setOwn } from '@coffer/contracts';
 
 /**
  * PGlite runs in a worker thread, for two reasons:
@@ -91,7 +92,8 @@ function localize(value: unknown): unknown {
   if (tag === '[object Date]') return new Date((value as Date).getTime());
   if (tag !== '[object Object]') return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = localize(v);
+  // json columns hold caller-chosen keys: an own "__proto__" must stay a key, not set a prototype
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, localize(v));
   return out;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonObjectSchema } from '../fields';
+import { jsonObjectSchema, stringMapSchema } from '../fields';
 
 /**
  * The `data` of core-sys responses, as Vault shapes them. Each is an allow-list: the transport
@@ -33,7 +33,7 @@ export const mountInfoData = z.object({
   description: z.string(),
   accessor: z.string(),
   config: mountConfigData,
-  options: z.record(z.string(), z.string()).nullable(),
+  options: stringMapSchema.nullable(),
   local: z.boolean(),
   seal_wrap: z.boolean(),
   external_entropy_access: z.boolean(),
@@ -61,7 +61,7 @@ export const mountTuneData = z.object({
   description: z.string(),
   listing_visibility: z.string().optional(),
   token_type: z.string().optional(),
-  options: z.record(z.string(), z.string()).optional(),
+  options: stringMapSchema.optional(),
 });
 
 export const keyStatusData = z.object({ term: z.number(), install_time: z.string() });

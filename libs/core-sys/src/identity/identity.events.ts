@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stringMapSchema } from '@coffer/contracts';
 import { defineAggregateLog, type EventOf } from '@coffer/event-store';
 
 /**
@@ -6,7 +7,7 @@ import { defineAggregateLog, type EventOf } from '@coffer/event-store';
  * so an entity created together with its first alias (first login) is one atomic append.
  */
 
-const stringMap = z.record(z.string(), z.string());
+const stringMap = stringMapSchema;
 
 export const entityCreatedV1 = z.object({
   id: z.string(),

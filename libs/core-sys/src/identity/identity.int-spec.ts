@@ -302,3 +302,21 @@ describe('null fields (hvac sends null for what it leaves unset)', () => {
     expect(alias.data).toMatchObject({ canonical_id: id });
   });
 });
+
+describe('caller-chosen metadata keys', () => {
+  it('keeps keys named like Object.prototype members ("__proto__", "constructor")', async () => {
+    const metadata = JSON.parse('{"__proto__":"p","constructor":"c","toString":"t"}') as Record<
+      string,
+      string
+    >;
+    const created = await writeEntity({ name: 'proto-keys', metadata });
+    const id = (created.data as { id: string }).id;
+    const read = await readById(id);
+    const stored = (read.data as { metadata: Record<string, string> }).metadata;
+    expect(Object.entries(stored).sort()).toEqual([
+      ['__proto__', 'p'],
+      ['constructor', 'c'],
+      ['toString', 't'],
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stringMapSchema } from '@coffer/contracts';
 
 /**
  * One entry of the mount table, as stored in events and the read model. `path` is the routing
@@ -27,7 +28,7 @@ export const mountRecordSchema = z.object({
   type: z.string(),
   description: z.string(),
   accessor: z.string(),
-  options: z.record(z.string(), z.string()),
+  options: stringMapSchema,
   config: mountConfigSchema,
   local: z.boolean(),
   sealWrap: z.boolean(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stringMapSchema } from '@coffer/contracts';
 import { defineAggregateLog, type EventOf } from '@coffer/event-store';
 import { mountConfigSchema, mountRecordSchema } from './mount.model';
 
@@ -14,7 +15,7 @@ export const mountTunedV1 = z.object({
   uuid: z.string(),
   description: z.string(),
   config: mountConfigSchema,
-  options: z.record(z.string(), z.string()),
+  options: stringMapSchema,
 });
 export const mountDisabledV1 = z.object({ uuid: z.string(), path: z.string(), type: z.string() });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stringMapSchema } from '@coffer/contracts';
 import { defineAggregateLog, type EventOf } from '@coffer/event-store';
 
 /**
@@ -14,7 +15,7 @@ export const tokenCreatedV1 = z.object({
   /** null = orphan */
   parentAccessor: z.string().nullable(),
   policies: z.array(z.string()),
-  meta: z.record(z.string(), z.string()),
+  meta: stringMapSchema,
   displayName: z.string(),
   /** 0 = unlimited */
   numUses: z.number().int().nonnegative(),

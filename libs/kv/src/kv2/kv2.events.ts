@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stringMapSchema } from '@coffer/contracts';
 import { defineAggregateLog, defineEvent, type EventOf } from '@coffer/event-store';
 import { kvConfigStream, kvKeyStream } from '../shared/streams';
 
@@ -55,7 +56,7 @@ export const secretMetadataWritten = defineEvent(
     maxVersions: z.number().int().nonnegative(),
     casRequired: z.boolean(),
     deleteVersionAfter: z.number().int().nonnegative(),
-    customMetadata: z.record(z.string(), z.string()).nullable(),
+    customMetadata: stringMapSchema.nullable(),
     at: timestamp,
   }),
 );
