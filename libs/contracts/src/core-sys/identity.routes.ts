@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { engineContract, type RouteTable } from '../routes';
-import { fieldBool, fieldString, fieldStringList, fieldStringMap } from './core-sys-fields';
+import { fieldBool, fieldString, fieldStringList, fieldStringMap } from './core-sys-fields.schema';
 import {
   aliasData,
   aliasListData,
@@ -9,7 +9,7 @@ import {
   entityData,
   entityListData,
   noData,
-} from './core-sys-data';
+} from './core-sys-data.schema';
 
 /**
  * The identity store (mount type "identity", at identity/): entities and entity aliases.

@@ -14,8 +14,8 @@ import {
   policyData,
   uiMountData,
   uiMountsData,
-} from './core-sys-data';
-import { fieldString, mountFlag, oneOf, optionalDuration } from './core-sys-fields';
+} from './core-sys-data.schema';
+import { fieldString, mountFlag, oneOf, optionalDuration } from './core-sys-fields.schema';
 import { weakInt, weakString, weakStringList, weakStringMap, weakBool } from '../fields';
 
 /**

@@ -8,8 +8,8 @@ import {
   fieldStringList,
   fieldStringMap,
   optionalDuration,
-} from './core-sys-fields';
-import { keysData, noData, tokenLookupData } from './core-sys-data';
+} from './core-sys-fields.schema';
+import { keysData, noData, tokenLookupData } from './core-sys-data.schema';
 
 /**
  * The token store (mount type "token", always mounted at auth/token/). Served by core-sys.

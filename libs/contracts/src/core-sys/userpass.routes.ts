@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { engineContract, existenceContract, type RouteTable } from '../routes';
-import { fieldBool, fieldDuration, fieldInt, fieldString, fieldStringList } from './core-sys-fields';
-import { keysData, noData, userpassUserData } from './core-sys-data';
+import { fieldBool, fieldDuration, fieldInt, fieldString, fieldStringList } from './core-sys-fields.schema';
+import { keysData, noData, userpassUserData } from './core-sys-data.schema';
 
 /**
  * The userpass auth method (mount type "userpass", enabled with sys/auth at any path under

@@ -13,7 +13,7 @@ import {
   kvV2VersionsBodySchema,
   subkeysQuerySchema,
   versionQuerySchema,
-} from './kv-v2.schemas';
+} from './kv-v2.schema';
 
 const params = pathParamsSchema;
 

@@ -9,7 +9,7 @@ import {
   mountFlag,
   oneOf,
   optionalDuration,
-} from './core-sys-fields';
+} from './core-sys-fields.schema';
 import { sysContracts } from './system.routes';
 import { tokenContracts } from './token.routes';
 

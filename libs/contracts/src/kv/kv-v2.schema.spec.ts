@@ -8,7 +8,7 @@ import {
   kvV2VersionsBodySchema,
   subkeysQuerySchema,
   versionQuerySchema,
-} from './kv-v2.schemas';
+} from './kv-v2.schema';
 
 /** What the handler receives for `value`, or throws the caller's error text. */
 function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
