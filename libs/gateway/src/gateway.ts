@@ -1,8 +1,8 @@
-import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { parseListenAddress, startOpsServer, type OpsServer } from '@coffer/service-host';
 import {
   DEFAULT_MAX_REQUEST_SIZE,
   type GatewayListenerOptions,
@@ -11,7 +11,6 @@ import {
 import { GatewayModule } from './gateway.module';
 import { GatewayService } from './gateway.service';
 import { createListRewriteServer } from './http/list-rewrite/list-rewrite-server';
-import { createOpsServer } from './http/ops-server';
 import { frameworkErrorHandler, registerV1Routes } from './http/v1-routes';
 import { DEFAULT_JSON_LIMITS } from './request/json-limits';
 
@@ -31,14 +30,6 @@ export interface Gateway {
 
 export function createGateway(options: GatewayOptions): Gateway {
   return new GatewayHost(options);
-}
-
-/** "127.0.0.1:8200" / "[::1]:8200" / "localhost:0" -> host and port. */
-export function parseListenAddress(address: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(address.trim());
-  const port = Number(m?.[3]);
-  if (!m || port > 65535) throw new Error(`invalid listener address "${address}" (expected host:port)`);
-  return { host: m[1] ?? m[2] ?? '', port };
 }
 
 function formatAddress(info: AddressInfo, tls: boolean): string {
@@ -67,10 +58,8 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
 
 class GatewayHost implements Gateway {
   private app: NestFastifyApplication | undefined;
-  private ops: Server | undefined;
+  private ops: OpsServer | undefined;
   private api: AddressInfo | undefined;
-  private opsInfo: AddressInfo | undefined;
-  private draining = false;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: GatewayOptions) {}
@@ -81,8 +70,8 @@ class GatewayHost implements Gateway {
   }
 
   get opsAddress(): string | undefined {
-    return this.opsInfo
-      ? formatAddress(this.opsInfo, this.options.listeners.ops?.tls !== undefined)
+    return this.ops
+      ? formatAddress(this.ops.bound, this.options.listeners.ops?.tls !== undefined)
       : undefined;
   }
 
@@ -129,38 +118,19 @@ class GatewayHost implements Gateway {
     return this.closing;
   }
 
-  private healthStatus(): number {
-    if (this.draining) return 503;
-    return this.app?.getHttpServer().listening ? 200 : 503;
-  }
-
   private async listenOps(listener: GatewayListenerOptions): Promise<void> {
-    const { host, port } = parseListenAddress(listener.address);
-    const server = createOpsServer(() => this.healthStatus());
-    this.ops = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    this.opsInfo = server.address() as AddressInfo;
+    // /health follows the API listener: 503 whenever it is not listening
+    this.ops = await startOpsServer(listener.address, () => this.app?.getHttpServer().listening === true);
+    this.ops.markServing();
   }
 
   private async shutdown(): Promise<void> {
-    this.draining = true;
+    this.ops?.beginShutdown();
     const waitMs = (this.options.gracefulShutdownWaitSeconds ?? 0) * 1000;
     // The grace period itself is the point here: load balancers see 503 on /health and move
     // traffic away while requests still succeed.
     if (waitMs > 0 && this.app) await delay(waitMs);
     await this.app?.close();
-    const ops = this.ops;
-    if (ops) {
-      await new Promise<void>((resolve) => {
-        ops.close(() => resolve());
-        ops.closeAllConnections();
-      });
-    }
+    await this.ops?.close();
   }
 }

@@ -1,4 +1,4 @@
-export { createGateway, parseListenAddress, type Gateway } from './gateway';
+export { createGateway, type Gateway } from './gateway';
 export {
   DEFAULT_ENGINE_TIMEOUT_MS,
   DEFAULT_MAX_REQUEST_SIZE,

@@ -8,7 +8,7 @@ export {
   type RouteTableSelector,
 } from './engine';
 export { nestLogLevels } from './log-level';
-export { startOpsServer, type OpsServer } from './ops-server';
+export { parseListenAddress, startOpsServer, type OpsServer } from './ops-server';
 export {
   clusterProcessInput,
   clusterProcessSchema,
