@@ -1,8 +1,8 @@
+import { waitFor } from '@coffer/testing';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client } from 'pg';
 import {
-  poll,
   searchDatabaseText,
   searchFilesForBytes,
   startCluster,
@@ -141,7 +141,7 @@ describe('cluster: kv with two replicas', () => {
     await token.put(`cubbyhole/${path1}`, { value });
     expect(await count('kv.flat_secrets where path = $1', [path1])).toBe(1);
     expect((await token.post('auth/token/revoke-self', {})).status).toBe(204);
-    await poll(async () => (await count('kv.flat_secrets where path = $1', [path1])) === 0, {
+    await waitFor(async () => (await count('kv.flat_secrets where path = $1', [path1])) === 0, {
       timeoutMs: 15_000,
     });
     await expectNowhere([value]);
@@ -154,7 +154,7 @@ describe('cluster: kv with two replicas', () => {
     await root.put(`${mount}/a`, { v: needle('mount') });
     expect(await count('kv.data_keys where mount_uuid = $1', [uuid])).toBe(1);
     expect((await root.delete(`sys/mounts/${mount}`)).status).toBe(204);
-    await poll(async () => (await count('kv.data_keys where mount_uuid = $1', [uuid])) === 0, {
+    await waitFor(async () => (await count('kv.data_keys where mount_uuid = $1', [uuid])) === 0, {
       timeoutMs: 15_000,
     });
     expect(await count('kv.flat_secrets where mount_uuid = $1', [uuid])).toBe(0);

@@ -1,6 +1,7 @@
+import { waitFor } from '@coffer/testing';
 import { randomBytes } from 'node:crypto';
 import { waitForEngines } from './support/launch/bootstrap';
-import { poll, startCluster, START_TIMEOUT_MS, type Cluster } from './support';
+import { startCluster, START_TIMEOUT_MS, type Cluster } from './support';
 
 jest.setTimeout(120_000);
 
@@ -64,10 +65,10 @@ describe('cluster: kv replicas', () => {
       }
     };
     const killer = async () => {
-      await poll(async () => acknowledgedBeforeKill >= 150, {
+      await waitFor(async () => acknowledgedBeforeKill >= 150, {
         timeoutMs: 60_000,
         intervalMs: 5,
-        what: '150 writes',
+        message: 'waiting for 150 writes',
       });
       victim.kill('SIGKILL');
       await victim.exited;

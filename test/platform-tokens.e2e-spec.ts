@@ -1,4 +1,5 @@
-import { poll, startTarget, START_TIMEOUT_MS, TARGETS, uniq, type ApiClient, type Target } from './support';
+import { waitFor } from '@coffer/testing';
+import { startTarget, START_TIMEOUT_MS, TARGETS, uniq, type ApiClient, type Target } from './support';
 
 jest.setTimeout(60_000);
 
@@ -188,10 +189,10 @@ describe.each(TARGETS)('%s: tokens', (kind) => {
   it('enforces expiry', async () => {
     const t = await create(root, { policies: ['default'], ttl: '2s' });
     expect(await isValid(t.client_token)).toBe(true);
-    await poll(async () => !(await isValid(t.client_token)), {
+    await waitFor(async () => !(await isValid(t.client_token)), {
       timeoutMs: 10_000,
       intervalMs: 200,
-      what: 'expiry',
+      message: 'waiting for expiry',
     });
     const res = await as(t.client_token).get('auth/token/lookup-self');
     expect(res.status).toBe(403);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ENGINES, engineNamed } from '@coffer/engines';
-import { REPO_ROOT } from '../test/support/launch/process';
-import { appEntry } from '../test/support/launch/cluster';
+import { REPO_ROOT } from '../test/support/launch/managed-process';
+import { appEntry } from '../test/support/launch/cluster-launcher';
 
 /**
  * `npm run start:service -- <name> -config <file>`: one replica of the engine service `<name>`

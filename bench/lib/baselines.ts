@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'nats';
 import pg from 'pg';
-import { ManagedProcess } from '../../test/support/launch/process';
+import { ManagedProcess } from '../../test/support/launch/managed-process';
 import type { Summary } from '../../tools/lib/stats';
-import { freePort } from '../../test/support/launch/wait';
+import { freePort } from '@coffer/testing';
 import { runHttpLoad } from './http-load';
 import { runClosedLoop } from './loop';
 

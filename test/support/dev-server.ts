@@ -1,5 +1,5 @@
-import { ManagedProcess, type ExitInfo } from './launch/process';
-import { freePort } from './launch/wait';
+import { ManagedProcess, type ExitInfo } from './launch/managed-process';
+import { freePort } from '@coffer/testing';
 import { api, type ApiClient } from './api';
 import { echoLines } from './logs';
 

@@ -2,16 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from 'pg';
-import { waitUntil, type WaitOptions } from './launch/wait';
 
 /** A name unique to this run: `<label>-<random hex>` (valid in paths, policy and user names). */
 export function uniq(label: string): string {
   return `${label}-${randomBytes(5).toString('hex')}`;
-}
-
-/** Polls until `probe` returns something other than undefined/false (no sleeps in tests). */
-export function poll<T>(probe: () => Promise<T | undefined | false>, opts?: WaitOptions): Promise<T> {
-  return waitUntil(probe, opts);
 }
 
 /** The forms a leaked value could take in storage: raw, base64, base64url and hex. */

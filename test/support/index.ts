@@ -1,8 +1,8 @@
 export { api, type ApiClient, type ApiResponse, type RequestOptions } from './api';
 export { startDevServer, type DevServer } from './dev-server';
-export { startCluster, type Cluster, type ClusterOptions } from './cluster';
+export { startCluster, type Cluster, type ClusterOptions } from './test-cluster';
 export { startTarget, TARGETS, START_TIMEOUT_MS, type Target, type TargetKind } from './targets';
-export { uniq, poll, searchDatabaseText, searchFilesForBytes, encodings } from './helpers';
+export { uniq, searchDatabaseText, searchFilesForBytes, encodings } from './helpers';
 export { rawRequest, type RawResponse, type RawRequestOptions } from './raw-http';
-export type { ManagedProcess } from './launch/process';
+export type { ManagedProcess } from './launch/managed-process';
 export { responseStatuses, socketExchange, wireRequest } from './raw-socket';

@@ -1,5 +1,5 @@
 import { api, type ApiClient } from './api';
-import { startCluster, type ClusterOptions } from './cluster';
+import { startCluster, type ClusterOptions } from './test-cluster';
 import { startDevServer } from './dev-server';
 
 /**

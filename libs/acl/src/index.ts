@@ -1,5 +1,5 @@
 export { CAP, CAPABILITY_NAMES, capabilityList, isCapability, type Capability } from './capabilities';
-export { PolicyParseError } from './errors';
+export { PolicyParseError } from './acl-errors';
 export {
   DEFAULT_POLICY_NAME,
   ROOT_POLICY_NAME,

@@ -12,7 +12,7 @@ import {
 } from '@coffer/hcl';
 import { CAP, isCapability, type Capability } from './capabilities';
 import { multiError } from '@coffer/contracts';
-import { PolicyParseError } from './errors';
+import { PolicyParseError } from './acl-errors';
 import type { PathPermissions, Policy, PolicyPath } from './policy.types';
 import { checkTemplate } from './templating';
 

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { DomainError } from '@coffer/contracts';
-import type { Cipher, KeyringData } from './types';
+import type { Cipher, KeyringData } from './barrier-types';
 
 const FORMAT_VERSION = 0x01;
 const NONCE_LENGTH = 12;

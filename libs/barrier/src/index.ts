@@ -1,4 +1,4 @@
-export * from './types';
+export * from './barrier-types';
 export * from './shamir';
 export * from './keyring';
 export * from './barrier';

@@ -5,7 +5,7 @@ import { Barrier } from './barrier';
 import { createKeyring, rotateKeyring } from './keyring';
 import { sealKeyringForRecipient, verifyKeyringRequestMac } from './keyring-transport';
 import { KeyringClient } from './keyring-client';
-import type { KeyringData } from './types';
+import type { KeyringData } from './barrier-types';
 
 const quiet = { error: () => undefined, warn: () => undefined };
 const newTransport = (): Transport => new InProcessTransport({ logger: quiet });

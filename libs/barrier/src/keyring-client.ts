@@ -4,7 +4,7 @@ import { IntervalLoop } from '@coffer/scheduling';
 import type { Subscription, Transport } from '@coffer/transport';
 import { Barrier } from './barrier';
 import { generateRecipientKeyPair, keyringRequestMac, openSealedKeyring } from './keyring-transport';
-import type { KeyringData } from './types';
+import type { KeyringData } from './barrier-types';
 
 export interface KeyringClientOptions {
   transport: Transport;

@@ -12,7 +12,7 @@ import {
 } from 'node:crypto';
 import { DomainError } from '@coffer/contracts';
 import { parseKeyring, serializeKeyring } from './keyring';
-import type { KeyringData } from './types';
+import type { KeyringData } from './barrier-types';
 
 /**
  * Handing the keyring to engine services over the transport. The requester proves cluster

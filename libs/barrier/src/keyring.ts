@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { DomainError } from '@coffer/contracts';
-import type { KeyringData, KeyringTerm } from './types';
+import type { KeyringData, KeyringTerm } from './barrier-types';
 
 const KEY_LENGTH = 32;
 const NONCE_LENGTH = 12;

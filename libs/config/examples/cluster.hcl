@@ -1,4 +1,4 @@
-# Coffer server configuration for the local cluster (tools/cluster.ts): every service runs as
+# Coffer server configuration for the local cluster (tools/cluster-supervisor.ts): every service runs as
 # its own process, they talk over NATS and keep their event logs in PostgreSQL.
 # Values can be overridden with COFFER_* environment variables (COFFER_DATABASE_URL,
 # COFFER_NATS_URL, COFFER_CLUSTER_SECRET, COFFER_SUBJECT_PREFIX, ...).

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { readProcessEnv, type Env } from './env';
-import { CONFIG_EXIT_CODE, ConfigError, zodIssues } from './errors';
+import { readProcessEnv, type Env } from './config-env';
+import { CONFIG_EXIT_CODE, ConfigError, zodIssues } from './config-errors';
 import { loadConfig, type LoadConfigOptions } from './load-config';
 import type { ServerConfig } from './server-config.schema';
 

@@ -6,7 +6,7 @@ export {
   formatDuration,
   formatNanos,
 } from '@coffer/contracts';
-export { CONFIG_EXIT_CODE, ConfigError } from './errors';
+export { CONFIG_EXIT_CODE, ConfigError } from './config-errors';
 export {
   ENV,
   DEV_LISTEN_ADDRESS,
@@ -16,7 +16,7 @@ export {
   envValue,
   readProcessEnv,
   type Env,
-} from './env';
+} from './config-env';
 export {
   DEFAULT_LEASE_TTL,
   DEFAULT_MAX_REQUEST_SIZE,

@@ -1,5 +1,5 @@
-import { ENV, devDefaults, envValue, readProcessEnv, type Env } from './env';
-import { ConfigError } from './errors';
+import { ENV, devDefaults, envValue, readProcessEnv, type Env } from './config-env';
+import { ConfigError } from './config-errors';
 import { loadServerConfigFile, validateRawConfig } from './server-config';
 import type { ServerConfig } from './server-config.schema';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { HclParseError, expressionToValue, hclToObject, parseHcl, type HclBody } from '@coffer/hcl';
-import { applyEnvOverrides, type Env } from './env';
-import { ConfigError, zodIssues } from './errors';
+import { applyEnvOverrides, type Env } from './config-env';
+import { ConfigError, zodIssues } from './config-errors';
 import {
   rawServerConfigSchema,
   type ListenerConfig,

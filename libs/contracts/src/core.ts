@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineBroadcast, defineContract } from './contract';
-import { mountInfoSchema } from './engine';
+import { mountInfoSchema } from './engine-messages';
 import { stringMapSchema } from './fields/json-object';
 
 /**

@@ -7,7 +7,7 @@ import {
   type EngineRequest,
   type EngineResponse,
   type Operation,
-} from './engine';
+} from './engine-messages';
 
 /**
  * A route table describes an engine's HTTP surface once. The gateway uses it to match paths

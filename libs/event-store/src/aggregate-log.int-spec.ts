@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createServiceEventStore, defineAggregateLog, versionAfter, type AppendedOf } from './aggregate-log';
 import { ConcurrencyError } from './concurrency';
 import { migrateSchema } from './migrate';
-import { defineEvent, priorVersion } from './registry';
+import { defineEvent, priorVersion } from './event-registry';
 import { ServiceDb } from './service-db';
 import {
   DIALECTS,
@@ -13,7 +13,7 @@ import {
   unsealedBarrier,
   type DialectFixture,
 } from './int-spec.fixtures';
-import type { AnyTrx } from './types';
+import type { AnyTrx } from './event-store-types';
 
 interface DoorDatabase {
   doors: { id: string; opened_by: string; version: number };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineAggregateLog, type EventOf } from './aggregate-log';
-import { defineEvent, EventRegistry, priorVersion } from './registry';
+import { defineEvent, EventRegistry, priorVersion } from './event-registry';
 
 const TABLE = {
   opened: defineEvent('DoorOpened', 2, z.object({ by: z.string(), at: z.number().int() }), [

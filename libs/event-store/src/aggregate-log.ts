@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { EventStore } from './event-store';
-import { EventRegistry, EventSchemaError } from './registry';
+import { EventRegistry, EventSchemaError } from './event-registry';
 import type { ServiceRuntime } from './runtime';
-import type { AnyTrx, AppendedEvent, AppendResult, EventType, NewEvent } from './types';
+import type { AnyTrx, AppendedEvent, AppendResult, EventType, NewEvent } from './event-store-types';
 
 /**
  * The one way a service builds its event log: each aggregate declares its event table and stream

@@ -2,7 +2,7 @@
 // and laying the accepted appends out as log rows with WAL numbers and the hash chain.
 import type { EventLogTable } from './event-log.table';
 import { chainHash } from './hash';
-import type { AppendedEvent, LogHead, StoredEvent } from './types';
+import type { AppendedEvent, LogHead, StoredEvent } from './event-store-types';
 
 /** An event validated against the registry, waiting for its stream position. */
 export interface EncodedEvent {

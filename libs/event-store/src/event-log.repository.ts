@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { EVENT_LOG_TABLE, type EventLogKysely, type EventLogTable } from './event-log.table';
 import { GENESIS_HASH } from './hash';
-import type { AnyDb, AnyTrx, LogHead, RawEvent } from './types';
+import type { AnyDb, AnyTrx, LogHead, RawEvent } from './event-store-types';
 
 type Executor = AnyDb | AnyTrx;
 

@@ -6,7 +6,7 @@ import { waitFor } from '@coffer/testing';
 import { ConcurrencyError, retryOnConflict } from './concurrency';
 import { EventStore } from './event-store';
 import { migrateSchema } from './migrate';
-import { EventSchemaError } from './registry';
+import { EventSchemaError } from './event-registry';
 import {
   DIALECTS,
   OPEN_TIMEOUT_MS,
@@ -18,7 +18,7 @@ import {
   unsealedBarrier,
   type DialectFixture,
 } from './int-spec.fixtures';
-import type { AnyDb, AnyTrx, AppendedEvent, StoredEvent } from './types';
+import type { AnyDb, AnyTrx, AppendedEvent, StoredEvent } from './event-store-types';
 
 const written = (path: string, value = 'v') => SecretWritten.create({ path, value, size: value.length });
 

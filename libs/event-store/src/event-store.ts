@@ -4,7 +4,7 @@ import { EventLogRepository } from './event-log.repository';
 import { committerFor, type GroupCommitter } from './group-commit';
 import { chainHash, GENESIS_HASH } from './hash';
 import { assertSchemaName } from './migrate';
-import type { EventRegistry } from './registry';
+import type { EventRegistry } from './event-registry';
 import type {
   AnyDb,
   AppendOptions,
@@ -14,7 +14,7 @@ import type {
   NewEvent,
   RawEvent,
   StoredEvent,
-} from './types';
+} from './event-store-types';
 
 export interface EventStoreOptions {
   db: AnyDb;

@@ -16,7 +16,7 @@ import {
 } from './int-spec.fixtures';
 import { migrateSchema } from './migrate';
 import { pgTypeParsers } from './type-parsers';
-import type { AnyDb, AnyTrx, AppendedEvent, AppendResult } from './types';
+import type { AnyDb, AnyTrx, AppendedEvent, AppendResult } from './event-store-types';
 
 const written = (path: string) => SecretWritten.create({ path, value: 'v', size: 1 });
 

@@ -2,7 +2,7 @@ import { ConcurrencyError } from './concurrency';
 import { chainRows, toAppended, versionConflicts, type EncodedEvent } from './batch';
 import { EventLogRepository } from './event-log.repository';
 import { STREAM_VERSION_CONSTRAINT } from './event-log.table';
-import type { AnyDb, AnyTrx, AppendedEvent, AppendResult, StoredEvent } from './types';
+import type { AnyDb, AnyTrx, AppendedEvent, AppendResult, StoredEvent } from './event-store-types';
 
 /** One append() waiting for its batch. */
 export interface PendingAppend {

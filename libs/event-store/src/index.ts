@@ -1,11 +1,17 @@
-export * from './types';
+export * from './event-store-types';
 export * from './runtime';
 export { createPgDb, type DbHandle, type PgDbOptions } from './pg-db';
 export { createPgliteDb, type PgliteDbOptions } from './pglite-db';
 export { parseSafeInteger, parseNumeric } from './type-parsers';
 export { migrateSchema } from './migrate';
 export { EVENT_LOG_MIGRATION } from './migrations/0000_event_log';
-export { defineEvent, priorVersion, EventRegistry, EventSchemaError, type EventDefinition } from './registry';
+export {
+  defineEvent,
+  priorVersion,
+  EventRegistry,
+  EventSchemaError,
+  type EventDefinition,
+} from './event-registry';
 export {
   ConcurrencyError,
   isConcurrencyError,

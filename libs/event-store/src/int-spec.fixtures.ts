@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { createPgDb, type DbHandle } from './pg-db';
 import { createPgliteDb } from './pglite-db';
-import { defineEvent, EventRegistry } from './registry';
+import { defineEvent, EventRegistry } from './event-registry';
 
 export type Dialect = 'pg' | 'pglite';
 /** for beforeAll hooks that open a dialect */

@@ -1,6 +1,6 @@
 import { Migrator, sql, type Migration, type MigrationResult } from 'kysely';
 import { EVENT_LOG_MIGRATION, eventLogMigration } from './migrations/0000_event_log';
-import type { AnyDb } from './types';
+import type { AnyDb } from './event-store-types';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 

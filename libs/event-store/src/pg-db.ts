@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
 import { pgTypeParsers } from './type-parsers';
-import type { AnyDb } from './types';
+import type { AnyDb } from './event-store-types';
 
 export interface DbHandle {
   db: AnyDb;

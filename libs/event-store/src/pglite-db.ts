@@ -7,7 +7,7 @@ import {
 } from 'kysely';
 import type { DbHandle } from './pg-db';
 import { PgliteWorker } from './pglite-worker';
-import type { AnyDb } from './types';
+import type { AnyDb } from './event-store-types';
 
 export interface PgliteDbOptions {
   /** directory of the embedded database; in memory when absent */

@@ -1,6 +1,6 @@
 import type { Cipher } from '@coffer/barrier';
 import type { Transport } from '@coffer/transport';
-import type { AnyDb } from './types';
+import type { AnyDb } from './event-store-types';
 
 /** Everything a feature service needs from its host app (cluster app or dev composition). */
 export interface ServiceRuntime {

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ServiceRuntime } from './runtime';
-import type { AnyTrx } from './types';
+import type { AnyTrx } from './event-store-types';
 
 /**
  * A service's typed view of the shared pool. ServiceRuntime.db is untyped because every service

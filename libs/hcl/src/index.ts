@@ -12,7 +12,7 @@ export type {
   HclString,
   Position,
 } from './ast';
-export { HclParseError, isHclParseError } from './errors';
+export { HclParseError, isHclParseError } from './hcl-errors';
 export { parseHcl, parseHclJson, looksLikeJson } from './parser';
 export { hclToObject, expressionToValue } from './to-object';
 export type { HclPlainObject, HclPlainValue, HclBlockEntry } from './to-object';

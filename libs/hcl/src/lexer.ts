@@ -1,5 +1,5 @@
 import type { Position } from './ast';
-import { HclParseError } from './errors';
+import { HclParseError } from './hcl-errors';
 
 export type TokenType =
   'ident' | 'string' | 'heredoc' | 'number' | '{' | '}' | '[' | ']' | '=' | ',' | ':' | 'eof';

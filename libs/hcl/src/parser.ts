@@ -1,5 +1,5 @@
 import type { HclAttribute, HclBlock, HclBody, HclExpression, HclItem, Position } from './ast';
-import { HclParseError } from './errors';
+import { HclParseError } from './hcl-errors';
 import { Lexer, describeToken, type Token } from './lexer';
 
 /** Nesting guard: deeply nested input must fail with a parse error, never a stack overflow. */

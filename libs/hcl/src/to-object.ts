@@ -1,5 +1,5 @@
 import type { HclBody, HclExpression, Position } from './ast';
-import { HclParseError } from './errors';
+import { HclParseError } from './hcl-errors';
 
 /**
  * Plain JavaScript view of an HCL body.

@@ -7,7 +7,7 @@ import { Barrier, KeyringClient } from '@coffer/barrier';
 import { createPgDb, migrateSchema, type ServiceRuntime } from '@coffer/event-store';
 import { startTelemetry } from '@coffer/telemetry';
 import { connectNatsTransport, createServiceApp } from '@coffer/transport';
-import type { EngineDescriptor } from './engine';
+import type { EngineDescriptor } from './engine-descriptor';
 import { nestLogLevels } from './log-level';
 import { startOpsServer } from './ops-server';
 import { serviceAppConfig, type ServiceAppConfig } from './service.config';

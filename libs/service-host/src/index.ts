@@ -6,7 +6,7 @@ export {
   type EngineDescriptor,
   type EngineHost,
   type RouteTableSelector,
-} from './engine';
+} from './engine-descriptor';
 export { nestLogLevels } from './log-level';
 export { parseListenAddress, startOpsServer, type OpsServer } from './ops-server';
 export {

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { Client, Pool } from 'pg';
-import { pgUrl } from './env';
+import { pgUrl } from './test-env';
 import { uniqueName } from './names';
 import { pgTypes } from './pg-types';
 

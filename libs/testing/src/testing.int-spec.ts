@@ -1,9 +1,9 @@
 import { Client } from 'pg';
 import { sql } from 'kysely';
 import { createTestDatabase } from './database';
-import { natsUrl, pgUrl } from './env';
+import { natsUrl, pgUrl } from './test-env';
 import { freePort } from './net';
-import { startProcess } from './process';
+import { startProcess } from './start-process';
 
 describe('createTestDatabase', () => {
   it('creates a fresh database per call and drops it', async () => {

@@ -42,3 +42,20 @@ export async function waitFor<T>(
   }
   throw new Error(`${prefix}: timed out after ${timeoutMs} ms (last value: ${String(lastValue)})`);
 }
+
+/** Resolves once GET `url` answers `status` (default 200); defaults suit a process that is starting. */
+export async function waitForHttp(
+  url: string,
+  opts: WaitForOptions & { status?: number } = {},
+): Promise<void> {
+  const expected = opts.status ?? 200;
+  await waitFor(
+    async () => {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      await res.arrayBuffer();
+      if (res.status !== expected) throw new Error(`status ${res.status}`);
+      return true;
+    },
+    { timeoutMs: 30_000, intervalMs: 100, message: `waiting for ${url} to answer ${expected}`, ...opts },
+  );
+}

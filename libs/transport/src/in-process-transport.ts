@@ -8,11 +8,11 @@ import {
   timeoutError,
   toDomainError,
   wireErrorBody,
-} from './errors';
+} from './transport-errors';
 import type { BroadcastProcessor, RequestProcessor } from './server';
 import type { SubjectInfo } from './subjects';
 import { TransportBase } from './transport-base';
-import type { Headers, Subscription, TransportLogger } from './types';
+import type { Headers, Subscription, TransportLogger } from './transport-types';
 
 export interface InProcessTransportOptions {
   subjectPrefix?: string;

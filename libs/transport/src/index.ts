@@ -1,4 +1,4 @@
-export * from './types';
+export * from './transport-types';
 export {
   DEFAULT_TIMEOUT_MS,
   describeCause,
@@ -8,7 +8,7 @@ export {
   noReplicaError,
   timeoutError,
   wasLogged,
-} from './errors';
+} from './transport-errors';
 export { connectNatsTransport, NatsTransport, type NatsTransportOptions } from './nats-transport';
 export { InProcessTransport, type InProcessTransportOptions } from './in-process-transport';
 export { SERVICE_CONTEXT_KEY } from './tracing';

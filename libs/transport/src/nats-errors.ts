@@ -1,6 +1,6 @@
 import { DomainError } from '@coffer/contracts';
 import { ErrorCode, NatsError } from 'nats';
-import { closedError, internalError, noReplicaError, timeoutError } from './errors';
+import { closedError, internalError, noReplicaError, timeoutError } from './transport-errors';
 
 type Mapper = (service: string, timeoutMs: number, write: boolean) => DomainError;
 

@@ -13,14 +13,14 @@ import {
   type Subscription as NatsSubscription,
 } from 'nats';
 import { decodeJson, decodeRequest, encodeJson } from './codec';
-import { fromWireError, internalError, requestIdOf, toDomainError, wireErrorBody } from './errors';
+import { fromWireError, internalError, requestIdOf, toDomainError, wireErrorBody } from './transport-errors';
 import { isMaxPayloadError, mapClientError } from './nats-errors';
 import { ReplyMux } from './nats-mux';
 import { coalesceWrites } from './nats-write-coalescing';
 import type { BroadcastProcessor, RequestProcessor } from './server';
 import type { SubjectInfo } from './subjects';
 import { TransportBase } from './transport-base';
-import type { Headers, Subscription, TransportLogger } from './types';
+import type { Headers, Subscription, TransportLogger } from './transport-types';
 
 export interface NatsTransportOptions {
   servers: string | string[];

@@ -1,9 +1,9 @@
 import { context, type Context } from '@opentelemetry/api';
 import { DomainError, formatRequestIssues, type Broadcast, type Contract } from '@coffer/contracts';
 import type { z } from 'zod';
-import { formatIssues, requestIdOf, toDomainError } from './errors';
+import { formatIssues, requestIdOf, toDomainError } from './transport-errors';
 import { endSpan, serverSpanOptions, startServerSpan } from './tracing';
-import type { BroadcastHandler, Headers, RequestHandler, TransportLogger } from './types';
+import type { BroadcastHandler, Headers, RequestHandler, TransportLogger } from './transport-types';
 
 /**
  * The serving half shared by both transports: trace context, request parsing, the handler,

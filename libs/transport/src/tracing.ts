@@ -15,7 +15,7 @@ import {
 } from '@opentelemetry/api';
 import { DomainError } from '@coffer/contracts';
 import { ATTR_SERVICE, ATTR_SUBJECT, type SubjectInfo } from './subjects';
-import type { Headers } from './types';
+import type { Headers } from './transport-types';
 
 /**
  * Context key naming the service a piece of work runs for. createContextKey is Symbol.for, so

@@ -7,7 +7,7 @@ import {
   type ContractResponse,
 } from '@coffer/contracts';
 import type { z } from 'zod';
-import { DEFAULT_TIMEOUT_MS, closedError, internalError } from './errors';
+import { DEFAULT_TIMEOUT_MS, closedError, internalError } from './transport-errors';
 import {
   createBroadcastProcessor,
   createRequestProcessor,
@@ -25,7 +25,7 @@ import type {
   Subscription,
   Transport,
   TransportLogger,
-} from './types';
+} from './transport-types';
 
 /**
  * What both transports share, so that they cannot drift apart: subject resolution, client spans

@@ -1,5 +1,5 @@
 import { ENGINES } from '@coffer/engines';
-import { waitUntil } from './wait';
+import { waitFor } from '@coffer/testing';
 
 /**
  * Initialising and unsealing a cluster over its HTTP API, as an operator would: used by
@@ -90,7 +90,7 @@ export async function unseal(baseUrl: string, keys: string[]): Promise<void> {
  */
 export async function waitForEngines(baseUrl: string, rootToken: string, consecutive = 24): Promise<void> {
   let streak = 0;
-  await waitUntil(
+  await waitFor(
     async () => {
       const answers = await Promise.all(
         ENGINES.map((engine) =>
@@ -101,7 +101,7 @@ export async function waitForEngines(baseUrl: string, rootToken: string, consecu
       streak = ready ? streak + 1 : 0;
       return streak >= consecutive;
     },
-    { timeoutMs: 30_000, intervalMs: 10, what: 'engine replicas to hold the barrier keyring' },
+    { timeoutMs: 30_000, intervalMs: 10, message: 'waiting for engine replicas to hold the barrier keyring' },
   );
 }
 

@@ -1,4 +1,4 @@
-import { isDomainError } from '../errors';
+import { isDomainError } from '../domain-errors';
 import {
   addVaultIssue,
   parseDuration,

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { DomainError } from '../errors';
+import { DomainError } from '../domain-errors';
 import {
   formatDuration,
   formatNanos,

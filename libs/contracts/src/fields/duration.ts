@@ -1,4 +1,4 @@
-import { DomainError } from '../errors';
+import { DomainError } from '../domain-errors';
 
 /**
  * Vault's duration rules (go-secure-stdlib parseutil.ParseDurationSecond): an integer (number or

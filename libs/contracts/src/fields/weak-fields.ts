@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isDomainError } from '../errors';
+import { isDomainError } from '../domain-errors';
 import { parseDuration } from './duration';
 import { isJsonObject, setOwn, type JsonObject } from './json-object';
 import { addVaultIssue, type IssueSink } from './request-errors';

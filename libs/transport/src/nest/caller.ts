@@ -1,5 +1,5 @@
 import { DomainError, decodeContext, type CallerContext } from '@coffer/contracts';
-import type { Headers } from '../types';
+import type { Headers } from '../transport-types';
 
 /** The caller context carried in the headers; a header that does not decode is the caller's fault. */
 export function callerFromHeaders(headers: Headers): CallerContext | undefined {

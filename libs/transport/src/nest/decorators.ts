@@ -1,9 +1,9 @@
 import { applyDecorators, createParamDecorator, UseFilters, type ExecutionContext } from '@nestjs/common';
 import { EventPattern, MessagePattern } from '@nestjs/microservices';
 import type { Broadcast, Contract } from '@coffer/contracts';
-import type { Headers } from '../types';
+import type { Headers } from '../transport-types';
 import { callerFromHeaders, requireCaller } from './caller';
-import { CofferRpcContext } from './context';
+import { CofferRpcContext } from './rpc-context';
 import { passThroughFilter } from './filter';
 
 /** Keys under which the decorators leave the contract / broadcast in the handler's extras. */

@@ -1,5 +1,5 @@
 export * from './caller';
-export * from './context';
+export * from './rpc-context';
 export * from './decorators';
 export * from './filter';
 export * from './service-app';

@@ -1,6 +1,6 @@
 import type { DynamicModule, INestMicroservice, LoggerService, LogLevel, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { Transport } from '../types';
+import type { Transport } from '../transport-types';
 import { CofferRpcExceptionFilter } from './filter';
 import { CofferTransportStrategy } from './strategy';
 

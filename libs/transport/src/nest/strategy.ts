@@ -1,8 +1,8 @@
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import type { Broadcast, Contract } from '@coffer/contracts';
 import { isObservable, lastValueFrom } from 'rxjs';
-import type { Headers, Subscription, Transport } from '../types';
-import { CofferRpcContext } from './context';
+import type { Headers, Subscription, Transport } from '../transport-types';
+import { CofferRpcContext } from './rpc-context';
 import { BROADCAST_EXTRA, CONTRACT_EXTRA } from './decorators';
 
 export const COFFER_TRANSPORT = Symbol('COFFER_TRANSPORT');

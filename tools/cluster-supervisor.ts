@@ -7,8 +7,8 @@ import { loadServerConfigFile, listenerFor, type ServerConfig } from '@coffer/co
 import { ENGINES } from '@coffer/engines';
 import { Client } from 'pg';
 import { initialize, sealStatus, unseal, waitForEngines } from '../test/support/launch/bootstrap';
-import { launchCluster, type LaunchedCluster } from '../test/support/launch/cluster';
-import { REPO_ROOT, type ManagedProcess } from '../test/support/launch/process';
+import { launchCluster, type LaunchedCluster } from '../test/support/launch/cluster-launcher';
+import { REPO_ROOT, type ManagedProcess } from '../test/support/launch/managed-process';
 import { planRestart, type RestartState } from './lib/restart-backoff';
 
 /**

@@ -6,7 +6,7 @@ import {
   type ErrorCode,
 } from '@coffer/contracts';
 import type { z } from 'zod';
-import type { Headers, TransportLogger } from './types';
+import type { Headers, TransportLogger } from './transport-types';
 
 export const INTERNAL_MESSAGE = 'internal error';
 /** Requests without their own time-out (the gateway sets its engine_timeout, 10 s by default). */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { EventType, NewEvent, PriorVersion } from './types';
+import type { EventType, NewEvent, PriorVersion } from './event-store-types';
 
 /** An event type plus helpers to build it and to narrow stored events to it. */
 export interface EventDefinition<

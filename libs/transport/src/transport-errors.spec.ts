@@ -9,7 +9,7 @@ import {
   toDomainError,
   wasLogged,
   wireErrorBody,
-} from './errors';
+} from './transport-errors';
 
 const logger = () => {
   const lines: string[] = [];

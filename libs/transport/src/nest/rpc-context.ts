@@ -1,5 +1,5 @@
 import { BaseRpcContext } from '@nestjs/microservices';
-import type { Headers } from '../types';
+import type { Headers } from '../transport-types';
 
 /** What a Nest handler served by CofferTransportStrategy gets as its RPC context (`@Ctx()`). */
 export class CofferRpcContext extends BaseRpcContext<[Headers, string]> {

@@ -2,12 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, natsUrl, uniqueSubjectPrefix, type TestDatabase } from '@coffer/testing';
+import {
+  createTestDatabase,
+  freePort,
+  natsUrl,
+  uniqueSubjectPrefix,
+  type TestDatabase,
+} from '@coffer/testing';
 import { ensureKvV2, initialize, unseal, waitForEngines } from './launch/bootstrap';
-import { launchCluster, type LaunchedCluster } from './launch/cluster';
+import { launchCluster, type LaunchedCluster } from './launch/cluster-launcher';
 import { renderClusterConfig } from './launch/cluster-config';
-import type { ManagedProcess } from './launch/process';
-import { freePort } from './launch/wait';
+import type { ManagedProcess } from './launch/managed-process';
 import { api, type ApiClient } from './api';
 import { echoLines } from './logs';
 

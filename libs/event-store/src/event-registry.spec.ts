@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, EventRegistry, EventSchemaError } from './registry';
+import { defineEvent, EventRegistry, EventSchemaError } from './event-registry';
 
 const Written = defineEvent(
   'SecretWritten',

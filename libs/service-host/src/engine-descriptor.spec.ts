@@ -1,5 +1,5 @@
 import type { RouteTable } from '@coffer/contracts';
-import { defineEngine, routeTableResolver, type EngineDescriptor } from './engine';
+import { defineEngine, routeTableResolver, type EngineDescriptor } from './engine-descriptor';
 
 const table = (engine: string): RouteTable => ({ engine, service: 'x', help: '', routes: [] });
 const v1 = table('x-v1');

@@ -1,7 +1,7 @@
 import { ENGINES } from '@coffer/engines';
 import { replicaCounts } from './cluster-config';
-import { ManagedProcess } from './process';
-import { freePort, waitForHttp } from './wait';
+import { ManagedProcess } from './managed-process';
+import { freePort, waitForHttp } from '@coffer/testing';
 
 /** Entry point of a cluster-mode app, relative to the repository root: `apps/<name>/src/main.ts`. */
 export const appEntry = (name: string): string => `apps/${name}/src/main.ts`;
@@ -174,7 +174,7 @@ async function waitReady(proc: ManagedProcess, healthUrl: string, timeoutMs: num
   // start-up: that rejection only matters inside the race below.
   died.catch(() => undefined);
   try {
-    await Promise.race([waitForHttp(healthUrl, { timeoutMs, what: `${proc.name} ops health` }), died]);
+    await Promise.race([waitForHttp(healthUrl, { timeoutMs, message: `${proc.name} ops health` }), died]);
   } catch (error) {
     if (error instanceof Error && !error.message.includes(proc.output())) {
       error.message = `${error.message}\n--- ${proc.name} output ---\n${proc.output()}`;
