@@ -11,7 +11,7 @@ export interface ApiResponse<T = any> {
   text: string;
 }
 
-export interface RequestOptions {
+export interface ApiRequestOptions {
   /** extra request headers (override the defaults) */
   headers?: Record<string, string>;
   /** JSON-encoded unless `raw` is given */
@@ -29,16 +29,16 @@ export interface RequestOptions {
 export interface ApiClient {
   readonly baseUrl: string;
   readonly token: string | undefined;
-  request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
-  get<T = any>(path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
-  head(path: string, opts?: RequestOptions): Promise<ApiResponse<string>>;
-  put<T = any>(path: string, body?: unknown, opts?: RequestOptions): Promise<ApiResponse<T>>;
-  post<T = any>(path: string, body?: unknown, opts?: RequestOptions): Promise<ApiResponse<T>>;
+  request<T = any>(method: string, path: string, opts?: ApiRequestOptions): Promise<ApiResponse<T>>;
+  get<T = any>(path: string, opts?: ApiRequestOptions): Promise<ApiResponse<T>>;
+  head(path: string, opts?: ApiRequestOptions): Promise<ApiResponse<string>>;
+  put<T = any>(path: string, body?: unknown, opts?: ApiRequestOptions): Promise<ApiResponse<T>>;
+  post<T = any>(path: string, body?: unknown, opts?: ApiRequestOptions): Promise<ApiResponse<T>>;
   /** PATCH with Content-Type application/merge-patch+json unless a header overrides it */
-  patch<T = any>(path: string, body?: unknown, opts?: RequestOptions): Promise<ApiResponse<T>>;
-  delete<T = any>(path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
+  patch<T = any>(path: string, body?: unknown, opts?: ApiRequestOptions): Promise<ApiResponse<T>>;
+  delete<T = any>(path: string, opts?: ApiRequestOptions): Promise<ApiResponse<T>>;
   /** the LIST verb, as Vault clients send it */
-  list<T = any>(path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
+  list<T = any>(path: string, opts?: ApiRequestOptions): Promise<ApiResponse<T>>;
   /** the same client with another token (undefined = none) */
   withToken(token: string | undefined): ApiClient;
 }
@@ -46,7 +46,7 @@ export interface ApiClient {
 export function api(baseUrl: string, token?: string): ApiClient {
   const base = baseUrl.replace(/\/+$/, '');
 
-  const url = (path: string, query?: RequestOptions['query']): string => {
+  const url = (path: string, query?: ApiRequestOptions['query']): string => {
     const full = path.startsWith('/') ? `${base}${path}` : `${base}/v1/${path}`;
     if (!query || Object.keys(query).length === 0) return full;
     const qs = new URLSearchParams(
@@ -58,7 +58,7 @@ export function api(baseUrl: string, token?: string): ApiClient {
   const request = async <T = any>(
     method: string,
     path: string,
-    opts: RequestOptions = {},
+    opts: ApiRequestOptions = {},
   ): Promise<ApiResponse<T>> => {
     const headers: Record<string, string> = {};
     if (token !== undefined && !opts.anonymous) headers['x-service-token'] = token;

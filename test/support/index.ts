@@ -1,4 +1,4 @@
-export { api, type ApiClient, type ApiResponse, type RequestOptions } from './api';
+export { api, type ApiClient, type ApiResponse, type ApiRequestOptions } from './api';
 export { startDevServer, type DevServer } from './dev-server';
 export { startCluster, type Cluster, type ClusterOptions } from './test-cluster';
 export { startTarget, TARGETS, START_TIMEOUT_MS, type Target, type TargetKind } from './targets';

@@ -1,3 +1,7 @@
+/** Vault's system-wide lease TTLs (768h = 32 days), used where a mount leaves its own unset. */
+export const SYSTEM_DEFAULT_LEASE_TTL = 2_764_800;
+export const SYSTEM_MAX_LEASE_TTL = 2_764_800;
+
 /**
  * The product's catalogue of mount types, with the service that serves each: core-sys validates
  * sys/mounts and sys/auth against it. Types whose service does not exist yet (pki, ssh, ...) can

@@ -51,7 +51,6 @@ export const GATEWAY_OPTIONS = Symbol('GATEWAY_OPTIONS');
 export const GATEWAY_TRANSPORT = Symbol('GATEWAY_TRANSPORT');
 export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
 
-export const DEFAULT_MAX_REQUEST_SIZE = 32 * 1024 * 1024;
 export const DEFAULT_ENGINE_TIMEOUT_MS = 10_000;
 
 export interface ResolvedCacheOptions {

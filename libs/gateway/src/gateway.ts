@@ -3,11 +3,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { parseListenAddress, startOpsServer, type OpsServer } from '@coffer/service-host';
-import {
-  DEFAULT_MAX_REQUEST_SIZE,
-  type GatewayListenerOptions,
-  type GatewayOptions,
-} from './gateway.options';
+import { DEFAULT_MAX_REQUEST_SIZE } from '@coffer/config';
+import type { GatewayListenerOptions, GatewayOptions } from './gateway.options';
 import { GatewayModule } from './gateway.module';
 import { GatewayService } from './gateway.service';
 import { createListRewriteServer } from './http/list-rewrite/list-rewrite-server';

@@ -1,7 +1,6 @@
 export { createGateway, type Gateway } from './gateway';
 export {
   DEFAULT_ENGINE_TIMEOUT_MS,
-  DEFAULT_MAX_REQUEST_SIZE,
   type GatewayCacheOptions,
   type GatewayListenerOptions,
   type GatewayOptions,

@@ -1,3 +1,3 @@
 export { startTelemetry, type Telemetry, type TelemetryOptions } from './telemetry';
 export { otlpTracesUrl } from './otlp';
-export { SERVICE_ATTRIBUTE, SERVICE_CONTEXT_KEY, withService } from './service-context';
+export { SERVICE_ATTRIBUTE, withService } from './service-context';

@@ -4,7 +4,8 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { FanOutSpanProcessor, SERVICE_CONTEXT_KEY, serviceIn } from './service-context';
+import { SERVICE_CONTEXT_KEY } from '@coffer/transport';
+import { FanOutSpanProcessor, serviceIn } from './service-context';
 
 describe('FanOutSpanProcessor', () => {
   const setup = () => {

@@ -1,14 +1,10 @@
-import { context, createContextKey, type Context } from '@opentelemetry/api';
+import { context, type Context } from '@opentelemetry/api';
+// the key @coffer/transport sets around every handler it runs
+import { SERVICE_CONTEXT_KEY } from '@coffer/transport';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /** Span attribute naming the service a span belongs to (several services share dev mode's process). */
 export const SERVICE_ATTRIBUTE = 'coffer.service';
-
-/**
- * Context key carrying that service name. createContextKey is Symbol.for, so this is the very key
- * @coffer/transport sets around every handler it runs.
- */
-export const SERVICE_CONTEXT_KEY = createContextKey('coffer.service');
 
 /** Runs `fn` with every span started inside attributed to `service`. */
 export function withService<T>(service: string, fn: () => T): T {

@@ -18,8 +18,7 @@ import { ATTR_SERVICE, ATTR_SUBJECT, type SubjectInfo } from './subjects';
 import type { Headers } from './transport-types';
 
 /**
- * Context key naming the service a piece of work runs for. createContextKey is Symbol.for, so
- * @coffer/telemetry reads the same key to stamp `coffer.service` on child spans (pg, nest) when
+ * Context key naming the service a piece of work runs for. @coffer/telemetry reads this key to stamp `coffer.service` on child spans (pg, nest) when
  * several services share one process (dev mode).
  */
 export const SERVICE_CONTEXT_KEY = createContextKey('coffer.service');

@@ -5,7 +5,7 @@ import { waitFor } from '@coffer/testing';
  * Initialising and unsealing a cluster over its HTTP API, as an operator would: used by
  * `npm run cluster -- --init`, the end-to-end harness and the bench.
  */
-export interface HttpResult {
+export interface HttpJsonResult {
   status: number;
   body: unknown;
 }
@@ -14,7 +14,7 @@ export async function httpJson(
   method: string,
   url: string,
   opts: { token?: string; body?: unknown } = {},
-): Promise<HttpResult> {
+): Promise<HttpJsonResult> {
   const headers: Record<string, string> = {};
   if (opts.token !== undefined) headers['x-service-token'] = opts.token;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
@@ -38,12 +38,12 @@ export async function httpJson(
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
-function expectOk(what: string, res: HttpResult): Record<string, unknown> {
+function expectOk(what: string, res: HttpJsonResult): Record<string, unknown> {
   if (res.status >= 300) throw new Error(`${what}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
   return isRecord(res.body) ? res.body : {};
 }
 
-export interface InitResult {
+export interface ClusterInitResult {
   keys: string[];
   keysBase64: string[];
   rootToken: string;
@@ -59,7 +59,11 @@ export async function sealStatus(baseUrl: string): Promise<SealStatus> {
   return { initialized: body['initialized'] === true, sealed: body['sealed'] !== false };
 }
 
-export async function initialize(baseUrl: string, shares: number, threshold: number): Promise<InitResult> {
+export async function initialize(
+  baseUrl: string,
+  shares: number,
+  threshold: number,
+): Promise<ClusterInitResult> {
   const body = expectOk(
     'sys/init',
     await httpJson('PUT', `${baseUrl}/v1/sys/init`, {

@@ -1,6 +1,6 @@
 import { DomainError, sysContracts } from '@coffer/contracts';
 import { parsedBody } from '../test-support/contract-body';
-import { capabilitiesData, capabilitiesRequest } from './capabilities.logic';
+import { capabilitiesByPath, capabilitiesRequest } from './capabilities.logic';
 
 const capabilities = (raw: Record<string, unknown>) =>
   capabilitiesRequest(parsedBody(sysContracts.capabilitiesSelf, raw));
@@ -30,24 +30,24 @@ describe('capabilitiesRequest', () => {
   });
 });
 
-describe('capabilitiesData', () => {
+describe('capabilitiesByPath', () => {
   const caps = (p: string) => (p.startsWith('secret/') ? ['read'] : ['deny']);
 
   it('adds the single-path compatibility key', () => {
-    expect(capabilitiesData(['secret/a'], caps)).toEqual({ 'secret/a': ['read'], capabilities: ['read'] });
+    expect(capabilitiesByPath(['secret/a'], caps)).toEqual({ 'secret/a': ['read'], capabilities: ['read'] });
   });
 
   it('answers per path for several paths', () => {
-    expect(capabilitiesData(['secret/a', 'x'], caps)).toEqual({ 'secret/a': ['read'], x: ['deny'] });
+    expect(capabilitiesByPath(['secret/a', 'x'], caps)).toEqual({ 'secret/a': ['read'], x: ['deny'] });
   });
 
   it('keeps paths named like Object.prototype members as own keys', () => {
-    const one = capabilitiesData(['__proto__'], caps);
+    const one = capabilitiesByPath(['__proto__'], caps);
     expect(Object.getPrototypeOf(one)).toBe(Object.prototype);
     expect(Object.keys(one)).toEqual(['__proto__', 'capabilities']);
     expect(Object.getOwnPropertyDescriptor(one, '__proto__')?.value).toEqual(['deny']);
     expect(one['capabilities']).toEqual(['deny']);
-    const several = capabilitiesData(['__proto__', 'constructor', 'secret/a'], caps);
+    const several = capabilitiesByPath(['__proto__', 'constructor', 'secret/a'], caps);
     expect(Object.keys(several)).toEqual(['__proto__', 'constructor', 'secret/a']);
     expect(JSON.parse(JSON.stringify(several))).toEqual(
       JSON.parse('{"__proto__":["deny"],"constructor":["deny"],"secret/a":["read"]}'),

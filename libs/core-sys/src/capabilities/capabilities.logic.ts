@@ -23,7 +23,7 @@ export function capabilitiesRequest(body: SysCapabilitiesBody): CapabilitiesRequ
  * are the caller's: built with Object.fromEntries (own properties), "__proto__" is a path like
  * any other instead of the object's prototype.
  */
-export function capabilitiesData(
+export function capabilitiesByPath(
   paths: readonly string[],
   capabilitiesOf: (path: string) => string[],
 ): Record<string, unknown> {

@@ -11,7 +11,7 @@ import type { Acl } from '@coffer/acl';
 import { SealService } from '../seal/seal.service';
 import { TokenService } from '../tokens/token.service';
 import { AclService } from './acl.service';
-import { capabilitiesData, capabilitiesRequest } from './capabilities.logic';
+import { capabilitiesByPath, capabilitiesRequest } from './capabilities.logic';
 
 /** sys/capabilities-self, sys/capabilities, sys/capabilities-accessor, sys/internal/ui/resultant-acl. */
 @Injectable()
@@ -51,7 +51,7 @@ export class CapabilitiesService {
   }
 
   #answer(paths: string[], acl: Acl): EngineResponse {
-    return { kind: 'injected', data: capabilitiesData(paths, (p) => acl.capabilities(p)) };
+    return { kind: 'injected', data: capabilitiesByPath(paths, (p) => acl.capabilities(p)) };
   }
 
   /** An unknown token is the caller's mistake here (400), not an authentication failure (403). */

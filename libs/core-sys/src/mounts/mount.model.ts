@@ -38,10 +38,6 @@ export type MountRecord = z.infer<typeof mountRecordSchema>;
 
 export const AUTH_PREFIX = 'auth/';
 
-/** Vault's system-wide lease TTLs (32 days), used where a mount leaves its own unset. */
-export const SYSTEM_DEFAULT_LEASE_TTL = 2_764_800;
-export const SYSTEM_MAX_LEASE_TTL = 2_764_800;
-
 export const isAuthPath = (path: string): boolean => path.startsWith(AUTH_PREFIX);
 
 /** Sources of fresh identifiers, injected so the decider stays pure. */

@@ -1,12 +1,6 @@
-import type { MountEntry } from '@coffer/contracts';
+import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL, type MountEntry } from '@coffer/contracts';
 import { SERVICE_VERSION } from '../seal/version';
-import {
-  AUTH_PREFIX,
-  isAuthPath,
-  SYSTEM_DEFAULT_LEASE_TTL,
-  SYSTEM_MAX_LEASE_TTL,
-  type MountRecord,
-} from './mount.model';
+import { AUTH_PREFIX, isAuthPath, type MountRecord } from './mount.model';
 
 /** Vault's response shapes for mount entries (logical_system.go mountInfo and friends). */
 

@@ -3,16 +3,11 @@ import {
   DomainError,
   invalidRequest,
   SECRET_ENGINE_TYPES,
+  SYSTEM_MAX_LEASE_TTL,
   type SysMountEnableBody,
   type SysMountTuneBody,
 } from '@coffer/contracts';
-import {
-  AUTH_PREFIX,
-  isAuthPath,
-  SYSTEM_MAX_LEASE_TTL,
-  type MountIds,
-  type MountRecord,
-} from './mount.model';
+import { AUTH_PREFIX, isAuthPath, type MountIds, type MountRecord } from './mount.model';
 import type { MountEvent } from './mounts.events';
 
 /**

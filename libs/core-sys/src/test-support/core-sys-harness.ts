@@ -44,7 +44,7 @@ export interface SysCall {
 }
 
 /** A call to any mount (operation defaults to update). */
-export interface RequestInput extends Partial<Omit<SysCall, 'path'>> {
+export interface CoreSysRequestInput extends Partial<Omit<SysCall, 'path'>> {
   mount: MountInfo;
   path: string;
   headers?: Record<string, string>;
@@ -165,7 +165,7 @@ export class CoreSysHarness {
   /** Calls a contract like the gateway does: EngineRequest payload, caller context in the headers. */
   call<C extends Contract>(
     contract: C,
-    req: RequestInput,
+    req: CoreSysRequestInput,
     caller: CallerContext,
   ): Promise<ContractResponse<C>> {
     const payload: EngineRequest = {

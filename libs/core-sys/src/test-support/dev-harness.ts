@@ -16,7 +16,7 @@ import type { TestDatabase } from '@coffer/testing';
 import type { Transport } from '@coffer/transport';
 import type { z } from 'zod';
 import { SealService } from '../seal/seal.service';
-import { CoreSysHarness, type RequestInput } from './core-sys-harness';
+import { CoreSysHarness, type CoreSysRequestInput } from './core-sys-harness';
 
 /**
  * One core-sys replica initialised and unsealed the way dev mode does it, for the token store,
@@ -36,11 +36,11 @@ export interface DevCoreSysHarness {
   callerFor(token: string): Promise<CallerContext>;
   call<C extends Contract>(
     contract: C,
-    req: RequestInput,
+    req: CoreSysRequestInput,
     caller?: CallerContext,
   ): Promise<ContractResponse<C>>;
   /** Same, answering the DomainError body (fails the test if the call succeeds). */
-  fail(contract: Contract, req: RequestInput, caller?: CallerContext): Promise<ErrorBody>;
+  fail(contract: Contract, req: CoreSysRequestInput, caller?: CallerContext): Promise<ErrorBody>;
   /** Records every message of a broadcast from now on (subscribed once this resolves). */
   record<B extends Broadcast>(broadcast: B): Promise<z.output<B['payload']>[]>;
   close(): Promise<void>;
@@ -52,7 +52,7 @@ export interface ErrorBody {
   warnings?: string[];
 }
 
-export type { RequestInput } from './core-sys-harness';
+export type { CoreSysRequestInput } from './core-sys-harness';
 
 /** kv v2 at secret/, as dev mode mounts it (kv's default dev mount). */
 export const DEV_SECRET_MOUNT = {
@@ -114,8 +114,11 @@ async function bootstrapped(
   };
   const rootCaller = await callerFor(rootToken);
 
-  const call = <C extends Contract>(contract: C, req: RequestInput, caller: CallerContext = rootCaller) =>
-    cluster.call(contract, req, caller);
+  const call = <C extends Contract>(
+    contract: C,
+    req: CoreSysRequestInput,
+    caller: CallerContext = rootCaller,
+  ) => cluster.call(contract, req, caller);
 
   const mount = (path: string): MountInfo => {
     const m = mounts.get(path);

@@ -1,4 +1,5 @@
-import { decideDelete, decideWrite, leaseAdvice, SYSTEM_DEFAULT_LEASE_TTL } from './flat.decider';
+import { SYSTEM_DEFAULT_LEASE_TTL } from '@coffer/contracts';
+import { decideDelete, decideWrite, leaseAdvice } from './flat.decider';
 
 const mount = (defaultTtl = 0) => ({ config: { default_lease_ttl: defaultTtl, max_lease_ttl: 0 } });
 

@@ -1,6 +1,6 @@
 import { parseDuration } from '@coffer/config';
 import type { MountInfo } from '@coffer/contracts';
-import { getOwn, type JsonObject } from '@coffer/contracts';
+import { getOwn, SYSTEM_DEFAULT_LEASE_TTL, type JsonObject } from '@coffer/contracts';
 import type { FlatEvent } from './flat.events';
 
 /** Pure rules of unversioned secrets (kv v1 and cubbyhole). */
@@ -16,9 +16,6 @@ export function decideWrite(sealed: { keyId: string; ciphertext: string }): Flat
 export function decideDelete(state: FlatState | null): FlatEvent[] {
   return state ? [{ type: 'SecretDeleted', data: {} }] : [];
 }
-
-/** Vault's system default lease TTL (768h), used when the mount sets none. */
-export const SYSTEM_DEFAULT_LEASE_TTL = 2_764_800;
 
 /**
  * kv v1 read advice: a `ttl` key (else `lease`) holding a duration sets lease_duration; otherwise

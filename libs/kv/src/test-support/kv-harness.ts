@@ -40,11 +40,15 @@ export interface KvHarness {
   client: Transport;
   mount(kind: 'kv-v1' | 'kv-v2' | 'cubbyhole', path?: string): MountInfo;
   /** Calls a contract like the gateway: EngineRequest payload, caller context in the headers. */
-  call<C extends Contract>(contract: C, req: RequestInput, opts?: CallOptions): Promise<ContractResponse<C>>;
+  call<C extends Contract>(
+    contract: C,
+    req: KvRequestInput,
+    opts?: CallOptions,
+  ): Promise<ContractResponse<C>>;
   /** Same, returning the DomainError (or throwing when the call succeeded). */
   fail(
     contract: Contract,
-    req: RequestInput,
+    req: KvRequestInput,
     opts?: CallOptions,
   ): Promise<{ code: string; message: string; data?: unknown; warnings?: string[] }>;
   /** Starts one more replica on the same database (e.g. a restart after stopReplica). */
@@ -54,7 +58,7 @@ export interface KvHarness {
   close(): Promise<void>;
 }
 
-export interface RequestInput {
+export interface KvRequestInput {
   mount: MountInfo;
   operation: Operation;
   /** mount-relative path; `params.path` defaults to the part after the route's literal prefix */
@@ -142,7 +146,7 @@ export async function startKvHarness(label: string, opts: HarnessOptions = {}): 
     sudo: true,
   };
 
-  const send = <C extends Contract>(contract: C, req: RequestInput, callOpts: CallOptions = {}) => {
+  const send = <C extends Contract>(contract: C, req: KvRequestInput, callOpts: CallOptions = {}) => {
     const payload: EngineRequest = {
       operation: req.operation,
       mount: req.mount,
