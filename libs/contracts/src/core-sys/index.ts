@@ -2,3 +2,4 @@ export * from './system.routes';
 export * from './token.routes';
 export * from './userpass.routes';
 export * from './identity.routes';
+export * from './core-sys-raw.schema';
