@@ -43,9 +43,11 @@ export const mountInfoData = z.object({
   running_sha256: z.string(),
   deprecation_status: z.string().optional(),
 });
+export type MountInfoData = z.input<typeof mountInfoData>;
 
 /** GET sys/mounts, sys/auth: listing path -> entry. */
 export const mountListingData = z.record(z.string(), mountInfoData);
+export type MountListingData = z.input<typeof mountListingData>;
 
 /** GET sys/internal/ui/mounts. */
 export const uiMountsData = z.object({ secret: mountListingData, auth: mountListingData });
@@ -63,6 +65,7 @@ export const mountTuneData = z.object({
   token_type: z.string().optional(),
   options: stringMapSchema.optional(),
 });
+export type MountTuneData = z.input<typeof mountTuneData>;
 
 export const keyStatusData = z.object({ term: z.number(), install_time: z.string() });
 

@@ -77,9 +77,9 @@ describe('sys raw response bodies', () => {
 
   it('sys/health: a refused query answers the bare error list', () => {
     const answer: ResponseOf<typeof sysContracts.health> = { kind: 'raw', status: 400, body: { errors: [] } };
-    expect(sysContracts.health.response.parse({ ...answer, body: { errors: [], leaked: 'x' } })).toMatchObject(
-      { status: 400, body: { errors: [] } },
-    );
+    expect(
+      sysContracts.health.response.parse({ ...answer, body: { errors: [], leaked: 'x' } }),
+    ).toMatchObject({ status: 400, body: { errors: [] } });
     expect(sent(sysContracts.health, { errors: [] })).toEqual({ errors: [] });
   });
 });

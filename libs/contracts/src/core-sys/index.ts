@@ -3,3 +3,4 @@ export * from './token.routes';
 export * from './userpass.routes';
 export * from './identity.routes';
 export * from './core-sys-raw.schema';
+export type { MountInfoData, MountListingData, MountTuneData } from './core-sys-data.schema';
