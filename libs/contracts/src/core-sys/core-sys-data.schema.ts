@@ -117,6 +117,7 @@ export const userpassUserData = z.object({
   token_ttl: z.number(),
   token_type: z.string(),
 });
+export type UserpassUserData = z.input<typeof userpassUserData>;
 
 // --- identity/ ------------------------------------------------------------------------------
 

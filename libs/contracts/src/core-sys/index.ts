@@ -3,4 +3,9 @@ export * from './token.routes';
 export * from './userpass.routes';
 export * from './identity.routes';
 export * from './core-sys-raw.schema';
-export type { MountInfoData, MountListingData, MountTuneData } from './core-sys-data.schema';
+export type {
+  MountInfoData,
+  MountListingData,
+  MountTuneData,
+  UserpassUserData,
+} from './core-sys-data.schema';
