@@ -103,6 +103,7 @@ export const tokenLookupData = z.object({
   identity_policies: strings.optional(),
   external_namespace_policies: z.record(z.string(), z.unknown()).optional(),
 });
+export type TokenLookupData = z.input<typeof tokenLookupData>;
 
 // --- auth/<userpass>/ -----------------------------------------------------------------------
 

@@ -7,5 +7,6 @@ export type {
   MountInfoData,
   MountListingData,
   MountTuneData,
+  TokenLookupData,
   UserpassUserData,
 } from './core-sys-data.schema';
