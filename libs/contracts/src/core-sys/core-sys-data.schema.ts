@@ -154,6 +154,7 @@ export const entityData = z.object({
   inherited_group_ids: strings,
   group_ids: strings,
 });
+export type EntityData = z.input<typeof entityData>;
 
 /** A new entity: 200 {id, name, aliases: null}; an update answers 204. */
 export const entityCreatedData = z.object({ id: z.string(), name: z.string(), aliases: strings.nullable() });
@@ -170,6 +171,7 @@ export const entityListData = z.object({
     }),
   ),
 });
+export type EntityListData = z.input<typeof entityListData>;
 
 export const aliasData = z.object({
   id: z.string(),
@@ -185,6 +187,8 @@ export const aliasData = z.object({
   last_update_time: z.string(),
   ...aliasMount,
 });
+
+export type AliasData = z.input<typeof aliasData>;
 
 export const aliasWrittenData = z.object({ id: z.string(), canonical_id: z.string() });
 
@@ -202,3 +206,4 @@ export const aliasListData = z.object({
     }),
   ),
 });
+export type AliasListData = z.input<typeof aliasListData>;

@@ -4,6 +4,10 @@ export * from './userpass.routes';
 export * from './identity.routes';
 export * from './core-sys-raw.schema';
 export type {
+  AliasData,
+  AliasListData,
+  EntityData,
+  EntityListData,
   MountInfoData,
   MountListingData,
   MountTuneData,
