@@ -9,6 +9,7 @@ const mapOrNull = (m: Record<string, string>): Record<string, string> | null =>
   Object.keys(m).length > 0 ? m : null;
 
 type MountFields = { mount_type?: string; mount_path?: string };
+type ListedAlias = NonNullable<EntityListData['key_info'][string]['aliases']>[number];
 
 function withMount<T extends MountFields>(out: T, accessor: string, mounts: MountLookup): T {
   const mount = mounts(accessor);
@@ -64,7 +65,7 @@ export function entityList(entities: EntityState[], byId: boolean, mounts: Mount
     const entry: EntityListData['key_info'][string] = { name: e.name };
     if (e.aliases.length > 0) {
       entry.aliases = e.aliases.map((a) =>
-        withMount<MountFields & { id: string; name: string; mount_accessor: string }>(
+        withMount<ListedAlias>(
           { id: a.id, name: a.name, mount_accessor: a.mountAccessor },
           a.mountAccessor,
           mounts,
