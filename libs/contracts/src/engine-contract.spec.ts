@@ -27,6 +27,22 @@ describe('engineContract', () => {
     expect(contract.response.parse({ kind: 'raw', body: { any: 1 } })).toMatchObject({ body: { any: 1 } });
   });
 
+  it('filters a raw body through its allow-list and keeps data generic', () => {
+    const raw = engineContract('t.raw', { raw: z.object({ sealed: z.boolean() }) });
+    const answer: ResponseOf<typeof raw> = { kind: 'raw', status: 503, body: { sealed: true } };
+    expect(raw.response.parse({ ...answer, body: { sealed: true, secret: 'never' } })).toMatchObject({
+      kind: 'raw',
+      status: 503,
+      body: { sealed: true },
+    });
+    expect(raw.response.parse({ ...answer, body: { sealed: true, secret: 'never' } }).body).toEqual({
+      sealed: true,
+    });
+    expect(raw.response.safeParse({ kind: 'raw', body: { sealed: 'no' } }).success).toBe(false);
+    expect(raw.response.parse({ data: { any: 1 } }).data).toEqual({ any: 1 });
+    expect(raw.schemas.raw).toBeDefined();
+  });
+
   it('keeps a generic body and data when the contract declares none, "__proto__" included', () => {
     const generic = engineContract('t.generic');
     const body = JSON.parse('{"__proto__":"x","constructor":"y"}') as Record<string, unknown>;

@@ -80,6 +80,8 @@ export interface EngineSchemas {
   params?: z.ZodType;
   /** `data` of the response: an allow-list, undeclared fields never leave the engine */
   data?: z.ZodType;
+  /** `body` of a kind "raw" response (sys/init, seal-status, health): an allow-list like `data` */
+  raw?: z.ZodType;
 }
 
 type Part<S extends EngineSchemas, K extends keyof EngineSchemas, Generic> = S[K] extends z.ZodType
@@ -95,11 +97,12 @@ export type EngineRequestSchemaOf<S extends EngineSchemas> = z.ZodObject<
   },
   z.core.$strip
 >;
+type GenericResponseShape = typeof engineResponseSchema.shape;
+
 export type EngineResponseSchemaOf<S extends EngineSchemas> = z.ZodObject<
-  Omit<typeof engineResponseSchema.shape, 'data'> & {
-    data: S['data'] extends z.ZodType
-      ? z.ZodDefault<z.ZodNullable<S['data']>>
-      : (typeof engineResponseSchema.shape)['data'];
+  Omit<GenericResponseShape, 'data' | 'body'> & {
+    data: S['data'] extends z.ZodType ? z.ZodDefault<z.ZodNullable<S['data']>> : GenericResponseShape['data'];
+    body: S['raw'] extends z.ZodType ? z.ZodOptional<S['raw']> : GenericResponseShape['body'];
   },
   z.core.$strip
 >;
@@ -127,7 +130,8 @@ type EngineResponseWire = Omit<z.output<typeof engineResponseSchema>, 'data'> & 
 /**
  * An engine operation's contract. Its request schema is the only parser of what the caller sent
  * (the transport runs it before the handler; a failure answers Vault's text, fields/request-errors);
- * its response schema filters what the handler returns.
+ * its response schema filters what the handler returns (`data`, or `raw` for a body sent without
+ * the envelope).
  *
  *   export const kvV2 = { configWrite: engineContract('kv.v2.config.write', { body: kvV2ConfigBody }) };
  *   @Handles(kvV2.configWrite) write(@Payload() req: RequestOf<typeof kvV2.configWrite>) { ... }
@@ -141,9 +145,10 @@ export function engineContract<const S extends EngineSchemas = Record<never, nev
     ...(schemas.query ? { query: schemas.query } : {}),
     ...(schemas.params ? { params: schemas.params } : {}),
   });
-  const response = engineResponseSchema.extend(
-    schemas.data ? { data: schemas.data.nullable().default(null) } : {},
-  );
+  const response = engineResponseSchema.extend({
+    ...(schemas.data ? { data: schemas.data.nullable().default(null) } : {}),
+    ...(schemas.raw ? { body: schemas.raw.optional() } : {}),
+  });
   return {
     ...defineContract(subject, request, response),
     schemas,

@@ -206,7 +206,21 @@ describe('gateway authentication and authorization', () => {
   it('serves only allowSealed routes while sealed or uninitialised, and recovers on the seal invalidation', async () => {
     const sub = h.transport.serve(sysContracts.sealStatus, 'core-sys', async () => ({
       kind: 'raw' as const,
-      body: { sealed: h.core.sealed },
+      // the whole seal-status body: the contract's raw schema is an allow-list with required fields
+      body: {
+        type: 'shamir',
+        initialized: h.core.initialized,
+        sealed: h.core.sealed,
+        t: 1,
+        n: 1,
+        progress: 0,
+        nonce: '',
+        version: '0.0.0',
+        build_date: '',
+        migration: false,
+        recovery_seal: false,
+        storage_type: 'postgresql',
+      },
     }));
     try {
       for (const state of [

@@ -43,9 +43,11 @@ export const mountInfoData = z.object({
   running_sha256: z.string(),
   deprecation_status: z.string().optional(),
 });
+export type MountInfoData = z.input<typeof mountInfoData>;
 
 /** GET sys/mounts, sys/auth: listing path -> entry. */
 export const mountListingData = z.record(z.string(), mountInfoData);
+export type MountListingData = z.input<typeof mountListingData>;
 
 /** GET sys/internal/ui/mounts. */
 export const uiMountsData = z.object({ secret: mountListingData, auth: mountListingData });
@@ -63,6 +65,7 @@ export const mountTuneData = z.object({
   token_type: z.string().optional(),
   options: stringMapSchema.optional(),
 });
+export type MountTuneData = z.input<typeof mountTuneData>;
 
 export const keyStatusData = z.object({ term: z.number(), install_time: z.string() });
 
@@ -100,6 +103,7 @@ export const tokenLookupData = z.object({
   identity_policies: strings.optional(),
   external_namespace_policies: z.record(z.string(), z.unknown()).optional(),
 });
+export type TokenLookupData = z.input<typeof tokenLookupData>;
 
 // --- auth/<userpass>/ -----------------------------------------------------------------------
 
@@ -114,6 +118,7 @@ export const userpassUserData = z.object({
   token_ttl: z.number(),
   token_type: z.string(),
 });
+export type UserpassUserData = z.input<typeof userpassUserData>;
 
 // --- identity/ ------------------------------------------------------------------------------
 
@@ -149,6 +154,7 @@ export const entityData = z.object({
   inherited_group_ids: strings,
   group_ids: strings,
 });
+export type EntityData = z.input<typeof entityData>;
 
 /** A new entity: 200 {id, name, aliases: null}; an update answers 204. */
 export const entityCreatedData = z.object({ id: z.string(), name: z.string(), aliases: strings.nullable() });
@@ -165,6 +171,7 @@ export const entityListData = z.object({
     }),
   ),
 });
+export type EntityListData = z.input<typeof entityListData>;
 
 export const aliasData = z.object({
   id: z.string(),
@@ -180,6 +187,8 @@ export const aliasData = z.object({
   last_update_time: z.string(),
   ...aliasMount,
 });
+
+export type AliasData = z.input<typeof aliasData>;
 
 export const aliasWrittenData = z.object({ id: z.string(), canonical_id: z.string() });
 
@@ -197,3 +206,4 @@ export const aliasListData = z.object({
     }),
   ),
 });
+export type AliasListData = z.input<typeof aliasListData>;

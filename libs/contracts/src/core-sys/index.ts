@@ -2,3 +2,15 @@ export * from './system.routes';
 export * from './token.routes';
 export * from './userpass.routes';
 export * from './identity.routes';
+export * from './core-sys-raw.schema';
+export type {
+  AliasData,
+  AliasListData,
+  EntityData,
+  EntityListData,
+  MountInfoData,
+  MountListingData,
+  MountTuneData,
+  TokenLookupData,
+  UserpassUserData,
+} from './core-sys-data.schema';

@@ -15,6 +15,7 @@ import {
   uiMountData,
   uiMountsData,
 } from './core-sys-data.schema';
+import { sysHealthRaw, sysInitRaw, sysInitStatusRaw, sysSealStatusRaw } from './core-sys-raw.schema';
 import { fieldString, mountFlag, oneOf, optionalDuration } from './core-sys-fields.schema';
 import { weakInt, weakString, weakStringList, weakStringMap, weakBool } from '../fields';
 
@@ -176,12 +177,12 @@ const capabilitiesBody = sysCapabilitiesBody.prefault({});
  * is only ever rebuilt there; the others by every core-sys replica.
  */
 export const sysContracts = {
-  initStatus: engineContract('core.sys.seal.init-status'),
-  init: engineContract('core.sys.seal.init', { body: sysInitBody.prefault({}) }),
-  sealStatus: engineContract('core.sys.seal.status'),
-  unseal: engineContract('core.sys.seal.unseal', { body: sysUnsealBody.prefault({}) }),
+  initStatus: engineContract('core.sys.seal.init-status', { raw: sysInitStatusRaw }),
+  init: engineContract('core.sys.seal.init', { body: sysInitBody.prefault({}), raw: sysInitRaw }),
+  sealStatus: engineContract('core.sys.seal.status', { raw: sysSealStatusRaw }),
+  unseal: engineContract('core.sys.seal.unseal', { body: sysUnsealBody.prefault({}), raw: sysSealStatusRaw }),
   seal: engineContract('core.sys.seal.seal', { data: noData }),
-  health: engineContract('core.sys.seal.health', { query: sysHealthQuery.prefault({}) }),
+  health: engineContract('core.sys.seal.health', { query: sysHealthQuery.prefault({}), raw: sysHealthRaw }),
   keyStatus: engineContract('core.sys.seal.key-status', { data: keyStatusData }),
   rotate: engineContract('core.sys.seal.rotate', { data: noData }),
   mountsList: engineContract('core.sys.mounts.list', { data: mountListingData }),

@@ -2,9 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   invalidRequest,
   isDomainError,
+  sysContracts,
   type CallerContext,
   type SysCapabilitiesBody,
-  type EngineResponse,
+  type ResponseOf,
   type ResolvedToken,
 } from '@coffer/contracts';
 import type { Acl } from '@coffer/acl';
@@ -12,6 +13,9 @@ import { SealService } from '../seal/seal.service';
 import { TokenService } from '../tokens/token.service';
 import { AclService } from './acl.service';
 import { capabilitiesByPath, capabilitiesRequest } from './capabilities.logic';
+
+/** The three capability checks answer the same shape. */
+type CapabilitiesResponse = ResponseOf<typeof sysContracts.capabilitiesSelf>;
 
 /** sys/capabilities-self, sys/capabilities, sys/capabilities-accessor, sys/internal/ui/resultant-acl. */
 @Injectable()
@@ -22,13 +26,13 @@ export class CapabilitiesService {
     @Inject(TokenService) private readonly tokens: Pick<TokenService, 'resolve' | 'resolveAccessor'>,
   ) {}
 
-  async self(body: SysCapabilitiesBody, caller: CallerContext): Promise<EngineResponse> {
+  async self(body: SysCapabilitiesBody, caller: CallerContext): Promise<CapabilitiesResponse> {
     this.seal.assertUnsealed();
     const { paths } = capabilitiesRequest(body);
     return this.#answer(paths, await this.acls.forCaller(caller));
   }
 
-  async ofToken(body: SysCapabilitiesBody): Promise<EngineResponse> {
+  async ofToken(body: SysCapabilitiesBody): Promise<CapabilitiesResponse> {
     this.seal.assertUnsealed();
     const { paths, token } = capabilitiesRequest(body);
     if (token === '') throw invalidRequest('no token found');
@@ -36,7 +40,7 @@ export class CapabilitiesService {
     return this.#answer(paths, await this.acls.forToken(resolved));
   }
 
-  async ofAccessor(body: SysCapabilitiesBody): Promise<EngineResponse> {
+  async ofAccessor(body: SysCapabilitiesBody): Promise<CapabilitiesResponse> {
     this.seal.assertUnsealed();
     const { paths, accessor } = capabilitiesRequest(body);
     if (accessor === '') throw invalidRequest('missing accessor');
@@ -44,13 +48,13 @@ export class CapabilitiesService {
     return this.#answer(paths, await this.acls.forToken(resolved));
   }
 
-  async resultantAcl(caller: CallerContext): Promise<EngineResponse> {
+  async resultantAcl(caller: CallerContext): Promise<ResponseOf<typeof sysContracts.resultantAcl>> {
     this.seal.assertUnsealed();
     const acl = await this.acls.forCaller(caller);
     return { data: { ...acl.resultant() } };
   }
 
-  #answer(paths: string[], acl: Acl): EngineResponse {
+  #answer(paths: string[], acl: Acl): CapabilitiesResponse {
     return { kind: 'injected', data: capabilitiesByPath(paths, (p) => acl.capabilities(p)) };
   }
 

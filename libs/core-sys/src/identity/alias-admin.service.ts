@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { invalidRequest, notFound, type EngineResponse, type IdentityAliasBody } from '@coffer/contracts';
+import {
+  identityContracts,
+  invalidRequest,
+  notFound,
+  type IdentityAliasBody,
+  type ResponseOf,
+} from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { MountsService } from '../mounts/mounts.service';
@@ -20,6 +26,10 @@ interface AliasInput {
 
 const MAX_ATTEMPTS = 5;
 
+type Res<K extends keyof typeof identityContracts> = ResponseOf<(typeof identityContracts)[K]>;
+/** identity/entity-alias and identity/entity-alias/id/:id writes answer the same shape. */
+type WriteResponse = Res<'aliasWrite'>;
+
 /** identity/entity-alias* routes (Vault's pathAliasIDUpdate / handleAliasCreateUpdateCommon). */
 @Injectable()
 export class AliasAdminService {
@@ -32,7 +42,7 @@ export class AliasAdminService {
   ) {}
 
   /** Create or update; answers {id, canonical_id}, or 204 when nothing changes. */
-  async write(body: IdentityAliasBody, pathId?: string): Promise<EngineResponse> {
+  async write(body: IdentityAliasBody, pathId?: string): Promise<WriteResponse> {
     const input = aliasInputOf(body, pathId);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -43,14 +53,14 @@ export class AliasAdminService {
     }
   }
 
-  async read(id: string): Promise<EngineResponse> {
+  async read(id: string): Promise<Res<'aliasByIdRead'>> {
     if (!id) throw invalidRequest('missing alias id');
     const alias = await this.repo.aliasById(id);
     if (!alias) throw notFound();
     return { data: aliasView(alias, await this.mountLookup([alias])) };
   }
 
-  async delete(id: string): Promise<EngineResponse> {
+  async delete(id: string): Promise<Res<'aliasByIdDelete'>> {
     if (!id) throw invalidRequest('missing alias ID');
     await retryOnConflict(async () => {
       const alias = await this.repo.aliasById(id);
@@ -65,13 +75,13 @@ export class AliasAdminService {
     return {};
   }
 
-  async list(): Promise<EngineResponse> {
+  async list(): Promise<Res<'aliasByIdList'>> {
     const aliases = await this.repo.allAliases();
     if (aliases.length === 0) throw notFound();
     return { data: aliasList(aliases, await this.mountLookup(aliases)) };
   }
 
-  private async writeOnce(input: AliasInput): Promise<EngineResponse> {
+  private async writeOnce(input: AliasInput): Promise<WriteResponse> {
     if (input.id) {
       const alias = await this.repo.aliasById(input.id);
       if (!alias) throw invalidRequest('invalid alias ID provided');
@@ -108,7 +118,7 @@ export class AliasAdminService {
     return { data: { id: aliasId, canonical_id: decision.entityId } };
   }
 
-  private async update(alias: AliasState, input: AliasInput): Promise<EngineResponse> {
+  private async update(alias: AliasState, input: AliasInput): Promise<WriteResponse> {
     const customMetadata = input.customMetadata ?? alias.customMetadata;
     const current = await this.repo.entityById(alias.canonicalId);
     if (!current) throw invalidRequest('given alias is not associated with an entity');

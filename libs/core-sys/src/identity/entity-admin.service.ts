@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { invalidRequest, notFound, type EngineResponse, type IdentityEntityBody } from '@coffer/contracts';
+import {
+  identityContracts,
+  invalidRequest,
+  notFound,
+  type IdentityEntityBody,
+  type ResponseOf,
+} from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { MountsService } from '../mounts/mounts.service';
@@ -15,6 +21,9 @@ export type EntityRef = { by: 'body' } | { by: 'id'; id: string } | { by: 'name'
 
 const MAX_ATTEMPTS = 5;
 
+/** The by-id and by-name routes answer the same shapes: typed with the by-id ones. */
+type Res<K extends keyof typeof identityContracts> = ResponseOf<(typeof identityContracts)[K]>;
+
 /** identity/entity* routes. */
 @Injectable()
 export class EntityAdminService {
@@ -27,7 +36,7 @@ export class EntityAdminService {
   ) {}
 
   /** Create (200 {id, name, aliases}) or update (204), Vault's handleEntityUpdateCommon. */
-  async write(body: IdentityEntityBody, ref: EntityRef): Promise<EngineResponse> {
+  async write(body: IdentityEntityBody, ref: EntityRef): Promise<Res<'entityWrite'>> {
     const input = entityInputOf(body);
     let id = body.id || undefined;
     if (ref.by === 'id') id = ref.id;
@@ -64,13 +73,13 @@ export class EntityAdminService {
     }
   }
 
-  async read(ref: EntityRef): Promise<EngineResponse> {
+  async read(ref: EntityRef): Promise<Res<'entityByIdRead'>> {
     const found = await this.find(ref);
     if (!found) throw notFound();
     return { data: entityView(found, await this.mountLookup([found])) };
   }
 
-  async delete(ref: EntityRef): Promise<EngineResponse> {
+  async delete(ref: EntityRef): Promise<Res<'entityByIdDelete'>> {
     await retryOnConflict(async () => {
       const found =
         ref.by === 'id'
@@ -87,7 +96,7 @@ export class EntityAdminService {
     return {};
   }
 
-  async list(byId: boolean): Promise<EngineResponse> {
+  async list(byId: boolean): Promise<Res<'entityByIdList'>> {
     const entities = await this.repo.allEntities();
     if (entities.length === 0) throw notFound();
     const sorted = byId ? [...entities].sort((a, b) => a.id.localeCompare(b.id)) : entities;

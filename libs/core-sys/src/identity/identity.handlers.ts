@@ -5,7 +5,7 @@ import {
   identityContracts,
   type ContractRequest,
   type ContractResponse,
-  type EngineResponse,
+  type ResponseOf,
   type RequestOf,
 } from '@coffer/contracts';
 import { Handles } from '@coffer/transport';
@@ -23,88 +23,94 @@ export class IdentityHandlers {
   ) {}
 
   @Handles(identityContracts.entityWrite)
-  entityWrite(@Payload() req: RequestOf<typeof identityContracts.entityWrite>): Promise<EngineResponse> {
+  entityWrite(
+    @Payload() req: RequestOf<typeof identityContracts.entityWrite>,
+  ): Promise<ResponseOf<typeof identityContracts.entityWrite>> {
     return this.entities.write(req.body, { by: 'body' });
   }
 
   @Handles(identityContracts.entityByIdRead)
   entityByIdRead(
     @Payload() req: RequestOf<typeof identityContracts.entityByIdRead>,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof identityContracts.entityByIdRead>> {
     return this.entities.read({ by: 'id', id: req.params.id });
   }
 
   @Handles(identityContracts.entityByIdWrite)
   entityByIdWrite(
     @Payload() req: RequestOf<typeof identityContracts.entityByIdWrite>,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof identityContracts.entityByIdWrite>> {
     return this.entities.write(req.body, { by: 'id', id: req.params.id });
   }
 
   @Handles(identityContracts.entityByIdDelete)
   entityByIdDelete(
     @Payload() req: RequestOf<typeof identityContracts.entityByIdDelete>,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof identityContracts.entityByIdDelete>> {
     return this.entities.delete({ by: 'id', id: req.params.id });
   }
 
   @Handles(identityContracts.entityByIdList)
-  entityByIdList(): Promise<EngineResponse> {
+  entityByIdList(): Promise<ResponseOf<typeof identityContracts.entityByIdList>> {
     return this.entities.list(true);
   }
 
   @Handles(identityContracts.entityByNameRead)
   entityByNameRead(
     @Payload() req: RequestOf<typeof identityContracts.entityByNameRead>,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof identityContracts.entityByNameRead>> {
     return this.entities.read({ by: 'name', name: req.params.name });
   }
 
   @Handles(identityContracts.entityByNameWrite)
   entityByNameWrite(
     @Payload() req: RequestOf<typeof identityContracts.entityByNameWrite>,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof identityContracts.entityByNameWrite>> {
     return this.entities.write(req.body, { by: 'name', name: req.params.name });
   }
 
   @Handles(identityContracts.entityByNameDelete)
   entityByNameDelete(
     @Payload() req: RequestOf<typeof identityContracts.entityByNameDelete>,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof identityContracts.entityByNameDelete>> {
     return this.entities.delete({ by: 'name', name: req.params.name });
   }
 
   @Handles(identityContracts.entityByNameList)
-  entityByNameList(): Promise<EngineResponse> {
+  entityByNameList(): Promise<ResponseOf<typeof identityContracts.entityByNameList>> {
     return this.entities.list(false);
   }
 
   @Handles(identityContracts.aliasWrite)
-  aliasWrite(@Payload() req: RequestOf<typeof identityContracts.aliasWrite>): Promise<EngineResponse> {
+  aliasWrite(
+    @Payload() req: RequestOf<typeof identityContracts.aliasWrite>,
+  ): Promise<ResponseOf<typeof identityContracts.aliasWrite>> {
     return this.aliases.write(req.body);
   }
 
   @Handles(identityContracts.aliasByIdRead)
-  aliasByIdRead(@Payload() req: RequestOf<typeof identityContracts.aliasByIdRead>): Promise<EngineResponse> {
+  aliasByIdRead(
+    @Payload() req: RequestOf<typeof identityContracts.aliasByIdRead>,
+  ): Promise<ResponseOf<typeof identityContracts.aliasByIdRead>> {
     return this.aliases.read(req.params.id);
   }
 
   @Handles(identityContracts.aliasByIdWrite)
   aliasByIdWrite(
     @Payload() req: RequestOf<typeof identityContracts.aliasByIdWrite>,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof identityContracts.aliasByIdWrite>> {
     return this.aliases.write(req.body, req.params.id);
   }
 
   @Handles(identityContracts.aliasByIdDelete)
   aliasByIdDelete(
     @Payload() req: RequestOf<typeof identityContracts.aliasByIdDelete>,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof identityContracts.aliasByIdDelete>> {
     return this.aliases.delete(req.params.id);
   }
 
   @Handles(identityContracts.aliasByIdList)
-  aliasByIdList(): Promise<EngineResponse> {
+  aliasByIdList(): Promise<ResponseOf<typeof identityContracts.aliasByIdList>> {
     return this.aliases.list();
   }
 

@@ -1,3 +1,4 @@
+import type { AliasData, AliasListData, EntityData, EntityListData } from '@coffer/contracts';
 import type { AliasState, EntityState } from './identity.decider';
 
 /** Path and type of an auth mount, by accessor (absent when the mount is gone). */
@@ -7,22 +8,21 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const mapOrNull = (m: Record<string, string>): Record<string, string> | null =>
   Object.keys(m).length > 0 ? m : null;
 
-function withMount(
-  out: Record<string, unknown>,
-  accessor: string,
-  mounts: MountLookup,
-): Record<string, unknown> {
+type MountFields = { mount_type?: string; mount_path?: string };
+type ListedAlias = NonNullable<EntityListData['key_info'][string]['aliases']>[number];
+
+function withMount<T extends MountFields>(out: T, accessor: string, mounts: MountLookup): T {
   const mount = mounts(accessor);
   if (mount) {
-    out['mount_type'] = mount.type;
-    out['mount_path'] = mount.path;
+    out.mount_type = mount.type;
+    out.mount_path = mount.path;
   }
   return out;
 }
 
 /** An alias as it appears inside an entity read (Vault's handleEntityReadCommon). */
-export function entityAliasView(alias: AliasState, mounts: MountLookup): Record<string, unknown> {
-  return withMount(
+export function entityAliasView(alias: AliasState, mounts: MountLookup): EntityData['aliases'][number] {
+  return withMount<EntityData['aliases'][number]>(
     {
       id: alias.id,
       canonical_id: alias.canonicalId,
@@ -40,7 +40,7 @@ export function entityAliasView(alias: AliasState, mounts: MountLookup): Record<
   );
 }
 
-export function entityView(entity: EntityState, mounts: MountLookup): Record<string, unknown> {
+export function entityView(entity: EntityState, mounts: MountLookup): EntityData {
   return {
     id: entity.id,
     name: entity.name,
@@ -59,17 +59,17 @@ export function entityView(entity: EntityState, mounts: MountLookup): Record<str
 }
 
 /** LIST identity/entity/id|name. Vault keys key_info by entity id in both lists. */
-export function entityList(
-  entities: EntityState[],
-  byId: boolean,
-  mounts: MountLookup,
-): Record<string, unknown> {
-  const keyInfo: Record<string, unknown> = {};
+export function entityList(entities: EntityState[], byId: boolean, mounts: MountLookup): EntityListData {
+  const keyInfo: EntityListData['key_info'] = {};
   for (const e of entities) {
-    const entry: Record<string, unknown> = { name: e.name };
+    const entry: EntityListData['key_info'][string] = { name: e.name };
     if (e.aliases.length > 0) {
-      entry['aliases'] = e.aliases.map((a) =>
-        withMount({ id: a.id, name: a.name, mount_accessor: a.mountAccessor }, a.mountAccessor, mounts),
+      entry.aliases = e.aliases.map((a) =>
+        withMount<ListedAlias>(
+          { id: a.id, name: a.name, mount_accessor: a.mountAccessor },
+          a.mountAccessor,
+          mounts,
+        ),
       );
     }
     keyInfo[e.id] = entry;
@@ -77,8 +77,8 @@ export function entityList(
   return { keys: entities.map((e) => (byId ? e.id : e.name)), key_info: keyInfo };
 }
 
-export function aliasView(alias: AliasState, mounts: MountLookup): Record<string, unknown> {
-  return withMount(
+export function aliasView(alias: AliasState, mounts: MountLookup): AliasData {
+  return withMount<AliasData>(
     {
       id: alias.id,
       canonical_id: alias.canonicalId,
@@ -97,10 +97,10 @@ export function aliasView(alias: AliasState, mounts: MountLookup): Record<string
   );
 }
 
-export function aliasList(aliases: AliasState[], mounts: MountLookup): Record<string, unknown> {
-  const keyInfo: Record<string, unknown> = {};
+export function aliasList(aliases: AliasState[], mounts: MountLookup): AliasListData {
+  const keyInfo: AliasListData['key_info'] = {};
   for (const a of aliases) {
-    keyInfo[a.id] = withMount(
+    keyInfo[a.id] = withMount<AliasListData['key_info'][string]>(
       {
         canonical_id: a.canonicalId,
         custom_metadata: a.customMetadata,

@@ -1,4 +1,11 @@
-import { SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL, type MountEntry } from '@coffer/contracts';
+import {
+  SYSTEM_DEFAULT_LEASE_TTL,
+  SYSTEM_MAX_LEASE_TTL,
+  type MountEntry,
+  type MountInfoData,
+  type MountListingData,
+  type MountTuneData,
+} from '@coffer/contracts';
 import { SERVICE_VERSION } from '../seal/version';
 import { AUTH_PREFIX, isAuthPath, type MountRecord } from './mount.model';
 
@@ -10,15 +17,15 @@ const RUNNING_VERSION = `v${SERVICE_VERSION}+builtin.coffer`;
 export const listingKey = (m: MountRecord): string =>
   isAuthPath(m.path) ? m.path.slice(AUTH_PREFIX.length) : m.path;
 
-export function mountInfo(m: MountRecord): Record<string, unknown> {
-  const config: Record<string, unknown> = {
+export function mountInfo(m: MountRecord): MountInfoData {
+  const config: MountInfoData['config'] = {
     default_lease_ttl: m.config.defaultLeaseTtl,
     max_lease_ttl: m.config.maxLeaseTtl,
     force_no_cache: m.config.forceNoCache,
   };
-  if (m.config.listingVisibility !== '') config['listing_visibility'] = m.config.listingVisibility;
-  if (isAuthPath(m.path)) config['token_type'] = m.config.tokenType || 'default-service';
-  const info: Record<string, unknown> = {
+  if (m.config.listingVisibility !== '') config.listing_visibility = m.config.listingVisibility;
+  if (isAuthPath(m.path)) config.token_type = m.config.tokenType || 'default-service';
+  const info: MountInfoData = {
     type: m.type,
     description: m.description,
     accessor: m.accessor,
@@ -32,13 +39,13 @@ export function mountInfo(m: MountRecord): Record<string, unknown> {
     running_plugin_version: RUNNING_VERSION,
     running_sha256: '',
   };
-  if (m.table !== 'system') info['deprecation_status'] = 'supported';
+  if (m.table !== 'system') info.deprecation_status = 'supported';
   return info;
 }
 
 /** GET sys/mounts or sys/auth: "<path>/" -> entry. */
-export function mountListing(mounts: readonly MountRecord[], auth: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+export function mountListing(mounts: readonly MountRecord[], auth: boolean): MountListingData {
+  const out: MountListingData = {};
   for (const m of [...mounts].sort((a, b) => a.path.localeCompare(b.path))) {
     if (isAuthPath(m.path) === auth) out[listingKey(m)] = mountInfo(m);
   }
@@ -46,16 +53,16 @@ export function mountListing(mounts: readonly MountRecord[], auth: boolean): Rec
 }
 
 /** GET .../tune: the resolved TTLs in seconds. */
-export function tuneInfo(m: MountRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function tuneInfo(m: MountRecord): MountTuneData {
+  const out: MountTuneData = {
     default_lease_ttl: m.config.defaultLeaseTtl || SYSTEM_DEFAULT_LEASE_TTL,
     max_lease_ttl: m.config.maxLeaseTtl || SYSTEM_MAX_LEASE_TTL,
     force_no_cache: m.config.forceNoCache,
     description: m.description,
   };
-  if (m.config.listingVisibility !== '') out['listing_visibility'] = m.config.listingVisibility;
-  if (isAuthPath(m.path)) out['token_type'] = m.config.tokenType || 'default-service';
-  if (Object.keys(m.options).length > 0) out['options'] = { ...m.options };
+  if (m.config.listingVisibility !== '') out.listing_visibility = m.config.listingVisibility;
+  if (isAuthPath(m.path)) out.token_type = m.config.tokenType || 'default-service';
+  if (Object.keys(m.options).length > 0) out.options = { ...m.options };
   return out;
 }
 

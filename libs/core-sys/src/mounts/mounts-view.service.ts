@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, invalidRequest, type CallerContext, type EngineResponse } from '@coffer/contracts';
+import {
+  DomainError,
+  invalidRequest,
+  sysContracts,
+  type CallerContext,
+  type MountListingData,
+  type ResponseOf,
+} from '@coffer/contracts';
 import { AclService } from '../capabilities/acl.service';
 import { SealService } from '../seal/seal.service';
 import { isAuthPath, type MountRecord } from './mount.model';
@@ -7,6 +14,11 @@ import { listingKey, mountInfo, mountListing, tuneInfo } from './mount.view';
 import { authRoutingPath, matchingMount, sanitizeMountPath } from './mounts.decider';
 import type { MountKind } from './mounts.service';
 import { MountsRepository } from './mounts.repository';
+
+/** sys/mounts and sys/auth answer the same shapes; typed with the sys/mounts contracts. */
+type ListingResponse = ResponseOf<typeof sysContracts.mountsList>;
+type ReadResponse = ResponseOf<typeof sysContracts.mountRead>;
+type TuneReadResponse = ResponseOf<typeof sysContracts.mountTuneRead>;
 
 /** Read views of the mount table: sys/mounts, sys/auth, their tune reads and sys/internal/ui/mounts. */
 @Injectable()
@@ -23,12 +35,12 @@ export class MountsViewService {
   }
 
   /** GET sys/mounts or sys/auth (sys injector: the map at top level and under data). */
-  async list(kind: MountKind): Promise<EngineResponse> {
+  async list(kind: MountKind): Promise<ListingResponse> {
     return { kind: 'injected', data: mountListing(await this.#mounts(), kind === 'auth') };
   }
 
   /** GET sys/mounts/:path or sys/auth/:path. */
-  async read(kind: MountKind, path: string): Promise<EngineResponse> {
+  async read(kind: MountKind, path: string): Promise<ReadResponse> {
     const mounts = (await this.#mounts()).filter((m) => isAuthPath(m.path) === (kind === 'auth'));
     const routing = kind === 'auth' ? authRoutingPath(path) : sanitizeMountPath(path);
     const mount = matchingMount(mounts, routing);
@@ -42,7 +54,7 @@ export class MountsViewService {
   }
 
   /** GET .../tune: the effective TTLs in seconds. */
-  async tuneRead(kind: MountKind, path: string): Promise<EngineResponse> {
+  async tuneRead(kind: MountKind, path: string): Promise<TuneReadResponse> {
     const routing = kind === 'auth' ? authRoutingPath(path) : sanitizeMountPath(path);
     const mount = matchingMount(await this.#mounts(), routing);
     if (!mount) throw invalidRequest(`sys: cannot fetch sysview for path ${JSON.stringify(routing)}`);
@@ -50,11 +62,11 @@ export class MountsViewService {
   }
 
   /** GET sys/internal/ui/mounts: the mounts the caller can reach anything under. */
-  async uiList(caller: CallerContext): Promise<EngineResponse> {
+  async uiList(caller: CallerContext): Promise<ResponseOf<typeof sysContracts.uiMounts>> {
     const mounts = await this.#mounts();
     const acl = await this.acls.forCaller(caller);
-    const secret: Record<string, unknown> = {};
-    const auth: Record<string, unknown> = {};
+    const secret: MountListingData = {};
+    const auth: MountListingData = {};
     for (const m of mounts) {
       if (!acl.hasMountAccess(m.path)) continue;
       (isAuthPath(m.path) ? auth : secret)[listingKey(m)] = mountInfo(m);
@@ -67,7 +79,7 @@ export class MountsViewService {
    * options.version here). Unknown mounts and mounts without access answer the same 403, so the
    * route cannot be used to discover mounts.
    */
-  async uiRead(caller: CallerContext, path: string): Promise<EngineResponse> {
+  async uiRead(caller: CallerContext, path: string): Promise<ResponseOf<typeof sysContracts.uiMount>> {
     const routing = sanitizeMountPath(path);
     const denied = new DomainError(
       'permission_denied',

@@ -4,7 +4,7 @@ import {
   coreMountTable,
   sysContracts,
   type CallerContext,
-  type EngineResponse,
+  type ResponseOf,
   type MountEntry,
   type RequestOf,
 } from '@coffer/contracts';
@@ -20,67 +20,87 @@ export class MountsHandlers {
   ) {}
 
   @Handles(sysContracts.mountsList)
-  list(): Promise<EngineResponse> {
+  list(): Promise<ResponseOf<typeof sysContracts.mountsList>> {
     return this.views.list('secret');
   }
 
   @Handles(sysContracts.mountRead)
-  read(@Payload() req: RequestOf<typeof sysContracts.mountRead>): Promise<EngineResponse> {
+  read(
+    @Payload() req: RequestOf<typeof sysContracts.mountRead>,
+  ): Promise<ResponseOf<typeof sysContracts.mountRead>> {
     return this.views.read('secret', req.params.path);
   }
 
   @Handles(sysContracts.mountEnable)
-  enable(@Payload() req: RequestOf<typeof sysContracts.mountEnable>): Promise<EngineResponse> {
+  enable(
+    @Payload() req: RequestOf<typeof sysContracts.mountEnable>,
+  ): Promise<ResponseOf<typeof sysContracts.mountEnable>> {
     return this.mounts.enable('secret', req.params.path, req.body);
   }
 
   @Handles(sysContracts.mountDisable)
-  disable(@Payload() req: RequestOf<typeof sysContracts.mountDisable>): Promise<EngineResponse> {
+  disable(
+    @Payload() req: RequestOf<typeof sysContracts.mountDisable>,
+  ): Promise<ResponseOf<typeof sysContracts.mountDisable>> {
     return this.mounts.disable('secret', req.params.path);
   }
 
   @Handles(sysContracts.mountTuneRead)
-  tuneRead(@Payload() req: RequestOf<typeof sysContracts.mountTuneRead>): Promise<EngineResponse> {
+  tuneRead(
+    @Payload() req: RequestOf<typeof sysContracts.mountTuneRead>,
+  ): Promise<ResponseOf<typeof sysContracts.mountTuneRead>> {
     return this.views.tuneRead('secret', req.params.path);
   }
 
   @Handles(sysContracts.mountTune)
-  tune(@Payload() req: RequestOf<typeof sysContracts.mountTune>): Promise<EngineResponse> {
+  tune(
+    @Payload() req: RequestOf<typeof sysContracts.mountTune>,
+  ): Promise<ResponseOf<typeof sysContracts.mountTune>> {
     return this.mounts.tune('secret', req.params.path, req.body);
   }
 
   @Handles(sysContracts.authList)
-  authList(): Promise<EngineResponse> {
+  authList(): Promise<ResponseOf<typeof sysContracts.authList>> {
     return this.views.list('auth');
   }
 
   @Handles(sysContracts.authRead)
-  authRead(@Payload() req: RequestOf<typeof sysContracts.authRead>): Promise<EngineResponse> {
+  authRead(
+    @Payload() req: RequestOf<typeof sysContracts.authRead>,
+  ): Promise<ResponseOf<typeof sysContracts.authRead>> {
     return this.views.read('auth', req.params.path);
   }
 
   @Handles(sysContracts.authEnable)
-  authEnable(@Payload() req: RequestOf<typeof sysContracts.authEnable>): Promise<EngineResponse> {
+  authEnable(
+    @Payload() req: RequestOf<typeof sysContracts.authEnable>,
+  ): Promise<ResponseOf<typeof sysContracts.authEnable>> {
     return this.mounts.enable('auth', req.params.path, req.body);
   }
 
   @Handles(sysContracts.authDisable)
-  authDisable(@Payload() req: RequestOf<typeof sysContracts.authDisable>): Promise<EngineResponse> {
+  authDisable(
+    @Payload() req: RequestOf<typeof sysContracts.authDisable>,
+  ): Promise<ResponseOf<typeof sysContracts.authDisable>> {
     return this.mounts.disable('auth', req.params.path);
   }
 
   @Handles(sysContracts.authTuneRead)
-  authTuneRead(@Payload() req: RequestOf<typeof sysContracts.authTuneRead>): Promise<EngineResponse> {
+  authTuneRead(
+    @Payload() req: RequestOf<typeof sysContracts.authTuneRead>,
+  ): Promise<ResponseOf<typeof sysContracts.authTuneRead>> {
     return this.views.tuneRead('auth', req.params.path);
   }
 
   @Handles(sysContracts.authTune)
-  authTune(@Payload() req: RequestOf<typeof sysContracts.authTune>): Promise<EngineResponse> {
+  authTune(
+    @Payload() req: RequestOf<typeof sysContracts.authTune>,
+  ): Promise<ResponseOf<typeof sysContracts.authTune>> {
     return this.mounts.tune('auth', req.params.path, req.body);
   }
 
   @Handles(sysContracts.uiMounts)
-  uiList(@Caller() caller: CallerContext): Promise<EngineResponse> {
+  uiList(@Caller() caller: CallerContext): Promise<ResponseOf<typeof sysContracts.uiMounts>> {
     return this.views.uiList(caller);
   }
 
@@ -88,7 +108,7 @@ export class MountsHandlers {
   uiRead(
     @Payload() req: RequestOf<typeof sysContracts.uiMount>,
     @Caller() caller: CallerContext,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof sysContracts.uiMount>> {
     return this.views.uiRead(caller, req.params.path);
   }
 

@@ -3,8 +3,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import {
   invalidation,
   mountDisabled,
+  sysContracts,
   sysMountEnableBody,
-  type EngineResponse,
+  type ResponseOf,
   type MountEntry,
   type SysMountEnableBody,
   type SysMountTuneBody,
@@ -32,6 +33,9 @@ import { MountsRepository } from './mounts.repository';
 
 export type MountKind = 'secret' | 'auth';
 
+/** Enable, disable and tune answer no data (status and warnings), for mounts and auth alike. */
+type NoDataResponse = ResponseOf<typeof sysContracts.mountEnable>;
+
 const ids: MountIds = { uuid: () => randomUUID(), suffix: () => randomBytes(4).toString('hex') };
 
 interface Decision<T> {
@@ -56,7 +60,7 @@ export class MountsService {
   ) {}
 
   /** POST sys/mounts/:path or sys/auth/:path. */
-  async enable(kind: MountKind, path: string, body: SysMountEnableBody): Promise<EngineResponse> {
+  async enable(kind: MountKind, path: string, body: SysMountEnableBody): Promise<NoDataResponse> {
     this.seal.assertUnsealed();
     const input = enableInputOf(body, kind === 'auth');
     await this.#write((table) => ({
@@ -79,7 +83,7 @@ export class MountsService {
    * DELETE sys/mounts/:path or sys/auth/:path. The engine's service purges the mount's data on
    * the mountDisabled broadcast; tokens issued through a disabled auth method are revoked.
    */
-  async disable(kind: MountKind, path: string): Promise<EngineResponse> {
+  async disable(kind: MountKind, path: string): Promise<NoDataResponse> {
     this.seal.assertUnsealed();
     const { events } = await this.#write((table) => ({
       events: [kind === 'auth' ? decideDisableAuth(table, path) : decideDisableSecret(table, path)],
@@ -94,7 +98,7 @@ export class MountsService {
   }
 
   /** POST sys/mounts/:path/tune or sys/auth/:path/tune. */
-  async tune(kind: MountKind, path: string, body: SysMountTuneBody): Promise<EngineResponse> {
+  async tune(kind: MountKind, path: string, body: SysMountTuneBody): Promise<NoDataResponse> {
     this.seal.assertUnsealed();
     const routing = kind === 'auth' ? authRoutingPath(path) : path;
     const input = tuneInputOf(body, kind === 'auth' || isAuthPath(routing));

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { corePolicyTexts, sysContracts, type EngineResponse, type RequestOf } from '@coffer/contracts';
+import { corePolicyTexts, sysContracts, type RequestOf, type ResponseOf } from '@coffer/contracts';
 import { Handles } from '@coffer/transport';
 import { PolicyService } from './policy.service';
 
@@ -9,22 +9,28 @@ export class PolicyHandlers {
   constructor(private readonly policies: PolicyService) {}
 
   @Handles(sysContracts.policiesList)
-  list(): Promise<EngineResponse> {
-    return this.policies.list(false);
+  list(): Promise<ResponseOf<typeof sysContracts.policiesList>> {
+    return this.policies.list();
   }
 
   @Handles(sysContracts.policyRead)
-  read(@Payload() req: RequestOf<typeof sysContracts.policyRead>): Promise<EngineResponse> {
-    return this.policies.read(req.params.name, false);
+  read(
+    @Payload() req: RequestOf<typeof sysContracts.policyRead>,
+  ): Promise<ResponseOf<typeof sysContracts.policyRead>> {
+    return this.policies.read(req.params.name);
   }
 
   @Handles(sysContracts.policyWrite)
-  write(@Payload() req: RequestOf<typeof sysContracts.policyWrite>): Promise<EngineResponse> {
+  write(
+    @Payload() req: RequestOf<typeof sysContracts.policyWrite>,
+  ): Promise<ResponseOf<typeof sysContracts.policyWrite>> {
     return this.policies.write(req.params.name, req.body, false);
   }
 
   @Handles(sysContracts.policyDelete)
-  delete(@Payload() req: RequestOf<typeof sysContracts.policyDelete>): Promise<EngineResponse> {
+  delete(
+    @Payload() req: RequestOf<typeof sysContracts.policyDelete>,
+  ): Promise<ResponseOf<typeof sysContracts.policyDelete>> {
     return this.policies.delete(req.params.name, false);
   }
 
@@ -34,22 +40,28 @@ export class PolicyHandlers {
   }
 
   @Handles(sysContracts.legacyPoliciesList)
-  legacyList(): Promise<EngineResponse> {
-    return this.policies.list(true);
+  legacyList(): Promise<ResponseOf<typeof sysContracts.legacyPoliciesList>> {
+    return this.policies.legacyList();
   }
 
   @Handles(sysContracts.legacyPolicyRead)
-  legacyRead(@Payload() req: RequestOf<typeof sysContracts.legacyPolicyRead>): Promise<EngineResponse> {
-    return this.policies.read(req.params.name, true);
+  legacyRead(
+    @Payload() req: RequestOf<typeof sysContracts.legacyPolicyRead>,
+  ): Promise<ResponseOf<typeof sysContracts.legacyPolicyRead>> {
+    return this.policies.legacyRead(req.params.name);
   }
 
   @Handles(sysContracts.legacyPolicyWrite)
-  legacyWrite(@Payload() req: RequestOf<typeof sysContracts.legacyPolicyWrite>): Promise<EngineResponse> {
+  legacyWrite(
+    @Payload() req: RequestOf<typeof sysContracts.legacyPolicyWrite>,
+  ): Promise<ResponseOf<typeof sysContracts.legacyPolicyWrite>> {
     return this.policies.write(req.params.name, req.body, true);
   }
 
   @Handles(sysContracts.legacyPolicyDelete)
-  legacyDelete(@Payload() req: RequestOf<typeof sysContracts.legacyPolicyDelete>): Promise<EngineResponse> {
+  legacyDelete(
+    @Payload() req: RequestOf<typeof sysContracts.legacyPolicyDelete>,
+  ): Promise<ResponseOf<typeof sysContracts.legacyPolicyDelete>> {
     return this.policies.delete(req.params.name, true);
   }
 

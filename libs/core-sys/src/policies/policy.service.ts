@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DEFAULT_POLICY, DEFAULT_POLICY_NAME, parsePolicy, ROOT_POLICY_NAME, type Policy } from '@coffer/acl';
-import { invalidation, notFound, type EngineResponse, type SysPolicyBody } from '@coffer/contracts';
+import { invalidation, notFound, sysContracts, type ResponseOf, type SysPolicyBody } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
@@ -8,6 +8,9 @@ import { decideDelete, decideWrite, listKeys, normalisePolicyName } from './poli
 import type { PolicyEvent } from './policy.events';
 import { PolicyEventLog } from './policy.projection';
 import { PolicyRepository } from './policy.repository';
+
+/** Writes and deletes answer no data, in both the current and the legacy form. */
+type NoDataResponse = ResponseOf<typeof sysContracts.policyWrite>;
 
 /**
  * ACL policies: sys/policies/acl and the legacy sys/policy. Writes are last-writer-wins per
@@ -23,30 +26,50 @@ export class PolicyService {
     private readonly log: PolicyEventLog,
   ) {}
 
-  /** LIST sys/policies/acl (envelope) or GET/LIST sys/policy (legacy: injected, also as `policies`). */
-  async list(legacy: boolean): Promise<EngineResponse> {
-    this.seal.assertUnsealed();
-    const keys = listKeys(await this.repo.names());
-    return legacy ? { kind: 'injected', data: { policies: keys, keys } } : { data: { keys } };
+  /** LIST sys/policies/acl. */
+  async list(): Promise<ResponseOf<typeof sysContracts.policiesList>> {
+    return { data: { keys: await this.#names() } };
   }
 
-  /** GET sys/policies/acl/:name ({name, policy}) or sys/policy/:name (legacy {name, rules}). */
-  async read(rawName: string, legacy: boolean): Promise<EngineResponse> {
+  /** GET/LIST sys/policy (legacy: injected, the names also as `policies`). */
+  async legacyList(): Promise<ResponseOf<typeof sysContracts.legacyPoliciesList>> {
+    const keys = await this.#names();
+    return { kind: 'injected', data: { policies: keys, keys } };
+  }
+
+  async #names(): Promise<string[]> {
+    this.seal.assertUnsealed();
+    return listKeys(await this.repo.names());
+  }
+
+  /** GET sys/policies/acl/:name: {name, policy}. */
+  async read(rawName: string): Promise<ResponseOf<typeof sysContracts.policyRead>> {
+    const { name, text } = await this.#document(rawName);
+    return { data: { name, policy: text } };
+  }
+
+  /** GET sys/policy/:name (legacy): {name, rules}, injected. */
+  async legacyRead(rawName: string): Promise<ResponseOf<typeof sysContracts.legacyPolicyRead>> {
+    const { name, text } = await this.#document(rawName);
+    return { kind: 'injected', data: { name, rules: text } };
+  }
+
+  async #document(rawName: string): Promise<{ name: string; text: string }> {
     this.seal.assertUnsealed();
     const name = normalisePolicyName(rawName);
     const text = name === ROOT_POLICY_NAME ? '' : (await this.repo.byName(name))?.policy;
     if (text === undefined) throw notFound();
-    return legacy ? { kind: 'injected', data: { name, rules: text } } : { data: { name, policy: text } };
+    return { name, text };
   }
 
-  async write(rawName: string, body: SysPolicyBody, legacy: boolean): Promise<EngineResponse> {
+  async write(rawName: string, body: SysPolicyBody, legacy: boolean): Promise<NoDataResponse> {
     this.seal.assertUnsealed();
     const { event, warnings } = decideWrite(rawName, body, legacy);
     await this.#append(event);
     return { kind: legacy ? 'injected' : 'envelope', warnings };
   }
 
-  async delete(rawName: string, legacy: boolean): Promise<EngineResponse> {
+  async delete(rawName: string, legacy: boolean): Promise<NoDataResponse> {
     this.seal.assertUnsealed();
     const name = normalisePolicyName(rawName);
     const exists = (await this.repo.byName(name)) !== undefined;

@@ -1,4 +1,4 @@
-import { weakBool } from '@coffer/contracts';
+import { weakBool, type SysHealthStatusRaw } from '@coffer/contracts';
 
 /**
  * sys/health status code selection (Vault http/sys_health.go). Every replica of core-sys is
@@ -80,8 +80,8 @@ export interface HealthBodyInput extends HealthState {
 }
 
 /** The JSON body of GET sys/health (reference §1.1). */
-export function healthBody(s: HealthBodyInput): Record<string, unknown> {
-  const body: Record<string, unknown> = {
+export function healthBody(s: HealthBodyInput): SysHealthStatusRaw {
+  const body: SysHealthStatusRaw = {
     initialized: s.initialized,
     sealed: s.sealed,
     standby: s.standby,
@@ -96,8 +96,8 @@ export function healthBody(s: HealthBodyInput): Record<string, unknown> {
     replication_primary_canary_age_ms: 0,
   };
   if (s.initialized && !s.sealed && s.cluster) {
-    body['cluster_name'] = s.cluster.name;
-    body['cluster_id'] = s.cluster.id;
+    body.cluster_name = s.cluster.name;
+    body.cluster_id = s.cluster.id;
   }
   return body;
 }

@@ -19,7 +19,6 @@ import {
   type ResponseOf,
   type SysInitBody,
   type SysUnsealBody,
-  type EngineResponse,
 } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
@@ -50,6 +49,8 @@ export interface Initialised {
 
 /** sys/seal and sys/rotate answer nothing but their status code. */
 type NoDataResponse = ResponseOf<typeof sysContracts.rotate>;
+/** sys/seal-status and sys/unseal answer the same raw body. */
+type SealStatusResponse = ResponseOf<typeof sysContracts.sealStatus>;
 
 /**
  * The seal use cases (Vault's model): init, unseal, seal, rotate and the seal status. They run
@@ -82,11 +83,11 @@ export class SealLifecycleService {
     this.#progress = undefined;
   }
 
-  status(): Promise<EngineResponse> {
+  status(): Promise<SealStatusResponse> {
     return this.#serialised(() => this.#status());
   }
 
-  async #status(): Promise<EngineResponse> {
+  async #status(): Promise<SealStatusResponse> {
     const row = await this.repo.load();
     const body = sealStatusBody({
       initialized: row !== undefined,
@@ -102,7 +103,7 @@ export class SealLifecycleService {
   }
 
   /** PUT sys/init: the service stays sealed afterwards, like Vault. */
-  init(req: { body: SysInitBody }): Promise<EngineResponse> {
+  init(req: { body: SysInitBody }): Promise<ResponseOf<typeof sysContracts.init>> {
     return this.#serialised(async () => {
       if (await this.seal.isInitialized()) throw invalidRequest('Vault is already initialized');
       const config = decideInitConfig(req.body);
@@ -168,7 +169,7 @@ export class SealLifecycleService {
   }
 
   /** PUT sys/unseal: one share per call; the keyring opens once the threshold is reached. */
-  unseal(req: { body: SysUnsealBody }): Promise<EngineResponse> {
+  unseal(req: { body: SysUnsealBody }): Promise<ResponseOf<typeof sysContracts.unseal>> {
     return this.#serialised(async () => {
       const command = decideUnsealCommand(req.body);
       const row = await this.repo.load();

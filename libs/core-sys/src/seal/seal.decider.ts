@@ -1,6 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { decodeKeyShare, validateShamirConfig } from '@coffer/barrier';
-import { isDomainError, invalidRequest, type SysInitBody, type SysUnsealBody } from '@coffer/contracts';
+import {
+  isDomainError,
+  invalidRequest,
+  type SysInitBody,
+  type SysSealStatusRaw,
+  type SysUnsealBody,
+} from '@coffer/contracts';
 
 /**
  * Pure rules of the Shamir seal (Vault's model): init parameters, unseal key decoding and the
@@ -83,8 +89,8 @@ export interface SealStatusInput {
 }
 
 /** The sys/seal-status and sys/unseal body (raw, no envelope). */
-export function sealStatusBody(s: SealStatusInput): Record<string, unknown> {
-  const body: Record<string, unknown> = {
+export function sealStatusBody(s: SealStatusInput): SysSealStatusRaw {
+  const body: SysSealStatusRaw = {
     type: 'shamir',
     initialized: s.initialized,
     sealed: s.sealed,
@@ -99,8 +105,8 @@ export function sealStatusBody(s: SealStatusInput): Record<string, unknown> {
     storage_type: s.storageType,
   };
   if (!s.sealed && s.cluster) {
-    body['cluster_name'] = s.cluster.name;
-    body['cluster_id'] = s.cluster.id;
+    body.cluster_name = s.cluster.name;
+    body.cluster_id = s.cluster.id;
   }
   return body;
 }

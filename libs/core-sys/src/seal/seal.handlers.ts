@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { coreSealState, sysContracts, type EngineResponse, type RequestOf } from '@coffer/contracts';
+import { coreSealState, sysContracts, type RequestOf, type ResponseOf } from '@coffer/contracts';
 import { Handles } from '@coffer/transport';
 import { SealService } from './seal.service';
 
@@ -13,17 +13,19 @@ export class SealHandlers {
   constructor(private readonly seal: SealService) {}
 
   @Handles(sysContracts.initStatus)
-  initStatus(): Promise<EngineResponse> {
+  initStatus(): Promise<ResponseOf<typeof sysContracts.initStatus>> {
     return this.seal.initStatus();
   }
 
   @Handles(sysContracts.health)
-  health(@Payload() req: RequestOf<typeof sysContracts.health>): Promise<EngineResponse> {
+  health(
+    @Payload() req: RequestOf<typeof sysContracts.health>,
+  ): Promise<ResponseOf<typeof sysContracts.health>> {
     return this.seal.health(req.query);
   }
 
   @Handles(sysContracts.keyStatus)
-  keyStatus(): EngineResponse {
+  keyStatus(): ResponseOf<typeof sysContracts.keyStatus> {
     return this.seal.keyStatus();
   }
 

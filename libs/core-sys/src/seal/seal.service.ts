@@ -10,8 +10,9 @@ import {
 import {
   coreBarrierKeyring,
   DomainError,
+  sysContracts,
   type ContractRequest,
-  type EngineResponse,
+  type ResponseOf,
 } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import type { DevMount } from '@coffer/service-host';
@@ -149,18 +150,18 @@ export class SealService implements OnApplicationShutdown {
     return this.#cluster;
   }
 
-  async initStatus(): Promise<EngineResponse> {
+  async initStatus(): Promise<ResponseOf<typeof sysContracts.initStatus>> {
     return { kind: 'raw', body: { initialized: await this.isInitialized() } };
   }
 
-  keyStatus(): EngineResponse {
+  keyStatus(): ResponseOf<typeof sysContracts.keyStatus> {
     this.assertUnsealed();
     const status = this.barrier.keyStatus();
     return { kind: 'injected', data: { term: status.term, install_time: status.install_time } };
   }
 
   /** GET/HEAD sys/health from this replica's point of view (every replica is active). */
-  async health(query: HealthQuery): Promise<EngineResponse> {
+  async health(query: HealthQuery): Promise<ResponseOf<typeof sysContracts.health>> {
     const initialized = await this.isInitialized();
     const state = {
       initialized,

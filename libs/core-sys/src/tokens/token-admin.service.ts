@@ -6,10 +6,11 @@ import {
   notFound,
   tokenContracts,
   type CallerContext,
-  type EngineResponse,
   type MountInfo,
   type RequestOf,
+  type ResponseOf,
   type TokenCreateBody,
+  type TokenLookupData,
 } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
@@ -28,6 +29,11 @@ import { mountTtls, type MountTtls } from './token-ttl';
 import { authBlock, lookupData } from './token.view';
 
 type Req<K extends keyof typeof tokenContracts> = RequestOf<(typeof tokenContracts)[K]>;
+type Res<K extends keyof typeof tokenContracts> = ResponseOf<(typeof tokenContracts)[K]>;
+/** The routes of one family answer the same shape: typed with the first of each. */
+type LookupResponse = Res<'lookup'>;
+type RenewResponse = Res<'renew'>;
+type NoDataResponse = Res<'revoke'>;
 /** create and create-orphan: the body, and the token store mount the new token belongs to. */
 type CreateRequest = { body: TokenCreateBody; path: string; mount: Pick<MountInfo, 'accessor' | 'config'> };
 /** The self routes read only the forwarded token headers of the request. */
@@ -60,7 +66,7 @@ export class TokenAdminService {
     @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
   ) {}
 
-  async create(req: CreateRequest, caller: CallerContext, orphanRoute: boolean): Promise<EngineResponse> {
+  async create(req: CreateRequest, caller: CallerContext, orphanRoute: boolean): Promise<Res<'create'>> {
     const params = createParamsOf(req.body);
     const parent = await this.callerToken(caller);
     if (!parent) throw invalidRequest('parent token lookup failed: no parent found');
@@ -80,7 +86,7 @@ export class TokenAdminService {
     };
   }
 
-  async lookup(req: Req<'lookup'>, caller: CallerContext): Promise<EngineResponse> {
+  async lookup(req: Req<'lookup'>, caller: CallerContext): Promise<LookupResponse> {
     const token = req.body.token;
     // Vault looks up the calling token when none is given.
     if (!token) return this.lookupSelf(req, caller);
@@ -89,18 +95,18 @@ export class TokenAdminService {
     return { data: await this.lookupView(found, token) };
   }
 
-  async lookupSelf(req: HeadersOnly, caller: CallerContext): Promise<EngineResponse> {
+  async lookupSelf(req: HeadersOnly, caller: CallerContext): Promise<LookupResponse> {
     const found = await this.callerToken(caller);
     if (!found) throw badToken();
     return { data: await this.lookupView(found, await this.echoedToken(req, found)) };
   }
 
-  async lookupAccessor(req: Req<'lookupAccessor'>): Promise<EngineResponse> {
+  async lookupAccessor(req: Req<'lookupAccessor'>): Promise<LookupResponse> {
     const found = await this.byAccessorField(req.body.accessor);
     return { data: await this.lookupView(found, '') };
   }
 
-  async renew(req: Req<'renew'>): Promise<EngineResponse> {
+  async renew(req: Req<'renew'>): Promise<RenewResponse> {
     const token = req.body.token;
     if (!token) throw missingToken();
     const found = await this.byToken(token);
@@ -108,18 +114,18 @@ export class TokenAdminService {
     return this.renewToken(found, req.body.increment ?? 0, token);
   }
 
-  async renewSelf(req: Req<'renewSelf'>, caller: CallerContext): Promise<EngineResponse> {
+  async renewSelf(req: Req<'renewSelf'>, caller: CallerContext): Promise<RenewResponse> {
     const found = await this.callerToken(caller);
     if (!found) throw invalidRequest('token not found');
     return this.renewToken(found, req.body.increment ?? 0, await this.echoedToken(req, found));
   }
 
-  async renewAccessor(req: Req<'renewAccessor'>): Promise<EngineResponse> {
+  async renewAccessor(req: Req<'renewAccessor'>): Promise<RenewResponse> {
     const found = await this.byAccessorField(req.body.accessor);
     return this.renewToken(found, req.body.increment ?? 0, '');
   }
 
-  async revoke(req: Req<'revoke'>): Promise<EngineResponse> {
+  async revoke(req: Req<'revoke'>): Promise<NoDataResponse> {
     const token = req.body.token;
     if (!token) throw missingToken();
     const found = await this.byToken(token, { includeUnusable: true });
@@ -127,19 +133,19 @@ export class TokenAdminService {
     return {};
   }
 
-  async revokeSelf(caller: CallerContext): Promise<EngineResponse> {
+  async revokeSelf(caller: CallerContext): Promise<NoDataResponse> {
     if (caller.accessor) await this.revocation.revokeTree(caller.accessor, 'revoked');
     return {};
   }
 
-  async revokeAccessor(req: Req<'revokeAccessor'>): Promise<EngineResponse> {
+  async revokeAccessor(req: Req<'revokeAccessor'>): Promise<NoDataResponse> {
     const found = await this.byAccessorField(req.body.accessor, { includeUnusable: true });
     await this.revocation.revokeTree(found.state.accessor, 'revoked');
     return {};
   }
 
   /** revoke-orphan: the route needs sudo, the gateway checks it. */
-  async revokeOrphan(req: Req<'revokeOrphan'>): Promise<EngineResponse> {
+  async revokeOrphan(req: Req<'revokeOrphan'>): Promise<NoDataResponse> {
     const token = req.body.token;
     if (!token) throw missingToken();
     const found = await this.byToken(token, { includeUnusable: true });
@@ -148,7 +154,7 @@ export class TokenAdminService {
     return {};
   }
 
-  async listAccessors(): Promise<EngineResponse> {
+  async listAccessors(): Promise<Res<'listAccessors'>> {
     const keys = await this.repo.allAccessors();
     if (keys.length === 0) throw notFound();
     return { data: { keys } };
@@ -158,7 +164,7 @@ export class TokenAdminService {
     found: VersionedToken,
     increment: number,
     clientToken: string,
-  ): Promise<EngineResponse> {
+  ): Promise<RenewResponse> {
     let attempt: VersionedToken | undefined = found;
     const { state, ttl, warnings } = await retryOnConflict(async () => {
       const current = attempt ?? (await this.repo.byAccessor(found.state.accessor));
@@ -179,7 +185,7 @@ export class TokenAdminService {
     return { data: null, auth: authBlock(state, clientToken, identityPolicies, ttl), warnings };
   }
 
-  private async lookupView(found: VersionedToken, id: string): Promise<Record<string, unknown>> {
+  private async lookupView(found: VersionedToken, id: string): Promise<TokenLookupData> {
     const identityPolicies = await this.displayedIdentityPolicies(found.state.entityId);
     return lookupData(found.state, id, identityPolicies, this.now());
   }

@@ -7,7 +7,7 @@ import {
   type CallerContext,
   type ContractRequest,
   type ContractResponse,
-  type EngineResponse,
+  type ResponseOf,
   type RequestOf,
 } from '@coffer/contracts';
 import { Caller, Handles } from '@coffer/transport';
@@ -23,7 +23,7 @@ export class TokenRouteHandlers {
   create(
     @Payload() req: RequestOf<typeof tokenContracts.create>,
     @Caller() caller: CallerContext,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof tokenContracts.create>> {
     return this.admin.create(req, caller, false);
   }
 
@@ -31,7 +31,7 @@ export class TokenRouteHandlers {
   createOrphan(
     @Payload() req: RequestOf<typeof tokenContracts.createOrphan>,
     @Caller() caller: CallerContext,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof tokenContracts.createOrphan>> {
     return this.admin.create(req, caller, true);
   }
 
@@ -39,7 +39,7 @@ export class TokenRouteHandlers {
   lookup(
     @Payload() req: RequestOf<typeof tokenContracts.lookup>,
     @Caller() caller: CallerContext,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof tokenContracts.lookup>> {
     return this.admin.lookup(req, caller);
   }
 
@@ -47,17 +47,21 @@ export class TokenRouteHandlers {
   lookupSelf(
     @Payload() req: RequestOf<typeof tokenContracts.lookupSelf>,
     @Caller() caller: CallerContext,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof tokenContracts.lookupSelf>> {
     return this.admin.lookupSelf(req, caller);
   }
 
   @Handles(tokenContracts.lookupAccessor)
-  lookupAccessor(@Payload() req: RequestOf<typeof tokenContracts.lookupAccessor>): Promise<EngineResponse> {
+  lookupAccessor(
+    @Payload() req: RequestOf<typeof tokenContracts.lookupAccessor>,
+  ): Promise<ResponseOf<typeof tokenContracts.lookupAccessor>> {
     return this.admin.lookupAccessor(req);
   }
 
   @Handles(tokenContracts.renew)
-  renew(@Payload() req: RequestOf<typeof tokenContracts.renew>): Promise<EngineResponse> {
+  renew(
+    @Payload() req: RequestOf<typeof tokenContracts.renew>,
+  ): Promise<ResponseOf<typeof tokenContracts.renew>> {
     return this.admin.renew(req);
   }
 
@@ -65,37 +69,45 @@ export class TokenRouteHandlers {
   renewSelf(
     @Payload() req: RequestOf<typeof tokenContracts.renewSelf>,
     @Caller() caller: CallerContext,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof tokenContracts.renewSelf>> {
     return this.admin.renewSelf(req, caller);
   }
 
   @Handles(tokenContracts.renewAccessor)
-  renewAccessor(@Payload() req: RequestOf<typeof tokenContracts.renewAccessor>): Promise<EngineResponse> {
+  renewAccessor(
+    @Payload() req: RequestOf<typeof tokenContracts.renewAccessor>,
+  ): Promise<ResponseOf<typeof tokenContracts.renewAccessor>> {
     return this.admin.renewAccessor(req);
   }
 
   @Handles(tokenContracts.revoke)
-  revoke(@Payload() req: RequestOf<typeof tokenContracts.revoke>): Promise<EngineResponse> {
+  revoke(
+    @Payload() req: RequestOf<typeof tokenContracts.revoke>,
+  ): Promise<ResponseOf<typeof tokenContracts.revoke>> {
     return this.admin.revoke(req);
   }
 
   @Handles(tokenContracts.revokeSelf)
-  revokeSelf(@Caller() caller: CallerContext): Promise<EngineResponse> {
+  revokeSelf(@Caller() caller: CallerContext): Promise<ResponseOf<typeof tokenContracts.revokeSelf>> {
     return this.admin.revokeSelf(caller);
   }
 
   @Handles(tokenContracts.revokeAccessor)
-  revokeAccessor(@Payload() req: RequestOf<typeof tokenContracts.revokeAccessor>): Promise<EngineResponse> {
+  revokeAccessor(
+    @Payload() req: RequestOf<typeof tokenContracts.revokeAccessor>,
+  ): Promise<ResponseOf<typeof tokenContracts.revokeAccessor>> {
     return this.admin.revokeAccessor(req);
   }
 
   @Handles(tokenContracts.revokeOrphan)
-  revokeOrphan(@Payload() req: RequestOf<typeof tokenContracts.revokeOrphan>): Promise<EngineResponse> {
+  revokeOrphan(
+    @Payload() req: RequestOf<typeof tokenContracts.revokeOrphan>,
+  ): Promise<ResponseOf<typeof tokenContracts.revokeOrphan>> {
     return this.admin.revokeOrphan(req);
   }
 
   @Handles(tokenContracts.listAccessors)
-  listAccessors(): Promise<EngineResponse> {
+  listAccessors(): Promise<ResponseOf<typeof tokenContracts.listAccessors>> {
     return this.admin.listAccessors();
   }
 }

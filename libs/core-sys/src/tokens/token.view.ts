@@ -1,4 +1,4 @@
-import type { AuthBlock, ResolvedToken } from '@coffer/contracts';
+import type { AuthBlock, ResolvedToken, TokenLookupData } from '@coffer/contracts';
 import { isUseLimited, type TokenState } from './token.decider';
 import { combinedPolicies } from './token-policies';
 
@@ -35,8 +35,8 @@ export function lookupData(
   id: string,
   identityPolicies: readonly string[],
   nowMs: number,
-): Record<string, unknown> {
-  const data: Record<string, unknown> = {
+): TokenLookupData {
+  const data: TokenLookupData = {
     accessor: state.accessor,
     creation_time: Math.floor(state.createdAt / 1000),
     creation_ttl: state.creationTtl,
@@ -53,21 +53,21 @@ export function lookupData(
     ttl: 0,
     type: 'service',
   };
-  if (state.period > 0) data['period'] = state.period;
+  if (state.period > 0) data.period = state.period;
   if (state.expiresAt > 0) {
     // Only expiring tokens have a lease in Vault: expiry, renewability and issue time come with it.
-    data['expire_time'] = iso(state.expiresAt);
-    data['ttl'] = Math.max(0, Math.floor((state.expiresAt - nowMs) / 1000));
-    data['renewable'] = state.renewable;
-    data['issue_time'] = iso(state.createdAt);
+    data.expire_time = iso(state.expiresAt);
+    data.ttl = Math.max(0, Math.floor((state.expiresAt - nowMs) / 1000));
+    data.renewable = state.renewable;
+    data.issue_time = iso(state.createdAt);
     if (state.lastRenewedAt !== null) {
-      data['last_renewal_time'] = Math.floor(state.lastRenewedAt / 1000);
-      data['last_renewal'] = iso(state.lastRenewedAt);
+      data.last_renewal_time = Math.floor(state.lastRenewedAt / 1000);
+      data.last_renewal = iso(state.lastRenewedAt);
     }
   }
   if (identityPolicies.length > 0) {
-    data['identity_policies'] = [...identityPolicies];
-    data['external_namespace_policies'] = {};
+    data.identity_policies = [...identityPolicies];
+    data.external_namespace_policies = {};
   }
   return data;
 }

@@ -1,5 +1,10 @@
 import { BlockList, isIP } from 'node:net';
-import { DomainError, invalidRequest, type UserpassTokenFields } from '@coffer/contracts';
+import {
+  DomainError,
+  invalidRequest,
+  type UserpassTokenFields,
+  type UserpassUserData,
+} from '@coffer/contracts';
 import { sanitizePolicies } from '../tokens/token-policies';
 import type { UserpassEvent, UserTokenSettings } from './userpass.events';
 
@@ -141,7 +146,7 @@ export function loginDisplayName(mountPath: string, username: string): string {
   return `${source}${username}`.replace(/-+$/, '');
 }
 
-export function userView(settings: UserTokenSettings): Record<string, unknown> {
+export function userView(settings: UserTokenSettings): UserpassUserData {
   return {
     token_bound_cidrs: settings.tokenBoundCidrs,
     token_explicit_max_ttl: settings.tokenExplicitMaxTtl,

@@ -4,7 +4,7 @@ import {
   mountDisabled,
   userpassContracts,
   type CallerContext,
-  type EngineResponse,
+  type ResponseOf,
   type RequestOf,
 } from '@coffer/contracts';
 import { Handles, OnBroadcast, OptionalCaller } from '@coffer/transport';
@@ -22,32 +22,44 @@ export class UserpassHandlers {
   }
 
   @Handles(userpassContracts.userWrite)
-  write(@Payload() req: RequestOf<typeof userpassContracts.userWrite>): Promise<EngineResponse> {
+  write(
+    @Payload() req: RequestOf<typeof userpassContracts.userWrite>,
+  ): Promise<ResponseOf<typeof userpassContracts.userWrite>> {
     return this.users.write(req);
   }
 
   @Handles(userpassContracts.userRead)
-  read(@Payload() req: RequestOf<typeof userpassContracts.userRead>): Promise<EngineResponse> {
+  read(
+    @Payload() req: RequestOf<typeof userpassContracts.userRead>,
+  ): Promise<ResponseOf<typeof userpassContracts.userRead>> {
     return this.users.read(req);
   }
 
   @Handles(userpassContracts.userDelete)
-  delete(@Payload() req: RequestOf<typeof userpassContracts.userDelete>): Promise<EngineResponse> {
+  delete(
+    @Payload() req: RequestOf<typeof userpassContracts.userDelete>,
+  ): Promise<ResponseOf<typeof userpassContracts.userDelete>> {
     return this.users.delete(req);
   }
 
   @Handles(userpassContracts.userList)
-  list(@Payload() req: RequestOf<typeof userpassContracts.userList>): Promise<EngineResponse> {
+  list(
+    @Payload() req: RequestOf<typeof userpassContracts.userList>,
+  ): Promise<ResponseOf<typeof userpassContracts.userList>> {
     return this.users.list(req);
   }
 
   @Handles(userpassContracts.userPassword)
-  setPassword(@Payload() req: RequestOf<typeof userpassContracts.userPassword>): Promise<EngineResponse> {
+  setPassword(
+    @Payload() req: RequestOf<typeof userpassContracts.userPassword>,
+  ): Promise<ResponseOf<typeof userpassContracts.userPassword>> {
     return this.users.setPassword(req);
   }
 
   @Handles(userpassContracts.userPolicies)
-  setPolicies(@Payload() req: RequestOf<typeof userpassContracts.userPolicies>): Promise<EngineResponse> {
+  setPolicies(
+    @Payload() req: RequestOf<typeof userpassContracts.userPolicies>,
+  ): Promise<ResponseOf<typeof userpassContracts.userPolicies>> {
     return this.users.setPolicies(req);
   }
 
@@ -56,7 +68,7 @@ export class UserpassHandlers {
   login(
     @Payload() req: RequestOf<typeof userpassContracts.login>,
     @OptionalCaller() caller: CallerContext | undefined,
-  ): Promise<EngineResponse> {
+  ): Promise<ResponseOf<typeof userpassContracts.login>> {
     return this.users.login(req, caller);
   }
 

@@ -5,7 +5,7 @@ import {
   notFound,
   userpassContracts,
   type CallerContext,
-  type EngineResponse,
+  type ResponseOf,
   type RequestOf,
 } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
@@ -27,6 +27,7 @@ import { burnPasswordCheck, hashPassword, verifyPassword } from './userpass-pass
 import { UserpassRepository } from './userpass.repository';
 
 type Req<K extends keyof typeof userpassContracts> = RequestOf<(typeof userpassContracts)[K]>;
+type Res<K extends keyof typeof userpassContracts> = ResponseOf<(typeof userpassContracts)[K]>;
 /** What identifies a user: its mount and the username of the route. */
 type UserRef = Pick<Req<'userRead'>, 'mount' | 'params'>;
 
@@ -51,7 +52,7 @@ export class UserpassService {
   }
 
   /** Create (password required) or update (only the given fields change). 204. */
-  async write(req: Req<'userWrite'>): Promise<EngineResponse> {
+  async write(req: Req<'userWrite'>): Promise<Res<'userWrite'>> {
     const mountUuid = req.mount.uuid;
     const username = normalizeUsername(req.params.username);
     const { password } = req.body;
@@ -78,13 +79,13 @@ export class UserpassService {
     return {};
   }
 
-  async read(req: UserRef): Promise<EngineResponse> {
+  async read(req: UserRef): Promise<Res<'userRead'>> {
     const found = await this.repo.find(req.mount.uuid, normalizeUsername(req.params.username));
     if (!found) throw notFound();
     return { data: userView(found.state.settings) };
   }
 
-  async delete(req: UserRef): Promise<EngineResponse> {
+  async delete(req: UserRef): Promise<Res<'userDelete'>> {
     const mountUuid = req.mount.uuid;
     const username = normalizeUsername(req.params.username);
     await retryOnConflict(async () => {
@@ -97,13 +98,13 @@ export class UserpassService {
     return {};
   }
 
-  async list(req: Pick<Req<'userList'>, 'mount'>): Promise<EngineResponse> {
+  async list(req: Pick<Req<'userList'>, 'mount'>): Promise<Res<'userList'>> {
     const keys = await this.repo.usernames(req.mount.uuid);
     if (keys.length === 0) throw notFound();
     return { data: { keys } };
   }
 
-  async setPassword(req: Req<'userPassword'>): Promise<EngineResponse> {
+  async setPassword(req: Req<'userPassword'>): Promise<Res<'userPassword'>> {
     const mountUuid = req.mount.uuid;
     const username = normalizeUsername(req.params.username);
     const { password } = req.body;
@@ -120,7 +121,7 @@ export class UserpassService {
     return {};
   }
 
-  async setPolicies(req: Req<'userPolicies'>): Promise<EngineResponse> {
+  async setPolicies(req: Req<'userPolicies'>): Promise<Res<'userPolicies'>> {
     const mountUuid = req.mount.uuid;
     const username = normalizeUsername(req.params.username);
     const given = req.body.token_policies ?? req.body.policies ?? [];
@@ -156,7 +157,7 @@ export class UserpassService {
    * (mount accessor, username), created on first login. Unknown users and wrong passwords get
    * the same answer after the same work.
    */
-  async login(req: Req<'login'>, caller: CallerContext | undefined): Promise<EngineResponse> {
+  async login(req: Req<'login'>, caller: CallerContext | undefined): Promise<Res<'login'>> {
     const username = normalizeUsername(req.params.username);
     const { password } = req.body;
     if (!password) throw missingPassword();

@@ -124,6 +124,20 @@ describe('buildHelp', () => {
     expect(doc?.openapi.paths['/']?.['summary']).toBe('One role.');
   });
 
+  it('describes a raw answer by its body schema, without the envelope', () => {
+    const init = buildHelp(systemRoutes, 'init', 'sys/init')?.openapi.paths['/'] as Record<string, any>;
+    const put = init['post'].responses['200'].content['application/json'].schema;
+    expect(put.properties).toHaveProperty('root_token');
+    expect(put.properties).toHaveProperty('keys_base64');
+    expect(put.properties).not.toHaveProperty('request_id');
+    expect(put.required).toEqual(['keys', 'keys_base64', 'root_token']);
+    const get = init['get'].responses['200'].content['application/json'].schema;
+    expect(Object.keys(get.properties)).toEqual(['initialized']);
+    const health = buildHelp(systemRoutes, 'health', 'sys/health')?.openapi.paths['/'] as Record<string, any>;
+    const body = health['get'].responses['200'].content['application/json'].schema;
+    expect(body.anyOf[0].properties).toHaveProperty('replication_primary_canary_age_ms');
+  });
+
   it('is undefined when nothing matches', () => {
     expect(buildHelp(table, 'nothing/here', 'tmount/nothing/here')).toBeUndefined();
   });

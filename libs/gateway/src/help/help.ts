@@ -186,6 +186,13 @@ function writeOperation(def: OperationDef, contentType: string): Record<string, 
 }
 
 function responses(def: OperationDef): Record<string, unknown> {
+  const { raw } = def.contract.schemas;
+  // A raw answer is its body alone, no envelope (sys/health sends it with other codes too).
+  if (raw) {
+    return {
+      '200': { description: 'OK', content: { 'application/json': { schema: schemaOf(raw, 'output') } } },
+    };
+  }
   const declared = def.contract.schemas.data;
   const data = declared ? schemaOf(declared, 'output') : { type: 'object', nullable: true };
   return {
