@@ -20,7 +20,6 @@ import {
   type ResolvedToken,
   type RouteTable,
 } from '@coffer/contracts';
-import { connect } from 'node:net';
 import { InProcessTransport, type TransportLogger } from '@coffer/transport';
 import { z } from 'zod';
 import { createGateway, type Gateway, type GatewayOptions } from '../src';
@@ -370,26 +369,4 @@ export async function call(
   return { status: res.status, body: parsed, text, headers: res.headers };
 }
 
-/** Sends raw bytes on a fresh connection and returns everything received until the server closes it. */
-export function rawExchange(url: string, data: string | Buffer, timeoutMs = 5000): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(data));
-    const chunks: Buffer[] = [];
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no close within ${timeoutMs} ms; got ${Buffer.concat(chunks).toString('latin1')}`));
-    }, timeoutMs);
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('latin1'));
-    });
-  });
-}
-
-/** Status codes of the responses in a raw HTTP/1.1 byte stream, in order. */
-export function statusesOf(raw: string): number[] {
-  return [...raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
-}
+export { rawExchange, statusesOf } from '@coffer/testing';

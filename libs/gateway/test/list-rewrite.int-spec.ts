@@ -136,11 +136,9 @@ describe('LIST over real connections', () => {
   it('survives random garbage and keeps serving', async () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 200 }), async (bytes) => {
-        const raw = await rawExchange(
-          h.url,
-          Buffer.concat([Buffer.from(bytes), Buffer.from('\r\n\r\n')]),
-          5000,
-        ).catch(() => '');
+        const raw = await rawExchange(h.url, Buffer.concat([Buffer.from(bytes), Buffer.from('\r\n\r\n')]), {
+          timeoutMs: 5000,
+        }).catch(() => '');
         // whatever came back is at most one HTTP response per request Node could frame, never a crash
         expect(raw === '' || raw.startsWith('HTTP/1.1 ')).toBe(true);
       }),

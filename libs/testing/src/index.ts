@@ -4,3 +4,4 @@ export * from './wait';
 export * from './net';
 export * from './database';
 export * from './start-process';
+export * from './raw-socket';
