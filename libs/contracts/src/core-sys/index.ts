@@ -1,4 +1,5 @@
 export * from './system.routes';
+export * from './system-request.schema';
 export * from './token.routes';
 export * from './userpass.routes';
 export * from './identity.routes';
