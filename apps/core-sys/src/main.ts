@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { coreSysEngine } from '@coffer/core-sys';
-import { runClusterService, runMain } from '@coffer/service-host';
+import { runEngine } from '@coffer/engines';
+import { runMain } from '@coffer/service-host';
 
 /** core-sys in cluster mode: the platform (seal, tokens, policies, mounts, auth, identity). */
-runMain(() => runClusterService(coreSysEngine));
+runMain(() => runEngine(coreSysEngine));

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Logger, type INestMicroservice } from '@nestjs/common';
 import { Barrier, KeyringClient } from '@coffer/barrier';
 import { SealService, coreSysEngine } from '@coffer/core-sys';
-import { ENGINES, routeTableFor } from '@coffer/engines';
+import { ENGINES, MOUNT_CATALOGUE, routeTableFor, serviceForMountType } from '@coffer/engines';
 import { createPgliteDb, migrateSchema, type ServiceRuntime } from '@coffer/event-store';
 import { createGateway } from '@coffer/gateway';
 import {
@@ -56,6 +56,7 @@ async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<
     dev: config.rootTokenId === undefined ? {} : { rootTokenId: config.rootTokenId },
     apiAddr: apiUrl,
     instanceId: `dev-${hostname()}-${process.pid}`,
+    mountCatalogue: MOUNT_CATALOGUE,
   };
   // core-sys comes first in the list, so it answers the engines' keyring requests.
   const apps = new Map<string, INestMicroservice>();
@@ -100,6 +101,7 @@ async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<
   const gateway = createGateway({
     transport,
     routeTableFor,
+    serviceFor: serviceForMountType,
     listeners: {
       api: {
         address: config.apiAddress,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
-import { routeTableFor } from '@coffer/engines';
+import { routeTableFor, serviceForMountType } from '@coffer/engines';
 import { createGateway } from '@coffer/gateway';
 import { nestLogLevels, runMain, runWithShutdown, type ShutdownSequence } from '@coffer/service-host';
 import { startTelemetry } from '@coffer/telemetry';
@@ -30,6 +30,7 @@ async function start(config: GatewayAppConfig, logger: Logger, shutdown: Shutdow
   const gateway = createGateway({
     transport,
     routeTableFor,
+    serviceFor: serviceForMountType,
     listeners: {
       api: {
         address: config.api.address,

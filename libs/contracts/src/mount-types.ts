@@ -2,32 +2,32 @@
 export const SYSTEM_DEFAULT_LEASE_TTL = 2_764_800;
 export const SYSTEM_MAX_LEASE_TTL = 2_764_800;
 
+/** How a mount type is enabled: through sys/mounts (secrets engines) or sys/auth (auth methods). */
+export type MountableKind = 'secret' | 'auth';
+
+/** A mount type core-sys lets sys/mounts or sys/auth enable, with the service that serves it. */
+export interface MountTypeEntry {
+  type: string;
+  kind: MountableKind;
+  service: string;
+}
+
 /**
- * The product's catalogue of mount types, with the service that serves each: core-sys validates
- * sys/mounts and sys/auth against it. Types whose service does not exist yet (pki, ssh, ...) can
- * be mounted; requests to them answer 503 until their service lands. Which route table serves a
- * mount is declared by the engines themselves (`mountTypes` in `@coffer/engines`).
+ * Every mountable type by name. Built from the engine list (`MOUNT_CATALOGUE` of
+ * `@coffer/engines`: what each engine declares in its `mountTypes`, plus PLANNED_MOUNT_TYPES) and
+ * handed to core-sys by its host and to the gateway by its app.
  */
-export const SECRET_ENGINE_TYPES = [
-  'kv',
-  'cubbyhole',
-  'ssh',
-  'pki',
-  'cloud-a',
-  'cloud-b',
-  'directory',
-] as const;
-export const AUTH_METHOD_TYPES = ['userpass'] as const;
-export const SERVICE_FOR_TYPE: Record<string, string> = {
-  kv: 'kv',
-  cubbyhole: 'kv',
-  ssh: 'ssh',
-  pki: 'pki',
-  'cloud-a': 'cloud-creds',
-  'cloud-b': 'cloud-creds',
-  directory: 'directory',
-  system: 'core-sys',
-  token: 'core-sys',
-  identity: 'core-sys',
-  userpass: 'core-sys',
-};
+export type MountCatalogue = ReadonlyMap<string, MountTypeEntry>;
+
+/**
+ * Mount types the product plans whose service does not exist yet: they can be mounted, and
+ * requests to them answer 503 (no replica of the named service) until the service lands. Its
+ * descriptor then declares the type, and the entry here becomes redundant (the engine wins).
+ */
+export const PLANNED_MOUNT_TYPES: readonly MountTypeEntry[] = [
+  { type: 'ssh', kind: 'secret', service: 'ssh' },
+  { type: 'pki', kind: 'secret', service: 'pki' },
+  { type: 'cloud-a', kind: 'secret', service: 'cloud-creds' },
+  { type: 'cloud-b', kind: 'secret', service: 'cloud-creds' },
+  { type: 'directory', kind: 'secret', service: 'directory' },
+];

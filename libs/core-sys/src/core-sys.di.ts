@@ -1,3 +1,5 @@
+import type { MountCatalogue } from '@coffer/contracts';
+
 /** Nest injection tokens shared by every core-sys aggregate. */
 export const SERVICE_RUNTIME = Symbol('SERVICE_RUNTIME');
 export const CORE_SYS_OPTIONS = Symbol('CORE_SYS_OPTIONS');
@@ -13,4 +15,6 @@ export interface CoreSysOptions {
   apiAddr: string;
   /** unique id of this process, for leader election diagnostics */
   instanceId: string;
+  /** the types sys/mounts and sys/auth may enable (handed in by the host: `MOUNT_CATALOGUE`) */
+  mountCatalogue: MountCatalogue;
 }

@@ -15,10 +15,10 @@ export const coreSysEngine = defineEngine({
   cipher: 'barrier',
   module: (runtime, host) => CoreSysModule.register(runtime, host),
   mountTypes: {
-    system: () => systemRoutes,
-    token: () => tokenRoutes,
-    userpass: () => userpassRoutes,
-    identity: () => identityRoutes,
+    system: { kind: 'builtin', routes: () => systemRoutes },
+    token: { kind: 'builtin', routes: () => tokenRoutes },
+    userpass: { kind: 'auth', routes: () => userpassRoutes },
+    identity: { kind: 'builtin', routes: () => identityRoutes },
   },
   devMounts: [],
   // Answers 503 while sealed, 200 with the root token once unsealed.

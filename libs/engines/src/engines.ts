@@ -1,11 +1,17 @@
+import { PLANNED_MOUNT_TYPES } from '@coffer/contracts';
 import { coreSysEngine } from '@coffer/core-sys';
 import { kvEngine } from '@coffer/kv';
-import { routeTableResolver, type EngineDescriptor } from '@coffer/service-host';
+import {
+  mountCatalogueOf,
+  routeTableResolver,
+  runClusterService,
+  type EngineDescriptor,
+} from '@coffer/service-host';
 
 /**
  * Every engine service of Coffer, core-sys (the platform) first. Adding an engine is one line
- * here: dev mode, the cluster apps and launcher, the gateway's routing, bootstrap readiness and
- * deploy/k8s all derive from this list.
+ * here: dev mode, the cluster apps and launcher, the gateway's routing, the mount catalogue,
+ * bootstrap readiness and deploy/k8s all derive from this list.
  */
 export const ENGINES: readonly EngineDescriptor[] = [coreSysEngine, kvEngine];
 
@@ -16,3 +22,16 @@ export function engineNamed(name: string): EngineDescriptor | undefined {
 
 /** The gateway's route table for a mount, from the mount types every engine declares. */
 export const routeTableFor = routeTableResolver(ENGINES);
+
+/** What sys/mounts and sys/auth may enable: the engines' secret and auth types, and the planned ones. */
+export const MOUNT_CATALOGUE = mountCatalogueOf(ENGINES, PLANNED_MOUNT_TYPES);
+
+/** The service serving a mount type, for the gateway's "no replica" error. */
+export function serviceForMountType(type: string): string | undefined {
+  return MOUNT_CATALOGUE.get(type)?.service;
+}
+
+/** One cluster-mode replica of an engine of the list (`apps/<name>/src/main.ts`). */
+export function runEngine(engine: EngineDescriptor): Promise<void> {
+  return runClusterService(engine, { mountCatalogue: MOUNT_CATALOGUE });
+}

@@ -1,1 +1,8 @@
-export { ENGINES, engineNamed, routeTableFor } from './engines';
+export {
+  ENGINES,
+  MOUNT_CATALOGUE,
+  engineNamed,
+  routeTableFor,
+  runEngine,
+  serviceForMountType,
+} from './engines';

@@ -45,6 +45,11 @@ export interface GatewayOptions {
    * `routeTableFor` of `@coffer/engines`.
    */
   routeTableFor: (mount: Pick<MountInfo, 'type' | 'options'>) => RouteTable | undefined;
+  /**
+   * The service that serves a mount type (named in the 503 "no replica" error of a mount no engine
+   * serves yet; the type itself when undefined): the apps pass `serviceForMountType` of `@coffer/engines`.
+   */
+  serviceFor: (mountType: string) => string | undefined;
 }
 
 export const GATEWAY_OPTIONS = Symbol('GATEWAY_OPTIONS');

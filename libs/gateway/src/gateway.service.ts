@@ -8,8 +8,6 @@ import {
   permissionDenied,
   type CallerContext,
   type EngineRequest,
-  type MountInfo,
-  type RouteTable,
   type Operation,
   type ResolvedToken,
 } from '@coffer/contracts';
@@ -32,7 +30,7 @@ import { jsonResult, renderEngineResponse, type HttpResult } from './response/en
 import { parseRequestHead, requestBody, type RawRequest } from './request/parse-request';
 import type { RequestKind } from './request/request-kind';
 import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.service';
-import { operationsOf, resolveRoute, type ResolvedRoute } from './routing/route-resolver';
+import { operationsOf, resolveRoute, type MountServing, type ResolvedRoute } from './routing/route-resolver';
 import { SealStateService } from './routing/seal-state.service';
 import type { GatewayLogger } from './gateway.logger';
 
@@ -61,7 +59,7 @@ interface Caller {
 @Injectable()
 export class GatewayService {
   private readonly engineTimeoutMs: number;
-  private readonly tableFor: (mount: MountInfo) => RouteTable | undefined;
+  private readonly serving: MountServing;
 
   constructor(
     @Inject(GATEWAY_TRANSPORT) private readonly transport: Transport,
@@ -73,7 +71,7 @@ export class GatewayService {
     private readonly acls: AclEvaluator,
   ) {
     this.engineTimeoutMs = options.engineTimeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS;
-    this.tableFor = options.routeTableFor;
+    this.serving = { tableFor: options.routeTableFor, serviceFor: options.serviceFor };
   }
 
   async handle(req: GatewayRequest): Promise<HttpResult> {
@@ -110,7 +108,7 @@ export class GatewayService {
     const { kind, path, fullPath, aclPath, query, token, wrapTtl } = head;
     const sealed = await this.seal.isSealed();
     const index = sealed ? SEALED_MOUNT_INDEX : await this.mounts.get();
-    const routing = resolveRoute(index, fullPath, path, kind, this.tableFor);
+    const routing = resolveRoute(index, fullPath, path, kind, this.serving);
     if (routing.kind !== 'failed') {
       trace.route = `${routing.table.engine} ${routing.kind === 'route' ? routing.route.pattern : 'help'}`;
     }

@@ -10,6 +10,7 @@ import {
   invalidation,
   kvV1Routes,
   kvV2Routes,
+  PLANNED_MOUNT_TYPES,
   systemRoutes,
   type EngineRequest,
   type EngineResponse,
@@ -304,6 +305,11 @@ export function harnessRouteTable(mount: Pick<MountInfo, 'type' | 'options'>): R
   }
 }
 
+/** The service named for a mount without a route table: pki/ is planned, its service never runs. */
+export function harnessServiceFor(type: string): string | undefined {
+  return PLANNED_MOUNT_TYPES.find((entry) => entry.type === type)?.service;
+}
+
 export async function startHarness(
   overrides: Partial<GatewayOptions> = {},
   transportLogger: TransportLogger = { error: () => undefined, warn: () => undefined },
@@ -323,6 +329,7 @@ export async function startHarness(
     listeners: { api: { address: '127.0.0.1:0' }, ops: { address: '127.0.0.1:0' } },
     logger: false,
     routeTableFor: harnessRouteTable,
+    serviceFor: harnessServiceFor,
     ...overrides,
   });
   await gateway.listen();

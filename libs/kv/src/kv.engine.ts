@@ -13,8 +13,8 @@ export const kvEngine = defineEngine({
   cipher: 'keyring',
   module: (runtime) => KvModule.register(runtime),
   mountTypes: {
-    kv: (options) => (options['version'] === '2' ? kvV2Routes : kvV1Routes),
-    cubbyhole: () => cubbyholeRoutes,
+    kv: { kind: 'secret', routes: (options) => (options['version'] === '2' ? kvV2Routes : kvV1Routes) },
+    cubbyhole: { kind: 'secret', routes: () => cubbyholeRoutes },
   },
   devMounts: [
     { path: 'secret', type: 'kv', options: { version: '2' }, description: 'key/value secret storage' },

@@ -7,24 +7,31 @@ import { Barrier, KeyringClient } from '@coffer/barrier';
 import { createPgDb, migrateSchema, type ServiceRuntime } from '@coffer/event-store';
 import { startTelemetry } from '@coffer/telemetry';
 import { connectNatsTransport, createServiceApp } from '@coffer/transport';
-import type { EngineDescriptor } from './engine-descriptor';
+import type { EngineDescriptor, EngineHost } from './engine-descriptor';
 import { nestLogLevels } from './log-level';
 import { startOpsServer } from './ops-server';
 import { serviceAppConfig, type ServiceAppConfig } from './service.config';
 import { runWithShutdown, type ShutdownSequence } from './shutdown';
 
+/** What the composition hands a cluster-mode replica besides its descriptor (`runEngine` of `@coffer/engines`). */
+export type ClusterServiceHosting = Pick<EngineHost, 'mountCatalogue'>;
+
 /**
  * Boots one replica of a service and serves until SIGINT / SIGTERM, then drains and releases
  * everything in reverse order. Exits 2 on invalid configuration and 1 when start-up fails.
  */
-export async function runClusterService(spec: EngineDescriptor): Promise<void> {
+export async function runClusterService(
+  spec: EngineDescriptor,
+  hosting: ClusterServiceHosting,
+): Promise<void> {
   const config = serviceAppConfig.loadOrExit();
   const logger = new Logger(`coffer-${spec.name}`);
-  await runWithShutdown(logger, (shutdown) => start(spec, config, logger, shutdown));
+  await runWithShutdown(logger, (shutdown) => start(spec, hosting, config, logger, shutdown));
 }
 
 async function start(
   spec: EngineDescriptor,
+  hosting: ClusterServiceHosting,
   config: ServiceAppConfig,
   logger: Logger,
   shutdown: ShutdownSequence,
@@ -76,7 +83,12 @@ async function start(
     cipher: barrier,
     clock: () => new Date(),
   };
-  const host = { instanceId, clusterSecret: config.clusterSecret, apiAddr: config.apiAddr };
+  const host: EngineHost = {
+    instanceId,
+    clusterSecret: config.clusterSecret,
+    apiAddr: config.apiAddr,
+    mountCatalogue: hosting.mountCatalogue,
+  };
   const app = await createServiceApp(spec.module(runtime, host), transport, spec.name, {
     logger: nestLogLevels(config.logLevel),
   });

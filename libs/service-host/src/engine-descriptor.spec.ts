@@ -1,5 +1,10 @@
 import type { RouteTable } from '@coffer/contracts';
-import { defineEngine, routeTableResolver, type EngineDescriptor } from './engine-descriptor';
+import {
+  defineEngine,
+  mountCatalogueOf,
+  routeTableResolver,
+  type EngineDescriptor,
+} from './engine-descriptor';
 
 const table = (engine: string): RouteTable => ({ engine, service: 'x', help: '', routes: [] });
 const v1 = table('x-v1');
@@ -22,8 +27,8 @@ const engine = (name: string, mountTypes: EngineDescriptor['mountTypes']): Engin
 
 describe('routeTableResolver', () => {
   const resolve = routeTableResolver([
-    engine('x', { x: (options) => (options['version'] === '2' ? v2 : v1) }),
-    engine('o', { other: () => other }),
+    engine('x', { x: { kind: 'secret', routes: (options) => (options['version'] === '2' ? v2 : v1) } }),
+    engine('o', { other: { kind: 'auth', routes: () => other } }),
   ]);
 
   it("picks the table from the mount's type and options", () => {
@@ -37,8 +42,46 @@ describe('routeTableResolver', () => {
   });
 
   it('refuses two engines serving one mount type', () => {
-    expect(() => routeTableResolver([engine('a', { t: () => v1 }), engine('b', { t: () => v2 })])).toThrow(
-      'mount type "t" is served by two engines',
+    expect(() =>
+      routeTableResolver([
+        engine('a', { t: { kind: 'secret', routes: () => v1 } }),
+        engine('b', { t: { kind: 'secret', routes: () => v2 } }),
+      ]),
+    ).toThrow('mount type "t" is served by two engines');
+  });
+});
+
+describe('mountCatalogueOf', () => {
+  const platform = engine('platform', {
+    system: { kind: 'builtin', routes: () => other },
+    login: { kind: 'auth', routes: () => other },
+  });
+  const store = engine('store', { store: { kind: 'secret', routes: () => v1 } });
+
+  it("lists every engine's secret and auth types with the engine serving them, not its built-in ones", () => {
+    expect([...mountCatalogueOf([platform, store], []).values()]).toEqual([
+      { type: 'login', kind: 'auth', service: 'platform' },
+      { type: 'store', kind: 'secret', service: 'store' },
+    ]);
+  });
+
+  it('adds the planned types no engine declares; a declaring engine wins over its planned entry', () => {
+    const catalogue = mountCatalogueOf(
+      [platform, store],
+      [
+        { type: 'later', kind: 'secret', service: 'later-svc' },
+        { type: 'store', kind: 'secret', service: 'planned-name' },
+        { type: 'system', kind: 'secret', service: 'planned-name' },
+      ],
     );
+    expect(catalogue.get('later')).toEqual({ type: 'later', kind: 'secret', service: 'later-svc' });
+    expect(catalogue.get('store')?.service).toBe('store');
+    expect(catalogue.has('system')).toBe(false);
+  });
+
+  it('refuses two engines declaring one mount type', () => {
+    expect(() =>
+      mountCatalogueOf([store, engine('copy', { store: { kind: 'auth', routes: () => v2 } })], []),
+    ).toThrow('mount type "store" is served by two engines');
   });
 });

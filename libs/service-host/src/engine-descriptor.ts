@@ -1,5 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
-import type { MountInfo, RouteTable } from '@coffer/contracts';
+import type { MountableKind, MountCatalogue, MountInfo, MountTypeEntry, RouteTable } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import type { Migration } from 'kysely';
 
@@ -13,6 +13,8 @@ export interface EngineHost {
   apiAddr: string;
   /** set in dev mode only (one process, `npm start`) */
   dev?: { rootTokenId?: string };
+  /** every mountable type of the product (`MOUNT_CATALOGUE` of `@coffer/engines`): core-sys enables only these */
+  mountCatalogue: MountCatalogue;
 }
 
 /** A mount that dev mode enables at first start, like Vault's `secret/` (kv v2). */
@@ -26,6 +28,16 @@ export interface DevMount {
 
 /** Picks the route table of a mount of one type from its options (kv: version "1" or "2"). */
 export type RouteTableSelector = (options: Record<string, string>) => RouteTable;
+
+/**
+ * One mount type an engine serves. `secret` types are enabled through sys/mounts, `auth` types
+ * through sys/auth; `builtin` ones (sys/, auth/token/, identity/) exist in every mount table and
+ * are not mountable.
+ */
+export interface MountTypeDeclaration {
+  kind: MountableKind | 'builtin';
+  routes: RouteTableSelector;
+}
 
 /**
  * One engine service, declared once in its feature lib (`libs/<name>/src/<name>.engine.ts`) and
@@ -47,8 +59,12 @@ export interface EngineDescriptor {
   cipher: 'barrier' | 'keyring';
   /** the service's Nest module */
   module: (runtime: ServiceRuntime, host: EngineHost) => DynamicModule;
-  /** mount types this service serves, each with the route table of a mount of that type */
-  mountTypes: Record<string, RouteTableSelector>;
+  /**
+   * Mount types this service serves, each with its kind and the route table of a mount of that
+   * type. The one place a mount type is declared: core-sys's catalogue and the gateway's routing
+   * derive from it.
+   */
+  mountTypes: Record<string, MountTypeDeclaration>;
   /** mounts dev mode enables at first start */
   devMounts: readonly DevMount[];
   /**
@@ -71,10 +87,32 @@ export function routeTableResolver(
 ): (mount: Pick<MountInfo, 'type' | 'options'>) => RouteTable | undefined {
   const byType = new Map<string, RouteTableSelector>();
   for (const engine of engines) {
-    for (const [type, select] of Object.entries(engine.mountTypes)) {
+    for (const [type, declared] of Object.entries(engine.mountTypes)) {
       if (byType.has(type)) throw new Error(`mount type "${type}" is served by two engines`);
-      byType.set(type, select);
+      byType.set(type, declared.routes);
     }
   }
   return (mount) => byType.get(mount.type)?.(mount.options);
+}
+
+/**
+ * The mountable types of a list of engines: every secret and auth type each engine declares,
+ * served by that engine, plus the planned types no engine declares yet (an engine's own
+ * declaration wins over a planned entry of the same type).
+ */
+export function mountCatalogueOf(
+  engines: readonly EngineDescriptor[],
+  planned: readonly MountTypeEntry[],
+): MountCatalogue {
+  const catalogue = new Map<string, MountTypeEntry>();
+  const declared = new Set<string>();
+  for (const engine of engines) {
+    for (const [type, { kind }] of Object.entries(engine.mountTypes)) {
+      if (declared.has(type)) throw new Error(`mount type "${type}" is served by two engines`);
+      declared.add(type);
+      if (kind !== 'builtin') catalogue.set(type, { type, kind, service: engine.name });
+    }
+  }
+  for (const entry of planned) if (!declared.has(entry.type)) catalogue.set(entry.type, entry);
+  return catalogue;
 }

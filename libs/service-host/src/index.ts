@@ -1,10 +1,12 @@
-export { runClusterService } from './cluster-service';
+export { runClusterService, type ClusterServiceHosting } from './cluster-service';
 export {
   defineEngine,
+  mountCatalogueOf,
   routeTableResolver,
   type DevMount,
   type EngineDescriptor,
   type EngineHost,
+  type MountTypeDeclaration,
   type RouteTableSelector,
 } from './engine-descriptor';
 export { nestLogLevels } from './log-level';

@@ -1,5 +1,6 @@
 import { DomainError, sysContracts } from '@coffer/contracts';
 import { parsedBody } from '../test-support/contract-body';
+import { TEST_MOUNT_CATALOGUE } from '../test-support/test-mount-catalogue';
 import type { MountIds, MountRecord } from './mount.model';
 import {
   authRoutingPath,
@@ -38,7 +39,13 @@ const apply = (table: MountRecord[], events: (MountEvent | undefined)[]) =>
   events.reduce<MountRecord[]>((t, e) => (e ? evolveMounts(t, e) : t), table);
 const base = (): MountRecord[] => apply([], defaultMounts(ids()));
 const enable = (table: MountRecord[], path: string, body: Record<string, unknown>) =>
-  decideEnableSecret(table, path, enableInputOf(parsedBody(sysContracts.mountEnable, body), false), ids());
+  decideEnableSecret(
+    table,
+    path,
+    enableInputOf(parsedBody(sysContracts.mountEnable, body), false),
+    ids(),
+    TEST_MOUNT_CATALOGUE,
+  );
 
 describe('mount paths', () => {
   it('normalises to no leading slash and one trailing slash', () => {
@@ -142,7 +149,13 @@ describe('decideEnableSecret', () => {
 
 describe('decideEnableAuth', () => {
   const enableAuth = (table: MountRecord[], path: string, body: Record<string, unknown>) =>
-    decideEnableAuth(table, path, enableInputOf(parsedBody(sysContracts.mountEnable, body), true), ids());
+    decideEnableAuth(
+      table,
+      path,
+      enableInputOf(parsedBody(sysContracts.mountEnable, body), true),
+      ids(),
+      TEST_MOUNT_CATALOGUE,
+    );
 
   it('enables userpass under auth/ with a default token type', () => {
     const event = enableAuth(base(), 'userpass', { type: 'userpass' });

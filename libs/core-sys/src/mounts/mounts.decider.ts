@@ -1,9 +1,9 @@
 import {
-  AUTH_METHOD_TYPES,
   DomainError,
   invalidRequest,
-  SECRET_ENGINE_TYPES,
   SYSTEM_MAX_LEASE_TTL,
+  type MountableKind,
+  type MountCatalogue,
   type SysMountEnableBody,
   type SysMountTuneBody,
 } from '@coffer/contracts';
@@ -120,6 +120,11 @@ export function tuneInputOf(body: SysMountTuneBody, auth: boolean): TuneInput {
 
 const conflict = (at: string): DomainError => invalidRequest(`path is already in use at ${at}`);
 
+/** Vault's plugin catalog lookup: the type must be a catalogued one of this kind. */
+function checkCatalogued(catalogue: MountCatalogue, kind: MountableKind, type: string): void {
+  if (catalogue.get(type)?.kind !== kind) throw invalidRequest(`plugin not found in the catalog: ${type}`);
+}
+
 /** Resolves kv aliases and checks the version option (handleMount). */
 function resolveSecretType(input: EnableInput): { type: string; options: Record<string, string> } {
   const options = { ...input.options };
@@ -138,6 +143,7 @@ export function decideEnableSecret(
   rawPath: string,
   input: EnableInput,
   ids: MountIds,
+  catalogue: MountCatalogue,
 ): MountEvent {
   if (input.type === '') throw invalidRequest('backend type must be specified as a string');
   const { type, options } = resolveSecretType(input);
@@ -152,9 +158,7 @@ export function decideEnableSecret(
     if (isAuthPath(m.path)) continue;
     if (m.path.startsWith(path) || path.startsWith(m.path)) throw conflict(m.path);
   }
-  if (!(SECRET_ENGINE_TYPES as readonly string[]).includes(type)) {
-    throw invalidRequest(`plugin not found in the catalog: ${type}`);
-  }
+  checkCatalogued(catalogue, 'secret', type);
   if (type === 'kv') {
     const version = options['version'] || '1';
     if (!KV_VERSIONS.has(version)) throw invalidRequest('invalid version specified');
@@ -189,6 +193,7 @@ export function decideEnableAuth(
   rawPath: string,
   input: EnableInput,
   ids: MountIds,
+  catalogue: MountCatalogue,
 ): MountEvent {
   if (input.type === '') throw invalidRequest('backend type must be specified as a string');
   const relative = sanitizeMountPath(rawPath);
@@ -199,9 +204,7 @@ export function decideEnableAuth(
     const existing = m.path.slice(AUTH_PREFIX.length);
     if (existing.startsWith(relative) || relative.startsWith(existing)) throw conflict(existing);
   }
-  if (!(AUTH_METHOD_TYPES as readonly string[]).includes(input.type)) {
-    throw invalidRequest(`plugin not found in the catalog: ${input.type}`);
-  }
+  checkCatalogued(catalogue, 'auth', input.type);
   return {
     type: 'AuthMethodEnabled',
     data: {

@@ -11,7 +11,7 @@ import {
   type SysMountTuneBody,
 } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../core-sys.di';
+import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
 import { isAuthPath, type MountIds, type MountRecord } from './mount.model';
@@ -57,6 +57,7 @@ export class MountsService {
     @Inject(TokenRevocationService)
     private readonly revocation: Pick<TokenRevocationService, 'revokeByPathPrefix'>,
     private readonly log: MountsEventLog,
+    @Inject(CORE_SYS_OPTIONS) private readonly options: Pick<CoreSysOptions, 'mountCatalogue'>,
   ) {}
 
   /** POST sys/mounts/:path or sys/auth/:path. */
@@ -66,8 +67,8 @@ export class MountsService {
     await this.#write((table) => ({
       events: [
         kind === 'auth'
-          ? decideEnableAuth(table, path, input, ids)
-          : decideEnableSecret(table, path, input, ids),
+          ? decideEnableAuth(table, path, input, ids, this.options.mountCatalogue)
+          : decideEnableSecret(table, path, input, ids, this.options.mountCatalogue),
       ],
       result: undefined,
     }));

@@ -20,6 +20,7 @@ import type { z } from 'zod';
 import { CoreSysModule } from '../core-sys.module';
 import { CORE_SYS_SCHEMA, coreSysMigrations } from '../migrations';
 import type { CoreSysOptions } from '../core-sys.di';
+import { TEST_MOUNT_CATALOGUE } from './test-mount-catalogue';
 
 /**
  * Integration harness for the core-sys specs: a fresh Postgres database, core-sys replicas
@@ -130,6 +131,7 @@ export class CoreSysHarness {
     const options: CoreSysOptions = {
       clusterSecret: CLUSTER_SECRET,
       apiAddr: 'http://127.0.0.1:8200',
+      mountCatalogue: TEST_MOUNT_CATALOGUE,
       instanceId: `${this.label}-${i}`,
     };
     const runtime = {

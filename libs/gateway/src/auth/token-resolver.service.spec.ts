@@ -59,6 +59,7 @@ function setup(): { core: FakeCore; tokens: TokenResolver } {
     transport,
     listeners: { api: { address: '127.0.0.1:0' } },
     routeTableFor: () => undefined,
+    serviceFor: () => undefined,
   };
   const tokens = new TokenResolver(transport, options);
   return { core, tokens };

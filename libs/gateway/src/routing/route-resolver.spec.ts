@@ -42,8 +42,9 @@ const index = new MountIndex([
 ]);
 const tables = (m: { type: string; options: Record<string, string> }): RouteTable | undefined =>
   m.type === 't' ? testTable : m.type === 'system' ? systemRoutes : m.type === 'kv' ? kvV2Routes : undefined;
+const services = (type: string): string | undefined => (type === 't' ? 't' : undefined);
 const resolve = (path: string, kind: Parameters<typeof resolveRoute>[3]): Routing =>
-  resolveRoute(index, path, path, kind, tables);
+  resolveRoute(index, path, path, kind, { tableFor: tables, serviceFor: services });
 
 const ok = (r: Routing) => {
   if (r.kind !== 'route')

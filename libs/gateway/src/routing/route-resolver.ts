@@ -1,7 +1,6 @@
 import {
   DomainError,
   matchRoute,
-  SERVICE_FOR_TYPE,
   type MountInfo,
   type Operation,
   type RouteDef,
@@ -77,6 +76,12 @@ function hasDotEndingParam(params: Record<string, string>): boolean {
   return false;
 }
 
+/** Which engine serves a mount: its route table, and the service to name when there is none. */
+export interface MountServing {
+  tableFor: (mount: MountInfo) => RouteTable | undefined;
+  serviceFor: (mountType: string) => string | undefined;
+}
+
 /**
  * Mount (longest prefix) -> route table -> route, for one request.
  * `requestPath` is the path as the caller named it (for the "no handler" text).
@@ -86,13 +91,14 @@ export function resolveRoute(
   fullPath: string,
   requestPath: string,
   kind: RequestKind,
-  tableFor: (mount: MountInfo) => RouteTable | undefined,
+  serving: MountServing,
 ): Routing {
   const match = index.find(fullPath);
   if (!match) return { kind: 'failed', error: noHandlerError(requestPath) };
-  const table = tableFor(match.mount);
+  const table = serving.tableFor(match.mount);
   if (!table) {
-    return { kind: 'failed', error: noReplicaError(SERVICE_FOR_TYPE[match.mount.type] ?? match.mount.type) };
+    const { type } = match.mount;
+    return { kind: 'failed', error: noReplicaError(serving.serviceFor(type) ?? type) };
   }
   if (kind === 'help') return { kind: 'help', match, table };
 
