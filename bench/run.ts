@@ -1,9 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { natsUrl, pgUrl } from '@coffer/testing';
+import { natsUrl, pgUrl, REPO_ROOT } from '@coffer/testing';
 import { startCluster, startDevServer } from '../test/support';
-import { REPO_ROOT } from '../test/support/launch/managed-process';
 import { fastifyBaseline, natsBaseline, pgBaseline, type LoadShape } from './lib/baselines';
 import { prepare, runScenarios, type CofferTarget } from './lib/coffer';
 import {

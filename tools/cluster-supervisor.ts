@@ -8,7 +8,7 @@ import { ENGINES } from '@coffer/engines';
 import { Client } from 'pg';
 import { initialize, sealStatus, unseal, waitForEngines } from '../test/support/launch/bootstrap';
 import { launchCluster, type LaunchedCluster } from '../test/support/launch/cluster-launcher';
-import { REPO_ROOT, type ManagedProcess } from '../test/support/launch/managed-process';
+import { REPO_ROOT, type ManagedProcess } from '@coffer/testing';
 import { planRestart, type RestartState } from './lib/restart-backoff';
 
 /**

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ENGINES, engineNamed } from '@coffer/engines';
-import { REPO_ROOT } from '../test/support/launch/managed-process';
+import { REPO_ROOT } from '@coffer/testing';
 import { appEntry } from '../test/support/launch/cluster-launcher';
 
 /**

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'nats';
 import pg from 'pg';
-import { ManagedProcess } from '../../test/support/launch/managed-process';
+import { ManagedProcess, freePort } from '@coffer/testing';
 import type { Summary } from '../../tools/lib/stats';
-import { freePort } from '@coffer/testing';
 import { runHttpLoad } from './http-load';
 import { runClosedLoop } from './loop';
 

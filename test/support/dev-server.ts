@@ -1,5 +1,4 @@
-import { ManagedProcess, type ExitInfo } from './launch/managed-process';
-import { freePort } from '@coffer/testing';
+import { ManagedProcess, type ExitInfo, freePort } from '@coffer/testing';
 import { api, type ApiClient } from './api';
 import { echoLines } from './logs';
 

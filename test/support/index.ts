@@ -4,5 +4,5 @@ export { startCluster, type Cluster, type ClusterOptions } from './test-cluster'
 export { startTarget, TARGETS, START_TIMEOUT_MS, type Target, type TargetKind } from './targets';
 export { uniq, searchDatabaseText, searchFilesForBytes, encodings } from './helpers';
 export { rawRequest, type RawResponse, type RawRequestOptions } from './raw-http';
-export type { ManagedProcess } from './launch/managed-process';
+export type { ManagedProcess } from '@coffer/testing';
 export { responseStatuses, socketExchange, wireRequest } from './raw-socket';

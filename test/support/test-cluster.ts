@@ -8,11 +8,11 @@ import {
   natsUrl,
   uniqueSubjectPrefix,
   type TestDatabase,
+  type ManagedProcess,
 } from '@coffer/testing';
 import { ensureKvV2, initialize, unseal, waitForEngines } from './launch/bootstrap';
 import { launchCluster, type LaunchedCluster } from './launch/cluster-launcher';
 import { renderClusterConfig } from './launch/cluster-config';
-import type { ManagedProcess } from './launch/managed-process';
 import { api, type ApiClient } from './api';
 import { echoLines } from './logs';
 

@@ -3,5 +3,5 @@ export * from './names';
 export * from './wait';
 export * from './net';
 export * from './database';
-export * from './start-process';
+export * from './managed-process';
 export * from './raw-socket';

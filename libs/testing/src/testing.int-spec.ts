@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { createTestDatabase } from './database';
 import { natsUrl, pgUrl } from './test-env';
 import { freePort } from './net';
-import { startProcess } from './start-process';
+import { ManagedProcess } from './managed-process';
 
 describe('createTestDatabase', () => {
   it('creates a fresh database per call and drops it', async () => {
@@ -38,42 +38,43 @@ describe('createTestDatabase', () => {
   });
 });
 
-describe('startProcess', () => {
+describe('ManagedProcess', () => {
   const node = process.execPath;
 
-  it('waits for the ready line, collects output and kills the process group', async () => {
+  it('waits for a line, keeps the output and stops the process', async () => {
     const port = await freePort();
-    const proc = await startProcess({
+    const proc = ManagedProcess.start({
+      name: 'listener',
       cmd: node,
       args: [
         '-e',
         `console.error('booting'); require('http').createServer().listen(${port}, () => console.log('listening on ' + ${port}));`,
       ],
-      readyLine: /listening on \d+/,
-      timeoutMs: 10_000,
     });
-    expect(proc.stdout).toEqual([`listening on ${port}`]);
-    expect(proc.stderr).toEqual(['booting']);
+    expect(await proc.waitForLine(/listening on \d+/, 10_000)).toBe(`listening on ${port}`);
     expect(await proc.waitForLine(/booting/)).toBe('booting');
-    await expect(proc.waitForLine(/never/, { timeoutMs: 50 })).rejects.toThrow('did not print');
-    const exit = await proc.kill();
+    await expect(proc.waitForLine(/never/, 50)).rejects.toThrow('no match within 50 ms');
+    const exit = await proc.stop();
     expect(exit.signal).toBe('SIGTERM');
     await expect(proc.exited).resolves.toEqual(exit);
+    expect(proc.running).toBe(false);
   });
 
-  it('fails fast with the output when the process exits before it is ready', async () => {
-    await expect(
-      startProcess({
-        cmd: node,
-        args: ['-e', "console.log('config error: missing key'); process.exit(3)"],
-        env: { COFFER_TEST_UNUSED: 'x' },
-        readyLine: /ready/,
-      }),
-    ).rejects.toThrow(/exited \(code 3.*\n[\s\S]*config error: missing key/);
+  it('fails fast with the output when the process exits before the line', async () => {
+    const proc = ManagedProcess.start({
+      name: 'broken',
+      cmd: node,
+      args: ['-e', "console.log('config error: missing key'); process.exit(3)"],
+      env: { COFFER_TEST_UNUSED: 'x' },
+    });
+    await expect(proc.waitForLine(/ready/)).rejects.toThrow(
+      /exited \(code 3.*\n[\s\S]*config error: missing key/,
+    );
   });
 
   it('passes env and cwd', async () => {
-    const proc = await startProcess({
+    const proc = ManagedProcess.start({
+      name: 'probe',
       cmd: node,
       args: ['-e', 'console.log(process.env.COFFER_PROBE + " " + process.cwd())'],
       env: { COFFER_PROBE: 'hello' },

@@ -1,7 +1,6 @@
 import { ENGINES } from '@coffer/engines';
 import { replicaCounts } from './cluster-config';
-import { ManagedProcess } from './managed-process';
-import { freePort, waitForHttp } from '@coffer/testing';
+import { ManagedProcess, freePort, waitForHttp } from '@coffer/testing';
 
 /** Entry point of a cluster-mode app, relative to the repository root: `apps/<name>/src/main.ts`. */
 export const appEntry = (name: string): string => `apps/${name}/src/main.ts`;

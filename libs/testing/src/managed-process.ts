@@ -5,16 +5,23 @@ import { createInterface } from 'node:readline';
 /** The repository root: every app is started from here so `-r ./tools/register.js` resolves. */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 
-export interface LaunchOptions {
+export interface StartOptions {
   /** short label used in prefixed output and error messages, e.g. "kv-2" */
   name: string;
-  /** TypeScript entry point relative to the repository root, e.g. "apps/kv/src/main.ts" */
-  entry: string;
+  /** the executable, e.g. process.execPath */
+  cmd: string;
   args?: string[];
+  /** default: the repository root */
+  cwd?: string;
   /** merged over the parent's environment */
   env?: Record<string, string | undefined>;
   /** receives every output line (stdout and stderr), without the trailing newline */
   onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
+}
+
+export interface LaunchOptions extends Omit<StartOptions, 'cmd' | 'cwd'> {
+  /** TypeScript entry point relative to the repository root, e.g. "apps/kv/src/main.ts" */
+  entry: string;
   /** extra node flags, e.g. ["--cpu-prof"] */
   nodeArgs?: string[];
 }
@@ -33,7 +40,10 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-/** A running TypeScript app started as `node -r ./tools/register.js <entry>`. */
+/**
+ * A child process of a test, tool or benchmark: its output kept and matched line by line, killed
+ * when this process exits. `launch` starts a TypeScript app as `node -r ./tools/register.js <entry>`.
+ */
 export class ManagedProcess {
   readonly exited: Promise<ExitInfo>;
   private readonly recent: string[] = [];
@@ -43,7 +53,7 @@ export class ManagedProcess {
   private constructor(
     readonly name: string,
     private readonly child: ChildProcess,
-    onLine: LaunchOptions['onLine'],
+    onLine: StartOptions['onLine'],
   ) {
     live.add(child);
     const handle = (stream: 'stdout' | 'stderr') => (line: string) => {
@@ -67,17 +77,22 @@ export class ManagedProcess {
     });
   }
 
-  static launch(opts: LaunchOptions): ManagedProcess {
-    const child = spawn(
-      process.execPath,
-      [...(opts.nodeArgs ?? []), '-r', './tools/register.js', opts.entry, ...(opts.args ?? [])],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, ...opts.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+  static start(opts: StartOptions): ManagedProcess {
+    const child = spawn(opts.cmd, opts.args ?? [], {
+      cwd: opts.cwd ?? REPO_ROOT,
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return new ManagedProcess(opts.name, child, opts.onLine);
+  }
+
+  static launch(opts: LaunchOptions): ManagedProcess {
+    const { entry, nodeArgs = [], args = [], ...rest } = opts;
+    return ManagedProcess.start({
+      ...rest,
+      cmd: process.execPath,
+      args: [...nodeArgs, '-r', './tools/register.js', entry, ...args],
+    });
   }
 
   get pid(): number | undefined {
