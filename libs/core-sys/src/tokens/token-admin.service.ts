@@ -17,13 +17,14 @@ import { SERVICE_RUNTIME } from '../core-sys.di';
 import { IdentityService } from '../identity/identity.service';
 import { MountsService } from '../mounts/mounts.service';
 import { PolicyService } from '../policies/policy.service';
-import { createParamsOf, decideChildSpec, decideRenew, isUsable } from './token.decider';
+import { createParamsOf, decideChildSpec, decideRenew, isUsable, type TokenSpec } from './token.decider';
 import { tokenFromHeaders } from './token-crypto';
 import { TokenEventLog } from './token.projection';
 import { TokenRepository } from './token.repository';
 import { TokenRevocationService } from './token-revocation.service';
 import { TokenSalt } from './token-salt';
 import { TokenService } from './token.service';
+import { TokenSweeper } from './token-sweeper';
 import type { VersionedToken } from './token.table';
 import { mountTtls, type MountTtls } from './token-ttl';
 import { authBlock, lookupData } from './token.view';
@@ -44,6 +45,12 @@ const badToken = (): DomainError => new DomainError('forbidden', 'bad token');
 const missingToken = (): DomainError => invalidRequest('missing token ID');
 const missingAccessor = (): DomainError => invalidRequest('missing accessor');
 const invalidAccessor = (): DomainError => invalidRequest('invalid accessor');
+const noParent = (): DomainError => invalidRequest('parent token lookup failed: no parent found');
+
+/** Sweeps one tidy runs at most (each revokes up to a batch per category). */
+const TIDY_PASSES = 100;
+const TIDY_STARTED =
+  "Tidy operation successfully started. Any information from the operation will be printed to Vault's server logs.";
 
 /**
  * The auth/token/* routes. The caller is known by the context's accessor; the raw token reaches
@@ -64,12 +71,13 @@ export class TokenAdminService {
     private readonly identity: IdentityService,
     @Inject(PolicyService) private readonly policies: Pick<PolicyService, 'existing'>,
     @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
+    private readonly sweeper: TokenSweeper,
   ) {}
 
   async create(req: CreateRequest, caller: CallerContext, orphanRoute: boolean): Promise<Res<'create'>> {
     const params = createParamsOf(req.body);
     const parent = await this.callerToken(caller);
-    if (!parent) throw invalidRequest('parent token lookup failed: no parent found');
+    if (!parent) throw noParent();
     const spec = decideChildSpec({
       parent: parent.state,
       sudo: caller.root || caller.sudo,
@@ -77,13 +85,40 @@ export class TokenAdminService {
       params,
       path: `auth/token/${req.path}`,
     });
-    const issued = await this.tokens.issue(spec, mountTtls(req.mount.config), req.mount.accessor);
+    return this.issueChild(spec, req.mount, []);
+  }
+
+  /** The calling token, which is the parent of the token it creates. */
+  async parentToken(caller: CallerContext): Promise<VersionedToken> {
+    const parent = await this.callerToken(caller);
+    if (!parent) throw noParent();
+    return parent;
+  }
+
+  /** Issues a token created through the token store and answers Vault's auth block. */
+  async issueChild(
+    spec: TokenSpec,
+    mount: CreateRequest['mount'],
+    warnings: readonly string[],
+  ): Promise<Res<'create'>> {
+    const issued = await this.tokens.issue(spec, mountTtls(mount.config), mount.accessor);
     const identityPolicies = await this.displayedIdentityPolicies(issued.state.entityId);
     return {
       data: null,
       auth: authBlock(issued.state, issued.token, identityPolicies, issued.state.creationTtl),
-      warnings: [...issued.warnings, ...(await this.policyWarnings(issued.state.policies))],
+      warnings: [...warnings, ...issued.warnings, ...(await this.policyWarnings(issued.state.policies))],
     };
+  }
+
+  /**
+   * auth/token/tidy: revokes now what the sweeper would revoke later (expired and used-up tokens,
+   * tokens whose parent is gone, with their children), so no dangling accessor or parent link
+   * remains. Vault answers 202 with a warning.
+   */
+  async tidy(): Promise<Res<'tidy'>> {
+    let pass = 0;
+    while (pass < TIDY_PASSES && (await this.sweeper.sweep()) > 0) pass++;
+    return { status: 202, warnings: [TIDY_STARTED] };
   }
 
   async lookup(req: Req<'lookup'>, caller: CallerContext): Promise<LookupResponse> {
