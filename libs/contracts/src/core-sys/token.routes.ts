@@ -37,7 +37,7 @@ export const tokenCreateBodySchema = z.object({
   // "" is "not given" here: the token store falls back to `lease` then.
   ttl: optionalDuration({ description: 'Time to live for this token' }),
   lease: optionalDuration({ description: 'Deprecated alias of ttl' }),
-  type: fieldString('Token type: "service" (batch tokens are not supported)'),
+  type: fieldString('Token type: "service" (default) or "batch"'),
   explicit_max_ttl: fieldDuration('Explicit max TTL of this token'),
   display_name: fieldString('Name to associate with this token'),
   num_uses: fieldInt('Max number of uses for this token (0 = unlimited)'),

@@ -1,6 +1,7 @@
 import { invalidRequest } from '@coffer/contracts';
 import {
   assertAssignable,
+  assertRootRules,
   isUseLimited,
   tokenDisplayName,
   validateCustomId,
@@ -138,8 +139,20 @@ export function decideRoleToken(cmd: RoleTokenCommand): RoleTokenDecision {
   if (isUseLimited(parent)) throw invalidRequest('restricted use token cannot generate child tokens');
 
   const type = tokenTypeOf(role, cmd.requestedType);
-  if (type === 'batch') throw invalidRequest('batch tokens are not supported');
-  if (type !== '' && type !== 'service') throw invalidRequest("invalid 'token_type' value");
+  if (type !== '' && type !== 'service' && type !== 'batch')
+    throw invalidRequest("invalid 'token_type' value");
+  const batch = type === 'batch';
+  if (batch) {
+    const bad =
+      params.explicitMaxTtl !== 0
+        ? 'explicit_max_ttl'
+        : params.numUses !== 0
+          ? 'num_uses'
+          : params.period !== 0
+            ? 'period'
+            : '';
+    if (bad !== '') throw invalidRequest(`batch tokens cannot have ${JSON.stringify(bad)} set`);
+  }
 
   if (cmd.entityAlias !== '') {
     if (!anyGlob(role.allowedEntityAliases ?? [], cmd.entityAlias.toLowerCase())) {
@@ -148,7 +161,7 @@ export function decideRoleToken(cmd: RoleTokenCommand): RoleTokenDecision {
     throw invalidRequest('entity_alias is not supported yet');
   }
 
-  if (params.id !== undefined) {
+  if (params.id !== undefined && !batch) {
     if (!sudo) throw invalidRequest('root or sudo privileges required to specify token id');
     validateCustomId(params.id);
   }
@@ -157,43 +170,44 @@ export function decideRoleToken(cmd: RoleTokenCommand): RoleTokenDecision {
   let policies = rolePolicies(cmd, noDefault);
   if (noDefault) policies = policies.filter((p) => p !== 'default');
   assertAssignable(policies);
-  if (policies.includes('root') && !parent.policies.includes('root')) {
-    throw invalidRequest('root tokens may not be created without parent token being root');
-  }
+  assertRootRules(policies, parent, batch);
 
   if (params.period > 0 && !sudo)
     throw invalidRequest('root or sudo privileges required to create periodic token');
 
   const warnings: string[] = [];
+  // A batch role has neither (its write refuses them); Vault skips the role's caps for batch tokens.
+  const capped = batch ? { ...role, tokenExplicitMaxTtl: 0, tokenPeriod: 0, tokenNumUses: 0 } : role;
   const explicitMaxTtl = lesser(
     params.explicitMaxTtl,
-    role.tokenExplicitMaxTtl,
+    capped.tokenExplicitMaxTtl,
     (v) =>
       `Explicit max TTL specified both during creation call and in role; using the lesser value of ${v} seconds`,
     warnings,
   );
   const period = lesser(
     params.period,
-    role.tokenPeriod,
+    capped.tokenPeriod,
     (v) => `Period specified both during creation call and in role; using the lesser value of ${v} seconds`,
     warnings,
   );
   const numUses =
-    role.tokenNumUses > 0 && (params.numUses === 0 || role.tokenNumUses < params.numUses)
-      ? role.tokenNumUses
+    capped.tokenNumUses > 0 && (params.numUses === 0 || capped.tokenNumUses < params.numUses)
+      ? capped.tokenNumUses
       : params.numUses;
   const parentAccessor = role.orphan ? null : parent.accessor;
 
   return {
     warnings,
     spec: {
-      customId: params.id,
+      customId: batch ? undefined : params.id,
+      ...(batch ? { batch: true } : {}),
       parentAccessor,
       policies,
       meta: params.meta,
       displayName: tokenDisplayName(params.displayName),
       numUses,
-      renewable: params.renewable && role.renewable,
+      renewable: !batch && params.renewable && role.renewable,
       ttl: params.ttl,
       backendMaxTtl: 0,
       explicitMaxTtl,

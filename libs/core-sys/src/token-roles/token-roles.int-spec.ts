@@ -295,7 +295,7 @@ describe('auth/token/create/:role', () => {
       ?.keys.length;
     const cases: [string, Record<string, unknown>, string][] = [
       ['web-role', { type: 'weird' }, "invalid 'token_type' value"],
-      ['web-role', { type: 'batch' }, 'batch tokens are not supported'],
+      ['web-role', { type: 'batch', num_uses: 2 }, 'batch tokens cannot have "num_uses" set'],
       ['web-role', { num_uses: -1 }, 'number of uses cannot be negative'],
       ['web-role', { ttl: '-1s' }, 'ttl must be positive'],
       ['web-role', { entity_alias: 'alice' }, "invalid 'entity_alias' value"],

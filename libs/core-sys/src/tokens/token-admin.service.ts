@@ -18,6 +18,7 @@ import { IdentityService } from '../identity/identity.service';
 import { MountsService } from '../mounts/mounts.service';
 import { PolicyService } from '../policies/policy.service';
 import { createParamsOf, decideChildSpec, decideRenew, isUsable, type TokenSpec } from './token.decider';
+import { isBatchToken } from './batch-token';
 import { tokenFromHeaders } from './token-crypto';
 import { TokenEventLog } from './token.projection';
 import { TokenRepository } from './token.repository';
@@ -46,6 +47,10 @@ const missingToken = (): DomainError => invalidRequest('missing token ID');
 const missingAccessor = (): DomainError => invalidRequest('missing accessor');
 const invalidAccessor = (): DomainError => invalidRequest('invalid accessor');
 const noParent = (): DomainError => invalidRequest('parent token lookup failed: no parent found');
+const batchNoRenew = (): DomainError => invalidRequest('batch tokens cannot be renewed');
+const batchNoRevoke = (): DomainError => invalidRequest('batch tokens cannot be revoked');
+/** An authenticated caller without an accessor holds a batch token. */
+const isBatchCaller = (caller: CallerContext): boolean => !caller.accessor && !!caller.tokenRef;
 
 /** Sweeps one tidy runs at most (each revokes up to a batch per category). */
 const TIDY_PASSES = 100;
@@ -76,8 +81,7 @@ export class TokenAdminService {
 
   async create(req: CreateRequest, caller: CallerContext, orphanRoute: boolean): Promise<Res<'create'>> {
     const params = createParamsOf(req.body);
-    const parent = await this.callerToken(caller);
-    if (!parent) throw noParent();
+    const parent = await this.parentToken(caller);
     const spec = decideChildSpec({
       parent: parent.state,
       sudo: caller.root || caller.sudo,
@@ -90,6 +94,7 @@ export class TokenAdminService {
 
   /** The calling token, which is the parent of the token it creates. */
   async parentToken(caller: CallerContext): Promise<VersionedToken> {
+    if (isBatchCaller(caller)) throw invalidRequest('batch tokens cannot create more tokens');
     const parent = await this.callerToken(caller);
     if (!parent) throw noParent();
     return parent;
@@ -131,6 +136,13 @@ export class TokenAdminService {
   }
 
   async lookupSelf(req: HeadersOnly, caller: CallerContext): Promise<LookupResponse> {
+    if (isBatchCaller(caller)) {
+      // A batch token has no accessor: it is looked up from itself (the forwarded header).
+      const raw = tokenFromHeaders(req.headers) ?? '';
+      const found = isBatchToken(raw) ? await this.byToken(raw) : undefined;
+      if (!found) throw badToken();
+      return { data: await this.lookupView(found, raw) };
+    }
     const found = await this.callerToken(caller);
     if (!found) throw badToken();
     return { data: await this.lookupView(found, await this.echoedToken(req, found)) };
@@ -144,12 +156,14 @@ export class TokenAdminService {
   async renew(req: Req<'renew'>): Promise<RenewResponse> {
     const token = req.body.token;
     if (!token) throw missingToken();
+    if (isBatchToken(token)) throw batchNoRenew();
     const found = await this.byToken(token);
     if (!found) throw invalidRequest('token not found');
     return this.renewToken(found, req.body.increment ?? 0, token);
   }
 
   async renewSelf(req: Req<'renewSelf'>, caller: CallerContext): Promise<RenewResponse> {
+    if (isBatchCaller(caller)) throw batchNoRenew();
     const found = await this.callerToken(caller);
     if (!found) throw invalidRequest('token not found');
     return this.renewToken(found, req.body.increment ?? 0, await this.echoedToken(req, found));
@@ -163,12 +177,14 @@ export class TokenAdminService {
   async revoke(req: Req<'revoke'>): Promise<NoDataResponse> {
     const token = req.body.token;
     if (!token) throw missingToken();
+    if (isBatchToken(token)) throw batchNoRevoke();
     const found = await this.byToken(token, { includeUnusable: true });
     if (found) await this.revocation.revokeTree(found.state.accessor, 'revoked');
     return {};
   }
 
   async revokeSelf(caller: CallerContext): Promise<NoDataResponse> {
+    if (isBatchCaller(caller)) throw batchNoRevoke();
     if (caller.accessor) await this.revocation.revokeTree(caller.accessor, 'revoked');
     return {};
   }
@@ -183,6 +199,7 @@ export class TokenAdminService {
   async revokeOrphan(req: Req<'revokeOrphan'>): Promise<NoDataResponse> {
     const token = req.body.token;
     if (!token) throw missingToken();
+    if (isBatchToken(token)) throw batchNoRevoke();
     const found = await this.byToken(token, { includeUnusable: true });
     if (!found) throw invalidRequest('token to revoke not found');
     await this.revocation.revokeOrphan(found.state.accessor);
@@ -255,6 +272,10 @@ export class TokenAdminService {
     token: string,
     opts: { includeUnusable?: boolean } = {},
   ): Promise<VersionedToken | undefined> {
+    if (isBatchToken(token)) {
+      const state = await this.tokens.openBatch(token);
+      return state && { state, version: 0 };
+    }
     const hasher = await this.salt.get();
     const found = await this.repo.byHash(hasher.hash(token));
     if (!found || !hasher.matches(token, found.state.tokenHash)) return undefined;
