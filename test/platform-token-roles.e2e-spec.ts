@@ -115,4 +115,42 @@ describe.each(TARGETS)('%s: token roles', (kind) => {
       "Tidy operation successfully started. Any information from the operation will be printed to Vault's server logs.",
     ]);
   });
+
+  it('issues batch tokens that work, cannot renew or create children, and die with their parent', async () => {
+    const creator = 'path "auth/token/create" { capabilities = ["update"] }';
+    expect((await root.put('sys/policies/acl/creator', { policy: creator })).status).toBe(204);
+    const parent = await root.post('auth/token/create', { policies: ['web', 'creator'], ttl: '1h' });
+    expect(parent.status).toBe(200);
+    const parentToken = parent.body.auth.client_token as string;
+    const created = await as(parentToken).post('auth/token/create', { type: 'batch', ttl: '10m' });
+    expect(created.status).toBe(200);
+    const batch = created.body.auth.client_token as string;
+    expect(batch).toMatch(/^hvb\./);
+    expect(created.body.auth).toMatchObject({ accessor: '', token_type: 'batch', renewable: false });
+
+    const self = await as(batch).get('auth/token/lookup-self');
+    expect(self.status).toBe(200);
+    expect(self.body.data).toMatchObject({
+      id: batch,
+      type: 'batch',
+      policies: ['creator', 'default', 'web'],
+    });
+
+    const renew = await as(batch).post('auth/token/renew-self', {});
+    expect(renew.status).toBe(400);
+    expect(renew.body).toEqual({ errors: ['batch tokens cannot be renewed'] });
+    const child = await as(batch).post('auth/token/create', { policies: ['web'] });
+    expect(child.status).toBe(400);
+    expect(child.body).toEqual({ errors: ['batch tokens cannot create more tokens'] });
+
+    expect((await root.post('auth/token/revoke', { token: parentToken })).status).toBe(204);
+    expect((await as(batch).get('auth/token/lookup-self')).status).toBe(403);
+  });
+
+  it('refuses a tampered batch token', async () => {
+    const created = await root.post('auth/token/create', { type: 'batch', policies: ['web'] });
+    const token = created.body.auth.client_token as string;
+    const tampered = token.slice(0, -4) + (token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    expect((await as(tampered).get('auth/token/lookup-self')).status).toBe(403);
+  });
 });
