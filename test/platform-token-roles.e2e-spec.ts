@@ -82,6 +82,7 @@ describe.each(TARGETS)('%s: token roles', (kind) => {
     const lookup = await as(res.body.auth.client_token).get('auth/token/lookup-self');
     expect(lookup.body.data).toMatchObject({
       path: `auth/token/create/${name}/rev1`,
+      role: name,
       period: 3600,
       orphan: true,
     });

@@ -213,6 +213,7 @@ export function decideRoleToken(cmd: RoleTokenCommand): RoleTokenDecision {
       explicitMaxTtl,
       period,
       path: role.pathSuffix !== '' ? `${cmd.path}/${role.pathSuffix}` : cmd.path,
+      role: role.name,
       entityId: parentAccessor !== null ? parent.entityId : '',
       allowNonExpiring: true,
       creatorExpires: parent.expiresAt !== 0,

@@ -208,6 +208,7 @@ describe('auth/token/create/:role', () => {
     expect(res.auth?.orphan).toBe(false);
     const data = (await lookup(res.auth?.client_token ?? '')).data;
     expect(data?.path).toBe('auth/token/create/web-role/v01');
+    expect(data?.role).toBe('web-role');
     expect(data?.policies).toEqual(['default', 'ops', 'web']);
   });
 

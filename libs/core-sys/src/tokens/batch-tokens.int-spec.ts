@@ -151,6 +151,7 @@ describe('batch tokens', () => {
     expect(res.auth).toMatchObject({ token_type: 'batch', orphan: true, renewable: false });
     expect((await lookup(res.auth?.client_token ?? '')).data).toMatchObject({
       path: 'auth/token/create/batcher',
+      role: 'batcher',
       type: 'batch',
     });
   });

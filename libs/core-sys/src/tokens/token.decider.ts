@@ -124,6 +124,8 @@ export interface TokenSpec {
   creatorExpires: boolean;
   /** a batch token: never stored, not renewable, no accessor */
   batch?: boolean;
+  /** the token role of auth/token/create/:role */
+  role?: string;
 }
 
 export interface ChildTokenCommand {
@@ -302,6 +304,7 @@ export function issueToken(spec: TokenSpec, ctx: IssueContext): IssueDecision {
       path: spec.path,
       entityId: spec.entityId,
       mountAccessor: ctx.mountAccessor,
+      ...(spec.role !== undefined ? { role: spec.role } : {}),
     },
   };
 }

@@ -58,6 +58,7 @@ export function lookupData(
     ttl: 0,
     type: typeOf(state),
   };
+  if (state.role !== undefined) data.role = state.role;
   if (state.period > 0) data.period = state.period;
   if (state.expiresAt > 0) {
     // Only expiring tokens have a lease in Vault: expiry, renewability and issue time come with it.
