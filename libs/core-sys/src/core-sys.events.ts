@@ -3,6 +3,7 @@ import { IDENTITY_LOG } from './identity/identity.events';
 import { MOUNTS_LOG } from './mounts/mounts.events';
 import { POLICY_LOG } from './policies/policy.events';
 import { TOKEN_LOG, TOKEN_SALT_LOG } from './tokens/token.events';
+import { TOKEN_ROLE_LOG } from './token-roles/token-role.events';
 import { USERPASS_LOG } from './userpass/userpass.events';
 
 /** Every aggregate of the core_sys event log: the service's registry is composed of these. */
@@ -11,6 +12,7 @@ export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
   POLICY_LOG,
   TOKEN_LOG,
   TOKEN_SALT_LOG,
+  TOKEN_ROLE_LOG,
   USERPASS_LOG,
   IDENTITY_LOG,
 ];

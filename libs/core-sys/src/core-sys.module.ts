@@ -8,6 +8,7 @@ import { mountsControllers, mountsProviders } from './mounts';
 import { policiesControllers, policiesProviders } from './policies';
 import { capabilitiesControllers, capabilitiesProviders } from './capabilities';
 import { tokensControllers, tokensProviders } from './tokens';
+import { tokenRolesControllers, tokenRolesProviders } from './token-roles';
 import { userpassControllers, userpassProviders } from './userpass';
 import { identityControllers, identityProviders } from './identity';
 
@@ -34,6 +35,7 @@ export class CoreSysModule {
         ...policiesProviders,
         ...capabilitiesProviders,
         ...tokensProviders,
+        ...tokenRolesProviders,
         ...userpassProviders,
         ...identityProviders,
       ],
@@ -43,6 +45,7 @@ export class CoreSysModule {
         ...policiesControllers,
         ...capabilitiesControllers,
         ...tokensControllers,
+        ...tokenRolesControllers,
         ...userpassControllers,
         ...identityControllers,
       ],

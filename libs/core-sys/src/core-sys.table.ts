@@ -5,11 +5,19 @@ import type { MountsDatabase } from './mounts/mounts.table';
 import type { PoliciesDatabase } from './policies/policy.table';
 import type { SealDatabase } from './seal/seal.table';
 import type { TokenDatabase } from './tokens/token.table';
+import type { TokenRoleDatabase } from './token-roles/token-role.table';
 import type { UserpassDatabase } from './userpass/userpass.table';
 
 /** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
 export interface CoreSysDatabase
-  extends SealDatabase, MountsDatabase, PoliciesDatabase, TokenDatabase, UserpassDatabase, IdentityDatabase {}
+  extends
+    SealDatabase,
+    MountsDatabase,
+    PoliciesDatabase,
+    TokenDatabase,
+    UserpassDatabase,
+    IdentityDatabase,
+    TokenRoleDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

@@ -3,6 +3,7 @@ import { sealMigrations } from './seal';
 import { mountsMigrations } from './mounts';
 import { policiesMigrations } from './policies';
 import { tokensMigrations } from './tokens';
+import { tokenRolesMigrations } from './token-roles';
 import { userpassMigrations } from './userpass';
 import { identityMigrations } from './identity';
 
@@ -14,5 +15,6 @@ export const coreSysMigrations: Record<string, Migration> = {
   ...tokensMigrations,
   ...userpassMigrations,
   ...identityMigrations,
+  ...tokenRolesMigrations,
 };
 export const CORE_SYS_SCHEMA = 'core_sys';

@@ -96,6 +96,7 @@ export const tokenLookupData = z.object({
   ttl: z.number(),
   type: z.string(),
   period: z.number().optional(),
+  role: z.string().optional(),
   renewable: z.boolean().optional(),
   issue_time: z.string().optional(),
   last_renewal_time: z.number().optional(),

@@ -1,6 +1,7 @@
 export * from './system.routes';
 export * from './system-request.schema';
 export * from './token.routes';
+export * from './token-role.schema';
 export * from './userpass.routes';
 export * from './identity.routes';
 export * from './core-sys-raw.schema';

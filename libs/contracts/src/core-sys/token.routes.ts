@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { engineContract, type RouteTable } from '../routes';
+import { engineContract, existenceContract, type RouteTable } from '../routes';
 import {
   fieldBool,
   fieldDuration,
@@ -10,6 +10,7 @@ import {
   optionalDuration,
 } from './core-sys-fields.schema';
 import { keysData, noData, tokenLookupData } from './core-sys-data.schema';
+import { tokenRoleBodySchema, tokenRoleData } from './token-role.schema';
 
 /**
  * The token store (mount type "token", always mounted at auth/token/). Served by core-sys.
@@ -36,7 +37,7 @@ export const tokenCreateBodySchema = z.object({
   // "" is "not given" here: the token store falls back to `lease` then.
   ttl: optionalDuration({ description: 'Time to live for this token' }),
   lease: optionalDuration({ description: 'Deprecated alias of ttl' }),
-  type: fieldString('Token type: "service" (batch tokens are not supported)'),
+  type: fieldString('Token type: "service" (default) or "batch"'),
   explicit_max_ttl: fieldDuration('Explicit max TTL of this token'),
   display_name: fieldString('Name to associate with this token'),
   num_uses: fieldInt('Max number of uses for this token (0 = unlimited)'),
@@ -52,6 +53,8 @@ const incrementField = fieldDuration('The desired increment in seconds to the to
 const tokenBodyOnly = tokenBody.prefault({});
 const accessorBodyOnly = accessorBody.prefault({});
 const createBody = tokenCreateBodySchema.prefault({});
+const roleParams = z.object({ name: z.string().default('') }).prefault({});
+const roleBody = tokenRoleBodySchema.prefault({});
 
 /** create, renew and login answer the token in the auth block, never in data. */
 export const tokenContracts = {
@@ -80,6 +83,17 @@ export const tokenContracts = {
   revokeAccessor: engineContract('core.token.revoke-accessor', { body: accessorBodyOnly, data: noData }),
   revokeOrphan: engineContract('core.token.revoke-orphan', { body: tokenBodyOnly, data: noData }),
   listAccessors: engineContract('core.token.accessors', { data: keysData }),
+  createWithRole: engineContract('core.token.create-role', {
+    params: z.object({ role: z.string().default('') }).prefault({}),
+    body: createBody,
+    data: noData,
+  }),
+  tidy: engineContract('core.token.tidy', { data: noData }),
+  roleList: engineContract('core.token.role-list', { data: keysData }),
+  roleRead: engineContract('core.token.role-read', { params: roleParams, data: tokenRoleData }),
+  roleWrite: engineContract('core.token.role-write', { params: roleParams, body: roleBody, data: noData }),
+  roleDelete: engineContract('core.token.role-delete', { params: roleParams, data: noData }),
+  roleExists: existenceContract('core.token.role-exists'),
 };
 
 export const tokenRoutes: RouteTable = {
@@ -217,6 +231,39 @@ export const tokenRoutes: RouteTable = {
           summary: 'Revoke a token, orphaning its children',
         },
       },
+    },
+    {
+      pattern: 'create/:role',
+      synopsis: 'Create a new token following the rules of a token role.',
+      description:
+        "The role's allowed/disallowed policies replace the subset-of-the-caller rule; orphan, period, explicit max TTL, renewability, path suffix and token type come from the role.",
+      operations: {
+        update: { contract: tokenContracts.createWithRole, summary: 'Create a token with a role' },
+      },
+    },
+    {
+      pattern: 'roles',
+      synopsis: 'List the token roles.',
+      operations: { list: { contract: tokenContracts.roleList, summary: 'List token roles' } },
+    },
+    {
+      pattern: 'roles/:name',
+      synopsis: 'Create, read, update or delete a token role.',
+      description:
+        "Updating an existing role changes only the given fields; creating one uses Vault's defaults.",
+      existenceCheck: tokenContracts.roleExists,
+      operations: {
+        create: { contract: tokenContracts.roleWrite, summary: 'Create a token role' },
+        update: { contract: tokenContracts.roleWrite, summary: 'Update a token role' },
+        read: { contract: tokenContracts.roleRead, summary: 'Read a token role' },
+        delete: { contract: tokenContracts.roleDelete, summary: 'Delete a token role' },
+      },
+    },
+    {
+      pattern: 'tidy',
+      synopsis: 'Clean up leftovers of expired and revoked tokens.',
+      description: 'Revokes expired tokens, used-up tokens and tokens whose parent is gone. Answers 202.',
+      operations: { update: { contract: tokenContracts.tidy, summary: 'Tidy the token store' } },
     },
     {
       pattern: 'accessors',

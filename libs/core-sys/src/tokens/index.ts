@@ -1,6 +1,7 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { Migration } from 'kysely';
 import * as m0050 from './migrations/0050_tokens';
+import * as m0082 from './migrations/0082_token_role_column';
 import { TokenAdminService } from './token-admin.service';
 import { writerProvider } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
@@ -27,6 +28,7 @@ export const tokensProviders: Provider[] = [
 export const tokensControllers: Type[] = [TokenRouteHandlers, TokenInternalHandlers];
 export const tokensMigrations: Record<string, Migration> = {
   '0050_tokens': m0050,
+  '0082_token_role_column': m0082,
 };
 
 export { TokenService, invalidToken, type IssuedToken, type LoginTokenRequest } from './token.service';

@@ -17,13 +17,15 @@ import { SERVICE_RUNTIME } from '../core-sys.di';
 import { IdentityService } from '../identity/identity.service';
 import { MountsService } from '../mounts/mounts.service';
 import { PolicyService } from '../policies/policy.service';
-import { createParamsOf, decideChildSpec, decideRenew, isUsable } from './token.decider';
+import { createParamsOf, decideChildSpec, decideRenew, isUsable, type TokenSpec } from './token.decider';
+import { isBatchToken } from './batch-token';
 import { tokenFromHeaders } from './token-crypto';
 import { TokenEventLog } from './token.projection';
 import { TokenRepository } from './token.repository';
 import { TokenRevocationService } from './token-revocation.service';
 import { TokenSalt } from './token-salt';
 import { TokenService } from './token.service';
+import { TokenSweeper } from './token-sweeper';
 import type { VersionedToken } from './token.table';
 import { mountTtls, type MountTtls } from './token-ttl';
 import { authBlock, lookupData } from './token.view';
@@ -44,6 +46,16 @@ const badToken = (): DomainError => new DomainError('forbidden', 'bad token');
 const missingToken = (): DomainError => invalidRequest('missing token ID');
 const missingAccessor = (): DomainError => invalidRequest('missing accessor');
 const invalidAccessor = (): DomainError => invalidRequest('invalid accessor');
+const noParent = (): DomainError => invalidRequest('parent token lookup failed: no parent found');
+const batchNoRenew = (): DomainError => invalidRequest('batch tokens cannot be renewed');
+const batchNoRevoke = (): DomainError => invalidRequest('batch tokens cannot be revoked');
+/** An authenticated caller without an accessor holds a batch token. */
+const isBatchCaller = (caller: CallerContext): boolean => !caller.accessor && !!caller.tokenRef;
+
+/** Sweeps one tidy runs at most (each revokes up to a batch per category). */
+const TIDY_PASSES = 100;
+const TIDY_STARTED =
+  "Tidy operation successfully started. Any information from the operation will be printed to Vault's server logs.";
 
 /**
  * The auth/token/* routes. The caller is known by the context's accessor; the raw token reaches
@@ -64,12 +76,12 @@ export class TokenAdminService {
     private readonly identity: IdentityService,
     @Inject(PolicyService) private readonly policies: Pick<PolicyService, 'existing'>,
     @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
+    private readonly sweeper: TokenSweeper,
   ) {}
 
   async create(req: CreateRequest, caller: CallerContext, orphanRoute: boolean): Promise<Res<'create'>> {
     const params = createParamsOf(req.body);
-    const parent = await this.callerToken(caller);
-    if (!parent) throw invalidRequest('parent token lookup failed: no parent found');
+    const parent = await this.parentToken(caller);
     const spec = decideChildSpec({
       parent: parent.state,
       sudo: caller.root || caller.sudo,
@@ -77,13 +89,41 @@ export class TokenAdminService {
       params,
       path: `auth/token/${req.path}`,
     });
-    const issued = await this.tokens.issue(spec, mountTtls(req.mount.config), req.mount.accessor);
+    return this.issueChild(spec, req.mount, []);
+  }
+
+  /** The calling token, which is the parent of the token it creates. */
+  async parentToken(caller: CallerContext): Promise<VersionedToken> {
+    if (isBatchCaller(caller)) throw invalidRequest('batch tokens cannot create more tokens');
+    const parent = await this.callerToken(caller);
+    if (!parent) throw noParent();
+    return parent;
+  }
+
+  /** Issues a token created through the token store and answers Vault's auth block. */
+  async issueChild(
+    spec: TokenSpec,
+    mount: CreateRequest['mount'],
+    warnings: readonly string[],
+  ): Promise<Res<'create'>> {
+    const issued = await this.tokens.issue(spec, mountTtls(mount.config), mount.accessor);
     const identityPolicies = await this.displayedIdentityPolicies(issued.state.entityId);
     return {
       data: null,
       auth: authBlock(issued.state, issued.token, identityPolicies, issued.state.creationTtl),
-      warnings: [...issued.warnings, ...(await this.policyWarnings(issued.state.policies))],
+      warnings: [...warnings, ...issued.warnings, ...(await this.policyWarnings(issued.state.policies))],
     };
+  }
+
+  /**
+   * auth/token/tidy: revokes now what the sweeper would revoke later (expired and used-up tokens,
+   * tokens whose parent is gone, with their children), so no dangling accessor or parent link
+   * remains. Vault answers 202 with a warning.
+   */
+  async tidy(): Promise<Res<'tidy'>> {
+    let pass = 0;
+    while (pass < TIDY_PASSES && (await this.sweeper.sweep()) > 0) pass++;
+    return { status: 202, warnings: [TIDY_STARTED] };
   }
 
   async lookup(req: Req<'lookup'>, caller: CallerContext): Promise<LookupResponse> {
@@ -96,6 +136,13 @@ export class TokenAdminService {
   }
 
   async lookupSelf(req: HeadersOnly, caller: CallerContext): Promise<LookupResponse> {
+    if (isBatchCaller(caller)) {
+      // A batch token has no accessor: it is looked up from itself (the forwarded header).
+      const raw = tokenFromHeaders(req.headers) ?? '';
+      const found = isBatchToken(raw) ? await this.byToken(raw) : undefined;
+      if (!found) throw badToken();
+      return { data: await this.lookupView(found, raw) };
+    }
     const found = await this.callerToken(caller);
     if (!found) throw badToken();
     return { data: await this.lookupView(found, await this.echoedToken(req, found)) };
@@ -109,12 +156,14 @@ export class TokenAdminService {
   async renew(req: Req<'renew'>): Promise<RenewResponse> {
     const token = req.body.token;
     if (!token) throw missingToken();
+    if (isBatchToken(token)) throw batchNoRenew();
     const found = await this.byToken(token);
     if (!found) throw invalidRequest('token not found');
     return this.renewToken(found, req.body.increment ?? 0, token);
   }
 
   async renewSelf(req: Req<'renewSelf'>, caller: CallerContext): Promise<RenewResponse> {
+    if (isBatchCaller(caller)) throw batchNoRenew();
     const found = await this.callerToken(caller);
     if (!found) throw invalidRequest('token not found');
     return this.renewToken(found, req.body.increment ?? 0, await this.echoedToken(req, found));
@@ -128,12 +177,14 @@ export class TokenAdminService {
   async revoke(req: Req<'revoke'>): Promise<NoDataResponse> {
     const token = req.body.token;
     if (!token) throw missingToken();
+    if (isBatchToken(token)) throw batchNoRevoke();
     const found = await this.byToken(token, { includeUnusable: true });
     if (found) await this.revocation.revokeTree(found.state.accessor, 'revoked');
     return {};
   }
 
   async revokeSelf(caller: CallerContext): Promise<NoDataResponse> {
+    if (isBatchCaller(caller)) throw batchNoRevoke();
     if (caller.accessor) await this.revocation.revokeTree(caller.accessor, 'revoked');
     return {};
   }
@@ -148,6 +199,7 @@ export class TokenAdminService {
   async revokeOrphan(req: Req<'revokeOrphan'>): Promise<NoDataResponse> {
     const token = req.body.token;
     if (!token) throw missingToken();
+    if (isBatchToken(token)) throw batchNoRevoke();
     const found = await this.byToken(token, { includeUnusable: true });
     if (!found) throw invalidRequest('token to revoke not found');
     await this.revocation.revokeOrphan(found.state.accessor);
@@ -220,6 +272,10 @@ export class TokenAdminService {
     token: string,
     opts: { includeUnusable?: boolean } = {},
   ): Promise<VersionedToken | undefined> {
+    if (isBatchToken(token)) {
+      const state = await this.tokens.openBatch(token);
+      return state && { state, version: 0 };
+    }
     const hasher = await this.salt.get();
     const found = await this.repo.byHash(hasher.hash(token));
     if (!found || !hasher.matches(token, found.state.tokenHash)) return undefined;

@@ -89,6 +89,7 @@ describe('createParamsOf', () => {
       noParent: true,
       noDefaultPolicy: false,
       renewable: false,
+      batch: false,
       ttl: 3600,
       explicitMaxTtl: 0,
       displayName: undefined,
@@ -104,7 +105,13 @@ describe('createParamsOf', () => {
     expect(() => createParams({ ttl: '-5s' })).toThrow('ttl must be positive');
     expect(() => createParams({ ttl: 'soon' })).toThrow('time: invalid duration "soon"');
     expect(() => createParams({ type: 'weird' })).toThrow("invalid 'token_type' value");
-    expect(() => createParams({ type: 'batch' })).toThrow('batch tokens are not supported');
+    expect(() => createParams({ type: 'batch', num_uses: 2 })).toThrow(
+      'batch tokens cannot have "num_uses" set',
+    );
+    expect(() => createParams({ type: 'batch', period: '1h' })).toThrow(
+      'batch tokens cannot have "period" set',
+    );
+    expect(createParams({ type: 'batch', renewable: true })).toMatchObject({ batch: true, renewable: false });
     expect(() => createParams({ renewable: 'maybe' })).toThrow("cannot parse 'renewable' as bool");
   });
 });

@@ -62,6 +62,7 @@ function params(over: Partial<CreateTokenParams> = {}): CreateTokenParams {
     noParent: false,
     noDefaultPolicy: false,
     renewable: true,
+    batch: false,
     ttl: 0,
     explicitMaxTtl: 0,
     numUses: 0,

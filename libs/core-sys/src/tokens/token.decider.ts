@@ -55,6 +55,8 @@ export interface CreateTokenParams {
   noParent: boolean;
   noDefaultPolicy: boolean;
   renewable: boolean;
+  /** type=batch: not stored, sealed into the token itself */
+  batch: boolean;
   ttl: number;
   explicitMaxTtl: number;
   displayName?: string;
@@ -65,13 +67,19 @@ export interface CreateTokenParams {
 /** auth/token/create[-orphan]: the parsed body with Vault's defaults and value rules. */
 export function createParamsOf(body: TokenCreateBody): CreateTokenParams {
   const type = body.type ?? '';
-  if (type === 'batch') throw invalidRequest('batch tokens are not supported');
-  if (type !== '' && type !== 'service') throw invalidRequest("invalid 'token_type' value");
+  if (type !== '' && type !== 'service' && type !== 'batch')
+    throw invalidRequest("invalid 'token_type' value");
+  const batch = type === 'batch';
   const numUses = body.num_uses ?? 0;
-  if (numUses < 0) throw invalidRequest('number of uses cannot be negative');
   const explicitMaxTtl = body.explicit_max_ttl ?? 0;
-  if (explicitMaxTtl < 0) throw invalidRequest('explicit_max_ttl must be positive');
   const period = body.period ?? 0;
+  if (batch) {
+    const bad =
+      explicitMaxTtl !== 0 ? 'explicit_max_ttl' : numUses !== 0 ? 'num_uses' : period !== 0 ? 'period' : '';
+    if (bad !== '') throw invalidRequest(`batch tokens cannot have ${JSON.stringify(bad)} set`);
+  }
+  if (numUses < 0) throw invalidRequest('number of uses cannot be negative');
+  if (explicitMaxTtl < 0) throw invalidRequest('explicit_max_ttl must be positive');
   if (period < 0) throw invalidRequest('period must be positive');
   if (body.ttl !== undefined && body.ttl < 0) throw invalidRequest('ttl must be positive');
   if (body.ttl === undefined && body.lease !== undefined && body.lease < 0)
@@ -84,7 +92,9 @@ export function createParamsOf(body: TokenCreateBody): CreateTokenParams {
     meta: body.meta ?? body.metadata ?? {},
     noParent: body.no_parent ?? false,
     noDefaultPolicy: body.no_default_policy ?? false,
-    renewable: body.renewable ?? true,
+    // Batch tokens are never renewable (Vault forces it, whatever the request says).
+    renewable: !batch && (body.renewable ?? true),
+    batch,
     ttl: body.ttl ?? body.lease ?? 0,
     explicitMaxTtl,
     displayName: body.display_name || undefined,
@@ -112,6 +122,10 @@ export interface TokenSpec {
   allowNonExpiring: boolean;
   /** the creating token expires (an expiring token cannot create a non-expiring one) */
   creatorExpires: boolean;
+  /** a batch token: never stored, not renewable, no accessor */
+  batch?: boolean;
+  /** the token role of auth/token/create/:role */
+  role?: string;
 }
 
 export interface ChildTokenCommand {
@@ -131,6 +145,15 @@ export const NON_ASSIGNABLE_POLICIES = [RESPONSE_WRAPPING_POLICY_NAME, 'control-
 export function assertAssignable(policies: readonly string[]): void {
   const bad = policies.find((p) => NON_ASSIGNABLE_POLICIES.includes(p));
   if (bad !== undefined) throw invalidRequest(`cannot assign policy ${JSON.stringify(bad)}`);
+}
+
+/** Only root creates root, and never as a batch token (batch tokens cannot be revoked). */
+export function assertRootRules(policies: readonly string[], parent: TokenState, batch: boolean): void {
+  if (!policies.includes('root')) return;
+  if (!parent.policies.includes('root')) {
+    throw invalidRequest('root tokens may not be created without parent token being root');
+  }
+  if (batch) throw invalidRequest('batch tokens cannot be root tokens');
 }
 
 const displayNameSanitize = /[^a-zA-Z0-9-]/g;
@@ -183,9 +206,7 @@ export function decideChildSpec(cmd: ChildTokenCommand): TokenSpec {
   let policies = sanitizePolicies(requested, addDefault);
   if (params.noDefaultPolicy) policies = policies.filter((p) => p !== 'default');
   assertAssignable(policies);
-  if (policies.includes('root') && !parent.policies.includes('root')) {
-    throw invalidRequest('root tokens may not be created without parent token being root');
-  }
+  assertRootRules(policies, parent, params.batch);
 
   let parentAccessor: string | null = parent.accessor;
   if (params.noParent) {
@@ -199,7 +220,9 @@ export function decideChildSpec(cmd: ChildTokenCommand): TokenSpec {
     throw invalidRequest('root or sudo privileges required to create periodic token');
 
   return {
-    customId: params.id || undefined,
+    // Vault drops a custom id for batch tokens: the token is its own sealed entry.
+    customId: params.batch ? undefined : params.id || undefined,
+    ...(params.batch ? { batch: true } : {}),
     parentAccessor,
     policies,
     meta: params.meta,
@@ -281,6 +304,7 @@ export function issueToken(spec: TokenSpec, ctx: IssueContext): IssueDecision {
       path: spec.path,
       entityId: spec.entityId,
       mountAccessor: ctx.mountAccessor,
+      ...(spec.role !== undefined ? { role: spec.role } : {}),
     },
   };
 }

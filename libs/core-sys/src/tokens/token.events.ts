@@ -37,6 +37,8 @@ export const tokenCreatedV1 = z.object({
   entityId: z.string(),
   /** accessor of the auth mount that issued the token ("" for root tokens from init) */
   mountAccessor: z.string(),
+  /** the token role it was created with (auth/token/create/:role); absent in older events */
+  role: z.string().optional(),
 });
 export type TokenCreatedData = z.infer<typeof tokenCreatedV1>;
 

@@ -106,6 +106,11 @@ export class TokenRouteHandlers {
     return this.admin.revokeOrphan(req);
   }
 
+  @Handles(tokenContracts.tidy)
+  tidy(): Promise<ResponseOf<typeof tokenContracts.tidy>> {
+    return this.admin.tidy();
+  }
+
   @Handles(tokenContracts.listAccessors)
   listAccessors(): Promise<ResponseOf<typeof tokenContracts.listAccessors>> {
     return this.admin.listAccessors();

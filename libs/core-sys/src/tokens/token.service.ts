@@ -11,6 +11,7 @@ import {
   type TokenSpec,
   type TokenState,
 } from './token.decider';
+import { isBatchToken, openBatchToken, sealBatchToken } from './batch-token';
 import { generateAccessor, generateToken } from './token-crypto';
 import { TokenEventLog } from './token.projection';
 import { TokenRepository } from './token.repository';
@@ -97,6 +98,7 @@ export class TokenService {
   /** Stores a new token for `spec`; the token itself is returned once and never stored. */
   async issue(spec: TokenSpec, mount: MountTtls, mountAccessor: string): Promise<IssuedToken> {
     const hasher = await this.salt.get();
+    if (spec.batch) return this.issueBatch(spec, mount, mountAccessor);
     const token = spec.customId ?? generateToken();
     const tokenHash = hasher.hash(token);
     if (spec.customId !== undefined && (await this.repo.existsByHash(tokenHash))) throw duplicateId();
@@ -118,6 +120,55 @@ export class TokenService {
       if (isUniqueViolation(error)) throw duplicateId();
       throw error;
     }
+  }
+
+  /**
+   * A batch token: the entry sealed into the token, nothing stored. It has no accessor, so it
+   * cannot be looked up by one, renewed or revoked; it dies at its expiry or with its parent.
+   */
+  private async issueBatch(spec: TokenSpec, mount: MountTtls, mountAccessor: string): Promise<IssuedToken> {
+    const hasher = await this.salt.get();
+    const { created, warnings } = issueToken(spec, {
+      nowMs: this.now(),
+      mount,
+      mountAccessor,
+      accessor: '',
+      tokenHash: '',
+      tokenRef: '',
+    });
+    const { accessor: _a, tokenHash: _h, tokenRef: _r, ...entry } = created;
+    const token = sealBatchToken(this.runtime.cipher, entry);
+    const state: TokenState = {
+      ...created,
+      tokenRef: hasher.ref(token),
+      exhaustedAt: null,
+      lastRenewedAt: null,
+    };
+    return { token, state, warnings };
+  }
+
+  /**
+   * The live entry of a batch token: undefined when it is malformed, expired, or its parent is
+   * gone (a batch token dies with its parent, as in Vault).
+   */
+  async openBatch(token: string): Promise<TokenState | undefined> {
+    const entry = openBatchToken(this.runtime.cipher, token);
+    if (!entry) return undefined;
+    const hasher = await this.salt.get();
+    const state: TokenState = {
+      ...entry,
+      accessor: '',
+      tokenHash: '',
+      tokenRef: hasher.ref(token),
+      exhaustedAt: null,
+      lastRenewedAt: null,
+    };
+    if (!isUsable(state, this.now())) return undefined;
+    if (state.parentAccessor !== null) {
+      const parent = await this.repo.byAccessor(state.parentAccessor);
+      if (!parent || !isUsable(parent.state, this.now())) return undefined;
+    }
+    return state;
   }
 
   /** A login token of an auth method: an orphan, entity-bound, with the method's TTL settings. */
@@ -152,6 +203,7 @@ export class TokenService {
    * the token's stream), so those come back uncacheable.
    */
   async resolve(token: string): Promise<ResolvedToken> {
+    if (isBatchToken(token)) return this.resolveBatch(token);
     const hasher = await this.salt.get();
     const found = await this.repo.byHash(hasher.hash(token));
     if (!found || !hasher.matches(token, found.state.tokenHash)) throw invalidToken();
@@ -159,6 +211,17 @@ export class TokenService {
     const identityPolicies = await this.identityPolicies(found.state);
     const state = isUseLimited(found.state) ? await this.use(found.state) : found.state;
     return resolvedToken(state, identityPolicies);
+  }
+
+  /**
+   * A batch token resolves from itself. One with a parent is not cacheable: the gateway drops
+   * cached tokens by accessor, and the parent's revocation must end it at once.
+   */
+  private async resolveBatch(token: string): Promise<ResolvedToken> {
+    const state = await this.openBatch(token);
+    if (!state) throw invalidToken();
+    const identityPolicies = await this.identityPolicies(state);
+    return { ...resolvedToken(state, identityPolicies), cacheable: state.parentAccessor === null };
   }
 
   /** The same view of a token by accessor, without counting a use. */

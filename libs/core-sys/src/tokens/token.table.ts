@@ -27,6 +27,8 @@ export interface TokensTable {
   path: string;
   entity_id: string;
   mount_accessor: string;
+  /** token role it was created with, "" for none */
+  role: string;
   /** version of the token's stream this row reflects (optimistic concurrency for the next append) */
   version: number;
 }
@@ -65,6 +67,7 @@ export const TOKEN_COLUMNS = [
   'path',
   'entity_id',
   'mount_accessor',
+  'role',
   'version',
 ] as const;
 
@@ -93,6 +96,7 @@ export function rowToToken(row: TokenRow): VersionedToken {
       path: row.path,
       entityId: row.entity_id,
       mountAccessor: row.mount_accessor,
+      ...(row.role !== '' ? { role: row.role } : {}),
     },
   };
 }
@@ -120,6 +124,7 @@ export function tokenToRow(state: TokenState, version: number) {
     path: state.path,
     entity_id: state.entityId,
     mount_accessor: state.mountAccessor,
+    role: state.role ?? '',
     version,
   };
 }

@@ -2,6 +2,11 @@ import type { AuthBlock, ResolvedToken, TokenLookupData } from '@coffer/contract
 import { isUseLimited, type TokenState } from './token.decider';
 import { combinedPolicies } from './token-policies';
 
+export type TokenType = 'service' | 'batch';
+
+/** Stored tokens have an accessor; batch tokens have none. */
+const typeOf = (state: TokenState): TokenType => (state.accessor === '' ? 'batch' : 'service');
+
 /** Vault's `auth` block (create, renew, login). `leaseDuration` is the TTL just granted. */
 export function authBlock(
   state: TokenState,
@@ -18,7 +23,7 @@ export function authBlock(
     lease_duration: leaseDuration,
     renewable: state.renewable,
     entity_id: state.entityId,
-    token_type: 'service',
+    token_type: typeOf(state),
     orphan: state.parentAccessor === null,
     mfa_requirement: null,
     num_uses: state.numUses,
@@ -51,8 +56,9 @@ export function lookupData(
     path: state.path,
     policies: state.policies,
     ttl: 0,
-    type: 'service',
+    type: typeOf(state),
   };
+  if (state.role !== undefined) data.role = state.role;
   if (state.period > 0) data.period = state.period;
   if (state.expiresAt > 0) {
     // Only expiring tokens have a lease in Vault: expiry, renewability and issue time come with it.
