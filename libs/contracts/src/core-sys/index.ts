@@ -2,6 +2,7 @@ export * from './system.routes';
 export * from './system-request.schema';
 export * from './token.routes';
 export * from './userpass.routes';
+export * from './approle.routes';
 export * from './identity.routes';
 export * from './core-sys-raw.schema';
 export type {
