@@ -34,7 +34,7 @@ export const approleRoleBodySchema = z.object({
 });
 export type ApproleRoleBody = z.output<typeof approleRoleBodySchema>;
 
-const secretIdBody = z.object({
+export const approleSecretIdBodySchema = z.object({
   secret_id: fieldString('The secret id (custom-secret-id only)'),
   metadata: fieldString('JSON object of string values, attached to tokens issued with it'),
   cidr_list: fieldStringList('CIDR blocks allowed to log in with this secret id'),
@@ -42,7 +42,7 @@ const secretIdBody = z.object({
   num_uses: fieldInt('Number of logins this secret id allows (0 = unlimited)'),
   ttl: fieldDuration('TTL of this secret id'),
 });
-export type ApproleSecretIdBody = z.output<typeof secretIdBody>;
+export type ApproleSecretIdBody = z.output<typeof approleSecretIdBodySchema>;
 
 const roleParams = z.object({ role_name: z.string().default('') }).prefault({});
 const roleIdBody = z.object({ role_id: fieldString('The new role id') });
@@ -118,12 +118,12 @@ export const approleContracts = {
   }),
   secretIdCreate: engineContract('core.approle.secret-id-create', {
     params: roleParams,
-    body: secretIdBody.prefault({}),
+    body: approleSecretIdBodySchema.prefault({}),
     data: secretIdCreatedData,
   }),
   customSecretId: engineContract('core.approle.custom-secret-id', {
     params: roleParams,
-    body: secretIdBody.prefault({}),
+    body: approleSecretIdBodySchema.prefault({}),
     data: secretIdCreatedData,
   }),
   secretIdList: engineContract('core.approle.secret-id-list', { params: roleParams, data: keysData }),

@@ -32,6 +32,7 @@ describe('secret id num_uses under contention, two replicas', () => {
     await h.replica(0).app.get(SealService).devBootstrap({});
     await waitFor(() => h.replica(1).app.get(SealService).isUnsealed(), { message: 'follower unsealed' });
     await h.sys(sysContracts.authEnable, {
+      operation: 'update',
       path: 'auth/approle',
       params: { path: 'approle' },
       body: { type: 'approle' },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stringMapSchema } from '@coffer/contracts';
 import { defineAggregateLog, type EventOf } from '@coffer/event-store';
 import { userTokenSettingsV1 } from '../userpass/userpass.events';
 
@@ -39,7 +40,7 @@ export const secretIdCreatedV1 = z.object({
   /** HMAC-SHA256 (hex) of role name and secret id under the mount's salt */
   hmac: z.string(),
   accessor: z.string(),
-  metadata: z.record(z.string(), z.string()),
+  metadata: stringMapSchema,
   cidrList: z.array(z.string()),
   tokenBoundCidrs: z.array(z.string()),
   /** 0 = unlimited */
