@@ -60,6 +60,11 @@ export class ApproleSalt {
     return hasher;
   }
 
+  /** Drops the salts from memory (the barrier was sealed). */
+  forget(): void {
+    this.hashers.clear();
+  }
+
   private async load(mountUuid: string): Promise<SecretIdHasher> {
     const existing = await this.readSalt(mountUuid);
     if (existing !== undefined) return new SecretIdHasher(Buffer.from(existing, 'base64'));

@@ -247,6 +247,13 @@ export class ApproleSecretIdService {
     return found;
   }
 
+  /** Destroys up to `limit` expired secret ids (Vault's tidy); answers how many. */
+  async destroyExpired(limit: number): Promise<number> {
+    const expired = await this.repo.expiredSecretIds(this.now(), limit);
+    for (const { mountUuid, hmac } of expired) await this.destroyHmac(mountUuid, hmac);
+    return expired.length;
+  }
+
   private async destroyHmac(mountUuid: string, hmac: string): Promise<void> {
     await retryOnConflict(async () => {
       const current = await this.repo.secretId(mountUuid, hmac);

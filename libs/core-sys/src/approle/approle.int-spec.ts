@@ -6,6 +6,7 @@ import {
   type Contract,
   type MountInfo,
 } from '@coffer/contracts';
+import { ApproleSecretIdSweeper } from './approle-sweeper';
 import { startCoreSysHarness, type DevCoreSysHarness } from '../test-support/dev-harness';
 
 jest.setTimeout(30_000);
@@ -339,6 +340,10 @@ describe('login', () => {
     try {
       h.clock.now = new Date(start.getTime() + 61_000);
       expect(await loginFails({ role_id: id, secret_id })).toMatchObject({ message: 'invalid secret id' });
+      const lookup = () => call(c.secretIdLookup, 'role/web/secret-id/lookup', 'web', { secret_id });
+      expect((await lookup()).data).not.toBeNull();
+      expect(await h.app.get(ApproleSecretIdSweeper).sweep()).toBeGreaterThanOrEqual(1);
+      expect((await lookup()).data).toBeNull();
     } finally {
       h.clock.now = start;
     }

@@ -119,6 +119,19 @@ export class ApproleRepository {
       .execute();
   }
 
+  /** Secret ids expired at `nowMs`, oldest first. */
+  async expiredSecretIds(nowMs: number, limit: number): Promise<{ mountUuid: string; hmac: string }[]> {
+    const rows = await this.db
+      .of()
+      .selectFrom('approle_secret_ids')
+      .select(['mount_uuid', 'hmac'])
+      .where('expires_at', '<=', nowMs)
+      .orderBy('expires_at')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ mountUuid: r.mount_uuid, hmac: r.hmac }));
+  }
+
   async saveSecretId(trx: CoreSysTrx, state: SecretIdState, version: number, exists: boolean): Promise<void> {
     const row = secretIdToRow(state, version);
     if (!exists) {

@@ -15,6 +15,7 @@ import {
 import { ApproleRepository } from './approle.repository';
 import { ApproleRoleService } from './approle-role.service';
 import { ApproleSecretIdService } from './approle-secret-id.service';
+import { ApproleSecretIdSweeper } from './approle-sweeper';
 
 export const approleProviders: Provider[] = [
   ApproleRepository,
@@ -30,6 +31,7 @@ export const approleProviders: Provider[] = [
   ApproleSalt,
   ApproleRoleService,
   ApproleSecretIdService,
+  ApproleSecretIdSweeper,
 ];
 export const approleControllers: Type[] = [ApproleHandlers];
 export const approleMigrations: Record<string, Migration> = {

@@ -40,6 +40,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('approle_secret_ids')
     .columns(['mount_uuid', 'role_name'])
     .execute();
+  await db.schema
+    .createIndex('approle_secret_ids_expiry_idx')
+    .on('approle_secret_ids')
+    .column('expires_at')
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
