@@ -114,7 +114,7 @@ export function decideRoleWrite(
   body: ApproleRoleBody,
   generatedRoleId: string,
 ): RoleState {
-  if (current && body.local_secret_ids !== undefined && body.local_secret_ids !== current.localSecretIds) {
+  if (current && body.local_secret_ids !== undefined) {
     throw invalidRequest('local_secret_ids can only be modified during role creation');
   }
   const roleId =
