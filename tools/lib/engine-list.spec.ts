@@ -71,6 +71,7 @@ describe('ENGINES', () => {
     }
     expect([...MOUNT_CATALOGUE.values()].filter((e) => e.kind === 'auth').map((e) => e.type)).toEqual([
       'userpass',
+      'approle',
     ]);
     expect(serviceForMountType('pki')).toBe('pki');
     expect(serviceForMountType('cloud-b')).toBe('cloud-creds');

@@ -1,4 +1,4 @@
-import { identityRoutes, systemRoutes, tokenRoutes, userpassRoutes } from '@coffer/contracts';
+import { approleRoutes, identityRoutes, systemRoutes, tokenRoutes, userpassRoutes } from '@coffer/contracts';
 import { defineEngine } from '@coffer/service-host';
 import { CoreSysModule } from './core-sys.module';
 import { CORE_SYS_SCHEMA, coreSysMigrations } from './migrations';
@@ -19,6 +19,7 @@ export const coreSysEngine = defineEngine({
     token: { kind: 'builtin', routes: () => tokenRoutes },
     userpass: { kind: 'auth', routes: () => userpassRoutes },
     identity: { kind: 'builtin', routes: () => identityRoutes },
+    approle: { kind: 'auth', routes: () => approleRoutes },
   },
   devMounts: [],
   // Answers 503 while sealed, 200 with the root token once unsealed.

@@ -5,6 +5,7 @@ import { POLICY_LOG } from './policies/policy.events';
 import { TOKEN_LOG, TOKEN_SALT_LOG } from './tokens/token.events';
 import { TOKEN_ROLE_LOG } from './token-roles/token-role.events';
 import { USERPASS_LOG } from './userpass/userpass.events';
+import { APPROLE_ROLE_LOG, APPROLE_SALT_LOG, APPROLE_SECRET_ID_LOG } from './approle/approle.events';
 
 /** Every aggregate of the core_sys event log: the service's registry is composed of these. */
 export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
@@ -15,4 +16,7 @@ export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
   TOKEN_ROLE_LOG,
   USERPASS_LOG,
   IDENTITY_LOG,
+  APPROLE_ROLE_LOG,
+  APPROLE_SECRET_ID_LOG,
+  APPROLE_SALT_LOG,
 ];

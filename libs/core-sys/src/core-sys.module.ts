@@ -11,6 +11,7 @@ import { tokensControllers, tokensProviders } from './tokens';
 import { tokenRolesControllers, tokenRolesProviders } from './token-roles';
 import { userpassControllers, userpassProviders } from './userpass';
 import { identityControllers, identityProviders } from './identity';
+import { approleControllers, approleProviders } from './approle';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -38,6 +39,7 @@ export class CoreSysModule {
         ...tokenRolesProviders,
         ...userpassProviders,
         ...identityProviders,
+        ...approleProviders,
       ],
       controllers: [
         ...sealControllers,
@@ -48,6 +50,7 @@ export class CoreSysModule {
         ...tokenRolesControllers,
         ...userpassControllers,
         ...identityControllers,
+        ...approleControllers,
       ],
     };
   }

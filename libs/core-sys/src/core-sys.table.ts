@@ -7,6 +7,7 @@ import type { SealDatabase } from './seal/seal.table';
 import type { TokenDatabase } from './tokens/token.table';
 import type { TokenRoleDatabase } from './token-roles/token-role.table';
 import type { UserpassDatabase } from './userpass/userpass.table';
+import type { ApproleDatabase } from './approle/approle.table';
 
 /** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
 export interface CoreSysDatabase
@@ -17,7 +18,8 @@ export interface CoreSysDatabase
     TokenDatabase,
     UserpassDatabase,
     IdentityDatabase,
-    TokenRoleDatabase {}
+    TokenRoleDatabase,
+    ApproleDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

@@ -6,6 +6,7 @@ import { tokensMigrations } from './tokens';
 import { tokenRolesMigrations } from './token-roles';
 import { userpassMigrations } from './userpass';
 import { identityMigrations } from './identity';
+import { approleMigrations } from './approle';
 
 /** One migration history for the core_sys schema; names are globally ordered by prefix. */
 export const coreSysMigrations: Record<string, Migration> = {
@@ -16,5 +17,6 @@ export const coreSysMigrations: Record<string, Migration> = {
   ...userpassMigrations,
   ...identityMigrations,
   ...tokenRolesMigrations,
+  ...approleMigrations,
 };
 export const CORE_SYS_SCHEMA = 'core_sys';

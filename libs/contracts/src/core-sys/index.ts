@@ -3,6 +3,7 @@ export * from './system-request.schema';
 export * from './token.routes';
 export * from './token-role.schema';
 export * from './userpass.routes';
+export * from './approle.routes';
 export * from './identity.routes';
 export * from './core-sys-raw.schema';
 export type {
