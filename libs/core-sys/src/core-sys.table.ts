@@ -6,10 +6,18 @@ import type { PoliciesDatabase } from './policies/policy.table';
 import type { SealDatabase } from './seal/seal.table';
 import type { TokenDatabase } from './tokens/token.table';
 import type { UserpassDatabase } from './userpass/userpass.table';
+import type { AuditDatabase } from './audit/audit.table';
 
 /** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
 export interface CoreSysDatabase
-  extends SealDatabase, MountsDatabase, PoliciesDatabase, TokenDatabase, UserpassDatabase, IdentityDatabase {}
+  extends
+    SealDatabase,
+    MountsDatabase,
+    PoliciesDatabase,
+    TokenDatabase,
+    UserpassDatabase,
+    IdentityDatabase,
+    AuditDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

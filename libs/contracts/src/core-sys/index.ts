@@ -15,3 +15,4 @@ export type {
   TokenLookupData,
   UserpassUserData,
 } from './core-sys-data.schema';
+export * from './audit.routes';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { engineContract, existenceContract, type OperationDef, type RouteTable } from '../routes';
+import { auditRouteDefs } from './audit.routes';
 
 import {
   capabilitiesData,
@@ -333,5 +334,6 @@ export const systemRoutes: RouteTable = {
       noAcl: true,
       operations: { read: op(c.resultantAcl, 'Reads the resultant ACL.') },
     },
+    ...auditRouteDefs,
   ],
 };
