@@ -24,7 +24,7 @@ describe('audit devices (NATS + Postgres)', () => {
   }, 30_000);
 
   const a = auditContracts;
-  const list = async () => (await h.sys(a.list, { operation: 'read', path: 'audit' })).data;
+  const list = async () => (await h.sys(a.list, { operation: 'read', path: 'audit' })).data ?? {};
   const enable = (path: string, body: Record<string, unknown>) =>
     h.sys(a.enable, { operation: 'update', path: `audit/${path}`, params: { path }, body });
   const disable = (path: string) =>
