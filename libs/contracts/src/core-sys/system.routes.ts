@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { engineContract, existenceContract, type OperationDef, type RouteTable } from '../routes';
-import { auditRouteDefs } from './audit.routes';
+import { auditContracts, auditRouteDefs } from './audit.routes';
 
 import {
   capabilitiesData,
@@ -105,6 +105,8 @@ export const sysContracts = {
   }),
   // The merged rules of the caller's policies: their shape is the policies' own.
   resultantAcl: engineContract('core.sys.capabilities.resultant-acl'),
+  // sys/audit, sys/audit-hash, sys/config/auditing (their own file)
+  ...auditContracts,
 } as const;
 
 const op = (
