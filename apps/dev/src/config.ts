@@ -15,6 +15,7 @@ export const devAppConfig = defineAppConfig(
     maxRequestSize: z.number().int().positive(),
     jsonLimits: listenerJsonLimitsSchema.optional(),
     engineTimeoutMs: z.number().int().positive().optional(),
+    auditTimeoutMs: z.number().int().positive().optional(),
     dataDir: z.string().optional(),
     rootTokenId: z.string().min(1).optional(),
     /** engines fetch the keyring from core-sys in-process exactly as in cluster mode */
@@ -36,6 +37,7 @@ export const devAppConfig = defineAppConfig(
       maxRequestSize: api.maxRequestSize,
       jsonLimits: api.jsonLimits,
       engineTimeoutMs: server.controller.engineTimeoutMs,
+      auditTimeoutMs: server.controller.auditTimeoutMs,
       dataDir: server.dev.dataDir,
       rootTokenId: server.dev.rootTokenId,
       // One process: a fresh secret per boot is enough and never leaves it.

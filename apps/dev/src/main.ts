@@ -112,6 +112,7 @@ async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<
     },
     gracefulShutdownWaitSeconds: Math.ceil(config.gracefulShutdownWaitMs / 1000),
     ...(config.engineTimeoutMs === undefined ? {} : { engineTimeoutMs: config.engineTimeoutMs }),
+    ...(config.auditTimeoutMs === undefined ? {} : { auditTimeoutMs: config.auditTimeoutMs }),
   });
   // Registered last so that it runs first: health turns 503, in-flight requests finish.
   shutdown.add('gateway', () => gateway.close());

@@ -17,6 +17,7 @@ export const gatewayConfig = defineAppConfig(
       jsonLimits: listenerJsonLimitsSchema.optional(),
     }),
     engineTimeoutMs: z.number().int().positive().optional(),
+    auditTimeoutMs: z.number().int().positive().optional(),
   }),
   (server, env) => {
     const api = listenerFor(server, 'api');
@@ -29,6 +30,7 @@ export const gatewayConfig = defineAppConfig(
         jsonLimits: api.jsonLimits,
       },
       engineTimeoutMs: server.controller.engineTimeoutMs,
+      auditTimeoutMs: server.controller.auditTimeoutMs,
     };
   },
 );

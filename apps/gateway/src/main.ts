@@ -42,6 +42,7 @@ async function start(config: GatewayAppConfig, logger: Logger, shutdown: Shutdow
     },
     gracefulShutdownWaitSeconds: config.gracefulShutdownWaitMs / 1000,
     ...(config.engineTimeoutMs === undefined ? {} : { engineTimeoutMs: config.engineTimeoutMs }),
+    ...(config.auditTimeoutMs === undefined ? {} : { auditTimeoutMs: config.auditTimeoutMs }),
     logger: nestLogLevels(config.logLevel),
   });
   // Registered last so that it runs first: health turns 503, the grace period, in-flight

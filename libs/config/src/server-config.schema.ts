@@ -165,10 +165,15 @@ const controllerSchema = z
     engine_timeout: duration(parseDurationMs)
       .refine((ms) => ms > 0, 'engine_timeout must be positive')
       .optional(),
+    /** how long the gateway waits for its audit devices before refusing a request (default 5 s) */
+    audit_timeout: duration(parseDurationMs)
+      .refine((ms) => ms > 0, 'audit_timeout must be positive')
+      .optional(),
   })
-  .transform((c): { gracefulShutdownWaitMs: number; engineTimeoutMs?: number } => ({
+  .transform((c): { gracefulShutdownWaitMs: number; engineTimeoutMs?: number; auditTimeoutMs?: number } => ({
     gracefulShutdownWaitMs: c.graceful_shutdown_wait_duration,
     ...(c.engine_timeout === undefined ? {} : { engineTimeoutMs: c.engine_timeout }),
+    ...(c.audit_timeout === undefined ? {} : { auditTimeoutMs: c.audit_timeout }),
   }));
 
 const telemetrySchema = z

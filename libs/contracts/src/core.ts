@@ -101,7 +101,7 @@ export const coreBarrierKeyring = defineContract(
 export const invalidation = defineBroadcast(
   'events.invalidate',
   z.object({
-    kind: z.enum(['policy', 'token', 'mounts', 'entity', 'seal']),
+    kind: z.enum(['policy', 'token', 'mounts', 'entity', 'seal', 'audit']),
     /** affected keys: policy names, token accessors, entity ids; empty = everything of that kind */
     keys: z.array(z.string()).default([]),
   }),

@@ -55,7 +55,7 @@ export interface RouteDef {
 }
 
 /** Caches the gateway keeps of core-sys state: the mount table, the seal state, resolved tokens. */
-export type GatewayCache = 'mounts' | 'seal' | 'tokens';
+export type GatewayCache = 'mounts' | 'seal' | 'tokens' | 'audit';
 
 export interface RouteTable {
   /** mount type this table serves, e.g. "kv-v2", "kv-v1", "cubbyhole", "system", "token", "userpass" */

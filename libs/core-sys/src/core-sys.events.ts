@@ -6,6 +6,7 @@ import { TOKEN_LOG, TOKEN_SALT_LOG } from './tokens/token.events';
 import { TOKEN_ROLE_LOG } from './token-roles/token-role.events';
 import { USERPASS_LOG } from './userpass/userpass.events';
 import { APPROLE_ROLE_LOG, APPROLE_SALT_LOG, APPROLE_SECRET_ID_LOG } from './approle/approle.events';
+import { AUDIT_LOG } from './audit/audit.events';
 
 /** Every aggregate of the core_sys event log: the service's registry is composed of these. */
 export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
@@ -19,4 +20,5 @@ export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
   APPROLE_ROLE_LOG,
   APPROLE_SECRET_ID_LOG,
   APPROLE_SALT_LOG,
+  AUDIT_LOG,
 ];

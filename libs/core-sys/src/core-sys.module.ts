@@ -12,6 +12,7 @@ import { tokenRolesControllers, tokenRolesProviders } from './token-roles';
 import { userpassControllers, userpassProviders } from './userpass';
 import { identityControllers, identityProviders } from './identity';
 import { approleControllers, approleProviders } from './approle';
+import { auditControllers, auditProviders } from './audit';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -40,6 +41,7 @@ export class CoreSysModule {
         ...userpassProviders,
         ...identityProviders,
         ...approleProviders,
+        ...auditProviders,
       ],
       controllers: [
         ...sealControllers,
@@ -51,6 +53,7 @@ export class CoreSysModule {
         ...userpassControllers,
         ...identityControllers,
         ...approleControllers,
+        ...auditControllers,
       ],
     };
   }

@@ -8,6 +8,7 @@ import type { TokenDatabase } from './tokens/token.table';
 import type { TokenRoleDatabase } from './token-roles/token-role.table';
 import type { UserpassDatabase } from './userpass/userpass.table';
 import type { ApproleDatabase } from './approle/approle.table';
+import type { AuditDatabase } from './audit/audit.table';
 
 /** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
 export interface CoreSysDatabase
@@ -19,7 +20,8 @@ export interface CoreSysDatabase
     UserpassDatabase,
     IdentityDatabase,
     TokenRoleDatabase,
-    ApproleDatabase {}
+    ApproleDatabase,
+    AuditDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

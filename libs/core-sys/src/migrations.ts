@@ -7,6 +7,7 @@ import { tokenRolesMigrations } from './token-roles';
 import { userpassMigrations } from './userpass';
 import { identityMigrations } from './identity';
 import { approleMigrations } from './approle';
+import { auditMigrations } from './audit';
 
 /** One migration history for the core_sys schema; names are globally ordered by prefix. */
 export const coreSysMigrations: Record<string, Migration> = {
@@ -18,5 +19,6 @@ export const coreSysMigrations: Record<string, Migration> = {
   ...identityMigrations,
   ...tokenRolesMigrations,
   ...approleMigrations,
+  ...auditMigrations,
 };
 export const CORE_SYS_SCHEMA = 'core_sys';

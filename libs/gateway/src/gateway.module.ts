@@ -1,5 +1,6 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { AuditBroker } from './audit/audit-broker.service';
 import { AclEvaluator } from './auth/acl-evaluator.service';
 import { EntityCache } from './auth/entity-cache.service';
 import { PolicyCache } from './auth/policy-cache.service';
@@ -36,6 +37,7 @@ export class GatewayModule {
         PolicyCache,
         EntityCache,
         AclEvaluator,
+        AuditBroker,
         InvalidationListener,
         GatewayService,
         {

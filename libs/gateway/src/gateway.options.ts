@@ -41,6 +41,11 @@ export interface GatewayOptions {
   engineTimeoutMs?: number;
   cache?: GatewayCacheOptions;
   /**
+   * Bound on the wait for audit devices (default 5 s): a request no device logged within it is
+   * refused with 500, so a hanging device never hangs the gateway.
+   */
+  auditTimeoutMs?: number;
+  /**
    * Route table serving a mount, undefined when no engine serves its type (503): the apps pass
    * `routeTableFor` of `@coffer/engines`.
    */
@@ -57,6 +62,7 @@ export const GATEWAY_TRANSPORT = Symbol('GATEWAY_TRANSPORT');
 export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
 
 export const DEFAULT_ENGINE_TIMEOUT_MS = 10_000;
+export const DEFAULT_AUDIT_TIMEOUT_MS = 5_000;
 
 export interface ResolvedCacheOptions {
   maxAgeMs: number;

@@ -13,6 +13,9 @@ import {
 } from '@coffer/contracts';
 import { describeCause, wasLogged, type Transport } from '@coffer/transport';
 import { context as otelContext, propagation } from '@opentelemetry/api';
+import { AuditBroker } from './audit/audit-broker.service';
+import type { AuditedRequest } from './audit/audit-entry';
+import { auditedError, auditedResult, isAudited, provisionalOperation } from './audit/audit-trail';
 import { AclEvaluator } from './auth/acl-evaluator.service';
 import { authorize } from './auth/authorizer';
 import { TokenResolver } from './auth/token-resolver.service';
@@ -43,6 +46,10 @@ export interface GatewayRequest extends Omit<RawRequest, 'body'> {
 /** What the one log line of a failed request names: the route template once routing found it. */
 interface RequestTrace {
   route: string;
+  /** set once the request is known to be audited; filled as the pipeline learns more */
+  audit?: AuditedRequest;
+  /** the request entry was written (a failure then only needs its response entry) */
+  requestLogged?: boolean;
 }
 
 interface Caller {
@@ -69,6 +76,7 @@ export class GatewayService {
     private readonly mounts: MountTableService,
     private readonly tokens: TokenResolver,
     private readonly acls: AclEvaluator,
+    private readonly audit: AuditBroker,
   ) {
     this.engineTimeoutMs = options.engineTimeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS;
     this.serving = { tableFor: options.routeTableFor, serviceFor: options.serviceFor };
@@ -80,7 +88,25 @@ export class GatewayService {
     try {
       return await this.process(req, requestId, trace);
     } catch (error) {
-      return this.failure(error, requestId, req.method, trace.route);
+      return this.failure(await this.auditFailure(trace, error), requestId, req.method, trace.route);
+    }
+  }
+
+  /**
+   * Logs a failed request (its request entry unless written, then its response entry with the
+   * error). Returns the error to answer: the original one, or the audit failure (fail closed).
+   */
+  private async auditFailure(trace: RequestTrace, error: unknown): Promise<unknown> {
+    const audited = trace.audit;
+    if (!audited) return error;
+    trace.audit = undefined;
+    const text = auditedError(error);
+    try {
+      if (!trace.requestLogged) await this.audit.logRequest(audited, text);
+      await this.audit.logResponse(audited, { error: text });
+      return error;
+    } catch (auditError) {
+      return auditError;
     }
   }
 
@@ -115,11 +141,31 @@ export class GatewayService {
     if (sealed && !(routing.kind === 'route' && routing.route.allowSealed)) {
       throw new DomainError('sealed', 'Vault is sealed');
     }
+    if (isAudited(routing, kind, sealed)) {
+      const mount = routing.kind === 'failed' ? undefined : routing.match.mount;
+      trace.audit = {
+        id: requestId,
+        time: new Date(),
+        operation: provisionalOperation(kind),
+        path,
+        namespace: mount?.namespace ?? '',
+        ...(mount ? { mount: { type: mount.type, accessor: mount.accessor, path: mount.path } } : {}),
+        ...(token !== undefined ? { clientToken: token } : {}),
+        policies: [],
+        remoteAddress: req.clientAddress,
+        headers: req.headers,
+        ...(wrapTtl !== undefined ? { wrapTtl } : {}),
+      };
+    }
 
     const unauthenticated = routing.kind !== 'help' && routing.route?.unauthenticated === true;
     const caller = unauthenticated
       ? {}
       : await this.authenticate(token, routing.kind === 'route' && routing.route.noAcl === true);
+    if (trace.audit && caller.token) {
+      trace.audit.token = caller.token;
+      trace.audit.policies = this.acls.policyNames(caller.token);
+    }
     // The body is read only now, and only when it matters: a request without a valid token, or
     // to no route, never costs a parse.
     const readBody = async () => requestBody(head, head.hasJsonBody ? await req.readBody(true) : undefined);
@@ -137,6 +183,7 @@ export class GatewayService {
     }
 
     const { body, aclParams } = await readBody();
+    if (trace.audit) trace.audit.data = body;
     const ctx = this.callerContext(requestId, routing, caller.token, req.clientAddress);
     const engineRequest: EngineRequest = {
       operation: 'read',
@@ -168,8 +215,14 @@ export class GatewayService {
     ctx.sudo = sudo ?? ctx.root;
     const headers = encodeContext(ctx);
     engineRequest.operation = operation;
+    if (trace.audit) trace.audit.operation = operation;
     const def = routing.route.operations[operation];
     if (!def) throw new DomainError('unsupported_operation', 'unsupported operation');
+    // fail closed: a request no audit device logged never reaches the engine
+    if (trace.audit) {
+      await this.audit.logRequest(trace.audit);
+      trace.requestLogged = true;
+    }
 
     const result = await this.transport.request(def.contract, engineRequest, {
       headers,
@@ -177,7 +230,13 @@ export class GatewayService {
       write: operation !== 'read' && operation !== 'list',
     });
     this.afterSuccess(routing, operation);
-    return renderEngineResponse(result, operation, requestId);
+    const rendered = renderEngineResponse(result, operation, requestId);
+    if (trace.audit) {
+      const audited = trace.audit;
+      trace.audit = undefined;
+      await this.audit.logResponse(audited, auditedResult(result));
+    }
+    return rendered;
   }
 
   /** Whether a failed routing may be told (404/405/503) or must look like a denial (403). */
@@ -233,6 +292,7 @@ export class GatewayService {
     for (const cache of routing.route.invalidates ?? []) {
       if (cache === 'mounts') this.mounts.invalidate();
       else if (cache === 'seal') this.seal.invalidate();
+      else if (cache === 'audit') this.audit.invalidate();
       else this.tokens.clear();
     }
   }

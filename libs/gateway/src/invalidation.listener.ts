@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { invalidation, type Invalidation } from '@coffer/contracts';
 import type { Subscription, Transport } from '@coffer/transport';
+import { AuditBroker } from './audit/audit-broker.service';
 import { AclEvaluator } from './auth/acl-evaluator.service';
 import { EntityCache } from './auth/entity-cache.service';
 import { PolicyCache } from './auth/policy-cache.service';
@@ -26,6 +27,7 @@ export class InvalidationListener implements OnModuleInit, OnModuleDestroy {
     private readonly acls: AclEvaluator,
     private readonly mounts: MountTableService,
     private readonly seal: SealStateService,
+    private readonly audit: AuditBroker,
     @Inject(GATEWAY_LOGGER) private readonly logger: GatewayLogger,
   ) {}
 
@@ -57,6 +59,10 @@ export class InvalidationListener implements OnModuleInit, OnModuleDestroy {
       case 'seal':
         this.seal.invalidate();
         this.mounts.invalidate();
+        this.audit.invalidate();
+        break;
+      case 'audit':
+        this.audit.invalidate();
         break;
       default:
         this.logger.warn(`unknown invalidation kind ${JSON.stringify((event as { kind: unknown }).kind)}`);

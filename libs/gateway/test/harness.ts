@@ -1,4 +1,5 @@
 import {
+  coreAuditConfig,
   coreEntityFacts,
   coreMountTable,
   corePolicyTexts,
@@ -12,6 +13,8 @@ import {
   kvV2Routes,
   PLANNED_MOUNT_TYPES,
   systemRoutes,
+  type AuditDeviceConfig,
+  type AuditedHeader,
   type EngineRequest,
   type EngineResponse,
   type EntityFacts,
@@ -65,6 +68,8 @@ export class FakeCoreSys {
   readonly tokens = new Map<string, ResolvedToken>();
   readonly policies = new Map<string, string>();
   readonly entities = new Map<string, EntityFacts>();
+  auditDevices: AuditDeviceConfig[] = [];
+  auditHeaders: AuditedHeader[] = [];
   readonly calls = { seal: 0, mounts: 0, resolve: 0, policyTexts: 0, entity: 0 };
 
   constructor(private readonly transport: InProcessTransport) {
@@ -96,6 +101,10 @@ export class FakeCoreSys {
       this.calls.entity++;
       return this.entities.get(entityId) ?? null;
     });
+    transport.serve(coreAuditConfig, 'core-sys', async () => ({
+      devices: this.auditDevices,
+      headers: this.auditHeaders,
+    }));
     this.tokens.set(ROOT_TOKEN, token({ accessor: 'root-accessor', policies: ['root'] }));
   }
 

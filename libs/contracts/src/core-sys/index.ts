@@ -17,3 +17,4 @@ export type {
   TokenLookupData,
   UserpassUserData,
 } from './core-sys-data.schema';
+export * from './audit.routes';

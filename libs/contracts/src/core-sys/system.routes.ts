@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { engineContract, existenceContract, type OperationDef, type RouteTable } from '../routes';
+import { auditContracts, auditRouteDefs } from './audit.routes';
 
 import {
   capabilitiesData,
@@ -104,6 +105,8 @@ export const sysContracts = {
   }),
   // The merged rules of the caller's policies: their shape is the policies' own.
   resultantAcl: engineContract('core.sys.capabilities.resultant-acl'),
+  // sys/audit, sys/audit-hash, sys/config/auditing (their own file)
+  ...auditContracts,
 } as const;
 
 const op = (
@@ -333,5 +336,6 @@ export const systemRoutes: RouteTable = {
       noAcl: true,
       operations: { read: op(c.resultantAcl, 'Reads the resultant ACL.') },
     },
+    ...auditRouteDefs,
   ],
 };

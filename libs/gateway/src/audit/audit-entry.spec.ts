@@ -1,0 +1,110 @@
+import { auditHmac } from '@coffer/contracts';
+import { deviceFormat, hashStructure, requestLine, responseLine, type AuditedRequest } from './audit-entry';
+
+const SALT = 'salt';
+const h = (v: string) => auditHmac(SALT, v);
+
+const request: AuditedRequest = {
+  id: 'req-1',
+  time: new Date('2026-01-02T03:04:05.000Z'),
+  operation: 'list',
+  path: 'secret/metadata/',
+  namespace: '',
+  mount: { type: 'kv', accessor: 'kv_1234', path: 'secret/' },
+  clientToken: 'hvs.token',
+  token: {
+    accessor: 'acc',
+    tokenRef: 'ref',
+    policies: ['default', 'dev'],
+    identityPolicies: [],
+    entityId: 'ent',
+    displayName: 'userpass-bob',
+    expiresAt: 0,
+    cacheable: true,
+  },
+  policies: ['default', 'dev'],
+  remoteAddress: '10.0.0.1',
+  headers: { 'x-request-id': 'abc', 'user-agent': 'curl', 'x-service-token': 'hvs.token' },
+};
+
+describe('audit entries', () => {
+  it('hashes every string, keeps numbers, booleans, nulls and the structure', () => {
+    expect(hashStructure({ a: 'x', n: 1, b: false, z: null, l: ['y', 2, { c: 'z' }] }, h)).toEqual({
+      a: h('x'),
+      n: 1,
+      b: false,
+      z: null,
+      l: [h('y'), 2, { c: h('z') }],
+    });
+  });
+
+  it('keeps a "__proto__" key as data', () => {
+    const input = JSON.parse('{"__proto__":{"polluted":"yes"}}') as unknown;
+    const out = hashStructure(input, h) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it('renders a request entry with Vault field names, tokens and accessors hashed', () => {
+    const line = requestLine(
+      request,
+      undefined,
+      [
+        { name: 'x-request-id', hmac: true },
+        { name: 'user-agent', hmac: false },
+      ],
+      deviceFormat(SALT, {}),
+    );
+    expect(line.endsWith('\n')).toBe(true);
+    expect(JSON.parse(line)).toEqual({
+      time: '2026-01-02T03:04:05.000Z',
+      type: 'request',
+      auth: {
+        client_token: h('hvs.token'),
+        accessor: h('acc'),
+        display_name: 'userpass-bob',
+        policies: ['default', 'dev'],
+        token_policies: ['default', 'dev'],
+        entity_id: 'ent',
+        token_type: 'service',
+      },
+      request: {
+        id: 'req-1',
+        operation: 'list',
+        mount_type: 'kv',
+        mount_accessor: 'kv_1234',
+        mount_point: 'secret/',
+        client_token: h('hvs.token'),
+        client_token_accessor: h('acc'),
+        namespace: { id: 'root' },
+        path: 'secret/metadata/',
+        remote_address: '10.0.0.1',
+        headers: { 'x-request-id': [h('abc')], 'user-agent': ['curl'] },
+      },
+    });
+  });
+
+  it('elides list responses when asked, and carries the error', () => {
+    const format = deviceFormat(SALT, { elide_list_responses: 'true' });
+    const line = responseLine(
+      request,
+      { response: { data: { keys: ['a', 'b', 'c'] } }, error: 'boom' },
+      [],
+      format,
+      request.time,
+    );
+    const entry = JSON.parse(line) as Record<string, any>;
+    expect(entry['response'].data).toEqual({ keys: 3 });
+    expect(entry['error']).toBe('boom');
+  });
+
+  it('reads Vault option defaults: hmac_accessor true, log_raw false, no prefix', () => {
+    expect(deviceFormat(SALT, {})).toEqual({
+      salt: SALT,
+      logRaw: false,
+      hmacAccessor: true,
+      elideListResponses: false,
+      prefix: '',
+    });
+  });
+});

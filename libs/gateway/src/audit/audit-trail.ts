@@ -1,0 +1,34 @@
+import { DomainError } from '@coffer/contracts';
+import type { EngineResult } from '../response/envelope';
+import type { RequestKind } from '../request/request-kind';
+import type { Routing } from '../routing/route-resolver';
+import type { AuditedOutcome } from './audit-entry';
+
+/** sys paths Vault serves with raw handlers and never audits (vault-behaviour §1.1, §1.7). */
+const UNAUDITED_SYS_PATTERNS = new Set(['init', 'seal-status', 'seal', 'unseal', 'health', 'leader']);
+
+/** Whether a request is audited: not while sealed, not help, not the raw seal/health routes. */
+export function isAudited(routing: Routing, kind: RequestKind, sealed: boolean): boolean {
+  if (sealed || kind === 'help') return false;
+  if (routing.kind !== 'route') return true;
+  return !(routing.table.engine === 'system' && UNAUDITED_SYS_PATTERNS.has(routing.route.pattern));
+}
+
+/** The operation an entry names before the ACL decided create vs update. */
+export function provisionalOperation(kind: RequestKind): string {
+  return kind === 'write' ? 'update' : kind;
+}
+
+/** An engine's answer as its response entry sees it. */
+export function auditedResult(result: EngineResult): AuditedOutcome {
+  if (result.kind === 'raw') {
+    const body: unknown = result.body;
+    return { response: { data: body !== null && typeof body === 'object' ? body : undefined } };
+  }
+  return { response: { data: result.data, auth: result.auth ?? null, warnings: result.warnings } };
+}
+
+/** The error text of an entry: the domain message (Vault logs its error string), else "internal error". */
+export function auditedError(error: unknown): string {
+  return error instanceof DomainError && error.code !== 'internal' ? error.message : 'internal error';
+}
