@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { ServiceDb } from '@coffer/event-store';
 import type { IdentityDatabase } from './identity/identity.table';
+import type { LeasesDatabase } from './leases/lease.table';
 import type { MountsDatabase } from './mounts/mounts.table';
 import type { PoliciesDatabase } from './policies/policy.table';
 import type { SealDatabase } from './seal/seal.table';
@@ -9,7 +10,14 @@ import type { UserpassDatabase } from './userpass/userpass.table';
 
 /** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
 export interface CoreSysDatabase
-  extends SealDatabase, MountsDatabase, PoliciesDatabase, TokenDatabase, UserpassDatabase, IdentityDatabase {}
+  extends
+    SealDatabase,
+    MountsDatabase,
+    PoliciesDatabase,
+    TokenDatabase,
+    UserpassDatabase,
+    IdentityDatabase,
+    LeasesDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

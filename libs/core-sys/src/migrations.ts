@@ -5,6 +5,7 @@ import { policiesMigrations } from './policies';
 import { tokensMigrations } from './tokens';
 import { userpassMigrations } from './userpass';
 import { identityMigrations } from './identity';
+import { leasesMigrations } from './leases';
 
 /** One migration history for the core_sys schema; names are globally ordered by prefix. */
 export const coreSysMigrations: Record<string, Migration> = {
@@ -14,5 +15,6 @@ export const coreSysMigrations: Record<string, Migration> = {
   ...tokensMigrations,
   ...userpassMigrations,
   ...identityMigrations,
+  ...leasesMigrations,
 };
 export const CORE_SYS_SCHEMA = 'core_sys';

@@ -15,6 +15,7 @@ import {
   uiMountData,
   uiMountsData,
 } from './core-sys-data.schema';
+import { leaseRouteDefs } from './lease.routes';
 import { sysHealthRaw, sysInitRaw, sysInitStatusRaw, sysSealStatusRaw } from './core-sys-raw.schema';
 import {
   sysCapabilitiesBody,
@@ -333,5 +334,6 @@ export const systemRoutes: RouteTable = {
       noAcl: true,
       operations: { read: op(c.resultantAcl, 'Reads the resultant ACL.') },
     },
+    ...leaseRouteDefs,
   ],
 };
