@@ -5,6 +5,7 @@ import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
 import * as m0110 from './migrations/0110_leases';
 import { LEASE_LOG } from './lease.events';
 import { LeaseHandlers } from './lease.handlers';
+import { DEFAULT_LEASE_MANAGER_SETTINGS, LEASE_MANAGER_SETTINGS, LeaseManager } from './lease-manager';
 import { LeaseEventLog, LeaseProjection } from './lease.projection';
 import { LeaseRepository } from './lease.repository';
 import { DEFAULT_REVOCATION_POLICY, LEASE_REVOCATION_POLICY, LeaseService } from './lease.service';
@@ -15,6 +16,8 @@ export const leasesProviders: Provider[] = [
   writerProvider(LeaseEventLog, CORE_SYS_EVENT_STORE, LEASE_LOG, LeaseProjection),
   LeaseService,
   { provide: LEASE_REVOCATION_POLICY, useValue: DEFAULT_REVOCATION_POLICY },
+  LeaseManager,
+  { provide: LEASE_MANAGER_SETTINGS, useValue: DEFAULT_LEASE_MANAGER_SETTINGS },
 ];
 export const leasesControllers: Type[] = [LeaseHandlers];
 export const leasesMigrations: Record<string, Migration> = {
@@ -23,3 +26,4 @@ export const leasesMigrations: Record<string, Migration> = {
 
 export { LeaseService, LEASE_REVOCATION_POLICY } from './lease.service';
 export type { RevocationPolicy } from './lease.decider';
+export { LeaseManager, LEASE_MANAGER_SETTINGS, type LeaseManagerSettings } from './lease-manager';

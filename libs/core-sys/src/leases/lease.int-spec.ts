@@ -1,28 +1,11 @@
-import {
-  coreLeaseRegister,
-  encodeContext,
-  leaseContracts,
-  type Contract,
-  type MountInfo,
-} from '@coffer/contracts';
+import { leaseContracts, type Contract } from '@coffer/contracts';
 import { startCoreSysHarness, type DevCoreSysHarness } from '../test-support/dev-harness';
-import { LeaseTestEngine } from '../test-support/lease-test-engine';
+import { LeaseTestEngine, registerTestLease } from '../test-support/lease-test-engine';
 
 jest.setTimeout(30_000);
 
 let h: DevCoreSysHarness;
 let engine: LeaseTestEngine;
-
-/** A mount of the test engine: 1h default, 2h max. */
-const MOUNT: MountInfo = {
-  path: 'dyn/',
-  uuid: 'dyn-uuid',
-  accessor: 'leasetest_0001',
-  type: 'leasetest',
-  namespace: '',
-  options: {},
-  config: { default_lease_ttl: 3600, max_lease_ttl: 7200 },
-};
 
 beforeAll(async () => {
   h = await startCoreSysHarness('leases');
@@ -38,14 +21,7 @@ afterAll(async () => {
 const issue = async (
   path = 'dyn/creds/web',
   secret: Record<string, unknown> = { ttl: 600, renewable: true, internal: { user: 'u1' } },
-) => {
-  const caller = await h.callerFor(h.rootToken);
-  return h.client.request(
-    coreLeaseRegister,
-    { path, mount: MOUNT, service: 'leasetest', secret },
-    { headers: encodeContext(caller) },
-  );
-};
+) => registerTestLease(h.client, await h.callerFor(h.rootToken), path, secret);
 
 const sys = (
   contract: Contract,

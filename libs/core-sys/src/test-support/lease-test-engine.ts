@@ -1,4 +1,11 @@
-import { DomainError, engineLeaseContracts } from '@coffer/contracts';
+import {
+  coreLeaseRegister,
+  DomainError,
+  encodeContext,
+  engineLeaseContracts,
+  type CallerContext,
+  type MountInfo,
+} from '@coffer/contracts';
 import type { Subscription, Transport } from '@coffer/transport';
 import type { z } from 'zod';
 
@@ -44,4 +51,30 @@ export class LeaseTestEngine {
   stop(): void {
     for (const s of this.subs) s.unsubscribe();
   }
+}
+
+/** A mount of the test engine: 1h default, 2h max. */
+export const LEASE_TEST_MOUNT: MountInfo = {
+  path: 'dyn/',
+  uuid: 'dyn-uuid',
+  accessor: 'leasetest_0001',
+  type: 'leasetest',
+  namespace: '',
+  options: {},
+  config: { default_lease_ttl: 3600, max_lease_ttl: 7200 },
+};
+
+/** What the gateway does when the test engine answers with `secret`. */
+export function registerTestLease(
+  client: Transport,
+  caller: CallerContext,
+  path: string,
+  secret: Record<string, unknown>,
+  mount: MountInfo = LEASE_TEST_MOUNT,
+) {
+  return client.request(
+    coreLeaseRegister,
+    { path, mount, service: 'leasetest', secret },
+    { headers: encodeContext(caller) },
+  );
 }
