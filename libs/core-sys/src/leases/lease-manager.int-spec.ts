@@ -1,4 +1,10 @@
-import { leaseContracts, tokenContracts, type Contract } from '@coffer/contracts';
+import {
+  coreMountTable,
+  leaseContracts,
+  sysContracts,
+  tokenContracts,
+  type Contract,
+} from '@coffer/contracts';
 import { waitFor } from '@coffer/testing';
 import { startCoreSysHarness, type DevCoreSysHarness } from '../test-support/dev-harness';
 import { LeaseTestEngine, registerTestLease } from '../test-support/lease-test-engine';
@@ -118,4 +124,20 @@ it('revoking a token revokes its leases, and a parent its children’s', async (
     message: 'leases gone',
   });
   expect(await exists(unrelated.lease_id)).toBe(true);
+});
+
+it('disabling a mount revokes its leases', async () => {
+  await sys(sysContracts.mountEnable, 'mounts/dynkv', { params: { path: 'dynkv' }, body: { type: 'kv' } });
+  const entry = (await h.client.request(coreMountTable, {})).mounts.find((m) => m.path === 'dynkv/');
+  if (!entry) throw new Error('no dynkv/ mount');
+  const lease = await registerTestLease(
+    h.client,
+    await h.callerFor(h.rootToken),
+    'dynkv/creds/a',
+    { ttl: 3600 },
+    entry,
+  );
+  await sys(sysContracts.mountDisable, 'mounts/dynkv', { operation: 'delete', params: { path: 'dynkv' } });
+  await waitFor(() => engine.revokedIds().includes(lease.lease_id), { message: 'engine revoke' });
+  await waitFor(async () => !(await exists(lease.lease_id)), { message: 'lease gone' });
 });

@@ -129,10 +129,13 @@ export function decideRenew(
   increment: number,
   engine: { ttl: number; max_ttl: number },
   now: number,
+  /** the mount's max lease TTL now (tuned since issue?); 0 = unknown */
+  mountMaxTtlNow = 0,
 ): { renewedAt: number; expiresAt: number; ttl: number } {
   let ttl = increment > 0 ? increment : engine.ttl > 0 ? engine.ttl : state.ttl;
   let maxAt = state.maxExpiresAt;
   if (engine.max_ttl > 0) maxAt = Math.min(maxAt, state.issuedAt + engine.max_ttl * 1000);
+  if (mountMaxTtlNow > 0) maxAt = Math.min(maxAt, state.issuedAt + mountMaxTtlNow * 1000);
   if (now + ttl * 1000 > maxAt) ttl = Math.max(0, Math.floor((maxAt - now) / 1000));
   return { renewedAt: now, expiresAt: now + ttl * 1000, ttl };
 }

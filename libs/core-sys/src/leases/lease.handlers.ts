@@ -3,13 +3,15 @@ import { Payload } from '@nestjs/microservices';
 import {
   coreLeaseRegister,
   leaseContracts,
+  mountDisabled,
   type CallerContext,
   type ContractRequest,
   type ContractResponse,
   type RequestOf,
   type ResponseOf,
 } from '@coffer/contracts';
-import { Handles, OptionalCaller } from '@coffer/transport';
+import { Handles, OnBroadcast, OptionalCaller } from '@coffer/transport';
+import type { z } from 'zod';
 import { LeaseService } from './lease.service';
 
 type Req<K extends keyof typeof leaseContracts> = RequestOf<(typeof leaseContracts)[K]>;
@@ -71,5 +73,11 @@ export class LeaseHandlers {
   @Handles(leaseContracts.list)
   list(@Payload() req: Req<'list'>): Promise<Res<'list'>> {
     return this.leases.list(req);
+  }
+
+  /** A disabled mount: its leases are revoked by the lease manager (every replica queues; idempotent). */
+  @OnBroadcast(mountDisabled)
+  async mountDisabled(@Payload() event: z.output<typeof mountDisabled.payload>): Promise<void> {
+    await this.leases.revokeForMount(event.uuid);
   }
 }

@@ -40,6 +40,16 @@ export class LeaseRepository {
     return rows.map((r) => r.lease_id);
   }
 
+  async idsOfMount(mountUuid: string): Promise<string[]> {
+    const rows = await this.db
+      .of()
+      .selectFrom('leases')
+      .select('lease_id')
+      .where('mount_uuid', '=', mountUuid)
+      .execute();
+    return rows.map((r) => r.lease_id);
+  }
+
   async idsOfTokens(accessors: readonly string[]): Promise<string[]> {
     if (accessors.length === 0) return [];
     const rows = await this.db

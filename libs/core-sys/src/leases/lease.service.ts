@@ -29,6 +29,7 @@ import {
   type LeaseState,
   type RevocationPolicy,
 } from './lease.decider';
+import { MountsRepository } from '../mounts/mounts.repository';
 import { LeaseEventLog } from './lease.projection';
 import { LeaseRepository } from './lease.repository';
 
@@ -61,6 +62,7 @@ export class LeaseService {
     @Inject(LEASE_REVOCATION_POLICY) private readonly policy: RevocationPolicy,
     private readonly repo: LeaseRepository,
     private readonly log: LeaseEventLog,
+    private readonly mounts: MountsRepository,
   ) {}
 
   /** An engine answered with `secret`: the lease exists (committed) before the client sees its id. */
@@ -115,7 +117,8 @@ export class LeaseService {
       const found = await this.repo.find(leaseId);
       const state = assertRenewable(found?.state, this.now());
       const engine = await this.callEngine(state, 'renew', req.body.increment);
-      const renewal = decideRenew(state, req.body.increment, engine, this.now());
+      const mountMax = (await this.mounts.byAccessor(state.mountAccessor))?.config.maxLeaseTtl ?? 0;
+      const renewal = decideRenew(state, req.body.increment, engine, this.now(), mountMax);
       await this.log.append(leaseId, found?.version ?? 0, [
         { type: 'LeaseRenewed', data: { renewedAt: renewal.renewedAt, expiresAt: renewal.expiresAt } },
       ]);
@@ -180,6 +183,13 @@ export class LeaseService {
         })),
       },
     };
+  }
+
+  /** A disabled mount's leases become due (the lease manager revokes them); idempotent across replicas. */
+  async revokeForMount(mountUuid: string): Promise<number> {
+    let count = 0;
+    for (const id of await this.repo.idsOfMount(mountUuid)) if (await this.queue(id)) count += 1;
+    return count;
   }
 
   /** Revoking tokens revokes the leases created with them: they become due now (the manager revokes). */
