@@ -43,9 +43,7 @@ describe('systemRoutes', () => {
     const subjects = tableContracts(systemRoutes).map((c) => c.subject);
     expect(new Set(subjects).size).toBe(subjects.length);
     expect(subjects.sort()).toEqual(
-      [...Object.values(sysContracts), ...Object.values(leaseContracts)]
-        .map((c) => c.subject)
-        .sort(),
+      [...Object.values(sysContracts), ...Object.values(leaseContracts)].map((c) => c.subject).sort(),
     );
     for (const s of subjects) expect(s).toMatch(/^core\.sys\.[a-z-]+\.[a-z-]+$/);
   });
