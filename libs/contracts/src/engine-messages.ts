@@ -53,6 +53,18 @@ export const leaseSchema = z.object({
   renewable: z.boolean().default(false),
 });
 
+/** What an engine answers to hand out something that must die on time (engine-messages `secret`). */
+export const engineSecretSchema = z.object({
+  /** seconds; 0 = the mount's default lease TTL */
+  ttl: z.number().int().nonnegative().default(0),
+  /** seconds; 0 = the mount's (or system's) max lease TTL */
+  max_ttl: z.number().int().nonnegative().default(0),
+  renewable: z.boolean().default(false),
+  /** what the engine needs to renew or revoke it; kept behind the barrier, never returned */
+  internal: jsonObjectSchema.default({}),
+});
+export type EngineSecret = z.output<typeof engineSecretSchema>;
+
 export const authSchema = z.object({
   client_token: z.string(),
   accessor: z.string(),
@@ -84,6 +96,8 @@ export const engineResponseSchema = z.object({
   data: jsonObjectSchema.nullable().default(null),
   warnings: z.array(z.string()).default([]),
   lease: leaseSchema.optional(),
+  /** a lease to register: the gateway has core-sys register it and fills `lease` (never sent to clients) */
+  secret: engineSecretSchema.optional(),
   auth: authSchema.nullable().default(null),
   /** kind "raw" only */
   body: z.unknown().optional(),

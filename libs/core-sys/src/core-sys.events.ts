@@ -1,5 +1,6 @@
 import type { ServiceAggregate } from '@coffer/event-store';
 import { IDENTITY_LOG } from './identity/identity.events';
+import { LEASE_LOG } from './leases/lease.events';
 import { MOUNTS_LOG } from './mounts/mounts.events';
 import { POLICY_LOG } from './policies/policy.events';
 import { TOKEN_LOG, TOKEN_SALT_LOG } from './tokens/token.events';
@@ -21,4 +22,5 @@ export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
   APPROLE_SECRET_ID_LOG,
   APPROLE_SALT_LOG,
   AUDIT_LOG,
+  LEASE_LOG,
 ];

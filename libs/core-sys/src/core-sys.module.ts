@@ -13,6 +13,7 @@ import { userpassControllers, userpassProviders } from './userpass';
 import { identityControllers, identityProviders } from './identity';
 import { approleControllers, approleProviders } from './approle';
 import { auditControllers, auditProviders } from './audit';
+import { leasesControllers, leasesProviders } from './leases';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -42,6 +43,7 @@ export class CoreSysModule {
         ...identityProviders,
         ...approleProviders,
         ...auditProviders,
+        ...leasesProviders,
       ],
       controllers: [
         ...sealControllers,
@@ -54,6 +56,7 @@ export class CoreSysModule {
         ...identityControllers,
         ...approleControllers,
         ...auditControllers,
+        ...leasesControllers,
       ],
     };
   }

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { ServiceDb } from '@coffer/event-store';
 import type { IdentityDatabase } from './identity/identity.table';
+import type { LeasesDatabase } from './leases/lease.table';
 import type { MountsDatabase } from './mounts/mounts.table';
 import type { PoliciesDatabase } from './policies/policy.table';
 import type { SealDatabase } from './seal/seal.table';
@@ -21,7 +22,8 @@ export interface CoreSysDatabase
     IdentityDatabase,
     TokenRoleDatabase,
     ApproleDatabase,
-    AuditDatabase {}
+    AuditDatabase,
+    LeasesDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

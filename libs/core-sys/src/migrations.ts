@@ -8,6 +8,7 @@ import { userpassMigrations } from './userpass';
 import { identityMigrations } from './identity';
 import { approleMigrations } from './approle';
 import { auditMigrations } from './audit';
+import { leasesMigrations } from './leases';
 
 /** One migration history for the core_sys schema; names are globally ordered by prefix. */
 export const coreSysMigrations: Record<string, Migration> = {
@@ -20,5 +21,6 @@ export const coreSysMigrations: Record<string, Migration> = {
   ...tokenRolesMigrations,
   ...approleMigrations,
   ...auditMigrations,
+  ...leasesMigrations,
 };
 export const CORE_SYS_SCHEMA = 'core_sys';

@@ -30,6 +30,7 @@ import {
 } from './gateway.options';
 import { buildHelp } from './help/help';
 import { jsonResult, renderEngineResponse, type HttpResult } from './response/envelope';
+import { registerLease } from './response/lease-registration';
 import { parseRequestHead, requestBody, type RawRequest } from './request/parse-request';
 import type { RequestKind } from './request/request-kind';
 import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.service';
@@ -224,10 +225,15 @@ export class GatewayService {
       trace.requestLogged = true;
     }
 
-    const result = await this.transport.request(def.contract, engineRequest, {
+    const answer = await this.transport.request(def.contract, engineRequest, {
       headers,
       timeoutMs: this.engineTimeoutMs,
       write: operation !== 'read' && operation !== 'list',
+    });
+    const leaseAt = { path, mount: routing.match.mount, service: routing.table.service };
+    const result = await registerLease(this.transport, answer, leaseAt, {
+      headers,
+      timeoutMs: this.engineTimeoutMs,
     });
     this.afterSuccess(routing, operation);
     const rendered = renderEngineResponse(result, operation, requestId);

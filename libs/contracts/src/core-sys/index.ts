@@ -5,6 +5,7 @@ export * from './token-role.schema';
 export * from './userpass.routes';
 export * from './approle.routes';
 export * from './identity.routes';
+export * from './lease.routes';
 export * from './core-sys-raw.schema';
 export type {
   AliasData,

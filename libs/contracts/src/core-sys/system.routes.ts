@@ -16,6 +16,7 @@ import {
   uiMountData,
   uiMountsData,
 } from './core-sys-data.schema';
+import { leaseRouteDefs } from './lease.routes';
 import { sysHealthRaw, sysInitRaw, sysInitStatusRaw, sysSealStatusRaw } from './core-sys-raw.schema';
 import {
   sysCapabilitiesBody,
@@ -337,5 +338,6 @@ export const systemRoutes: RouteTable = {
       operations: { read: op(c.resultantAcl, 'Reads the resultant ACL.') },
     },
     ...auditRouteDefs,
+    ...leaseRouteDefs,
   ],
 };

@@ -18,6 +18,8 @@ export interface LeadershipOptions {
   heartbeatMs: number;
   onChange: (leader: boolean) => void;
   onError: (error: unknown) => void;
+  /** another role elected the same way (e.g. the lease manager); the seal leader's by default */
+  lockKey?: string;
 }
 
 export class SealLeadership {
@@ -74,7 +76,7 @@ export class SealLeadership {
 
   /** One dedicated connection per attempt cycle; re-acquired after a connection failure. */
   async #run(firstAttempt: () => void): Promise<void> {
-    const key = `${LOCK_KEY}:${this.db.schema}`;
+    const key = `${this.opts.lockKey ?? LOCK_KEY}:${this.db.schema}`;
     while (!this.#stopped) {
       try {
         await this.db.pool.connection().execute(async (conn) => {

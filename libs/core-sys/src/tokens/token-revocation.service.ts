@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { invalidation, tokenRevoked } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
+import { LeaseService } from '../leases/lease.service';
 import { decideRevoke, revocationOrder } from './token.decider';
 import type { RevocationReason } from './token.events';
 import { TokenEventLog } from './token.projection';
@@ -24,6 +25,7 @@ export class TokenRevocationService {
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly repo: TokenRepository,
     private readonly log: TokenEventLog,
+    private readonly leases: LeaseService,
   ) {}
 
   /** Revokes the token and all its descendants, then broadcasts. Unknown tokens: nothing to do. */
@@ -90,6 +92,8 @@ export class TokenRevocationService {
 
   private async announce(revoked: RevokedTokens): Promise<void> {
     if (revoked.accessors.length === 0) return;
+    // Vault's RevokeByToken: the leases created with these tokens become due (the lease manager revokes them).
+    await this.leases.revokeForTokens(revoked.accessors);
     const { transport } = this.runtime;
     await transport.publish(invalidation, { kind: 'token', keys: revoked.accessors });
     await transport.publish(tokenRevoked, { accessors: revoked.accessors, tokenRefs: revoked.tokenRefs });
