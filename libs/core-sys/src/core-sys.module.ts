@@ -10,6 +10,7 @@ import { capabilitiesControllers, capabilitiesProviders } from './capabilities';
 import { tokensControllers, tokensProviders } from './tokens';
 import { userpassControllers, userpassProviders } from './userpass';
 import { identityControllers, identityProviders } from './identity';
+import { wrappingControllers, wrappingProviders } from './wrapping';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -36,6 +37,7 @@ export class CoreSysModule {
         ...tokensProviders,
         ...userpassProviders,
         ...identityProviders,
+        ...wrappingProviders,
       ],
       controllers: [
         ...sealControllers,
@@ -45,6 +47,7 @@ export class CoreSysModule {
         ...tokensControllers,
         ...userpassControllers,
         ...identityControllers,
+        ...wrappingControllers,
       ],
     };
   }

@@ -33,6 +33,7 @@ import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.ser
 import { operationsOf, resolveRoute, type MountServing, type ResolvedRoute } from './routing/route-resolver';
 import { SealStateService } from './routing/seal-state.service';
 import type { GatewayLogger } from './gateway.logger';
+import { wrapIfRequested } from './wrapping/response-wrapper';
 
 export interface GatewayRequest extends Omit<RawRequest, 'body'> {
   clientAddress: string;
@@ -177,7 +178,9 @@ export class GatewayService {
       write: operation !== 'read' && operation !== 'list',
     });
     this.afterSuccess(routing, operation);
-    return renderEngineResponse(result, operation, requestId);
+    const rendered = renderEngineResponse(result, operation, requestId);
+    const wrap = { wrapTtl, path, requestId, headers, timeoutMs: this.engineTimeoutMs };
+    return wrapIfRequested(this.transport, wrap, result, rendered);
   }
 
   /** Whether a failed routing may be told (404/405/503) or must look like a denial (403). */

@@ -25,6 +25,7 @@ import {
   sysPolicyBody,
   sysUnsealBody,
 } from './system-request.schema';
+import { wrappingContracts, wrappingRoutes } from './wrapping.routes';
 
 /** The `sys/` mount: seal/init/health, mounts and auth methods, ACL policies and capabilities. */
 
@@ -104,6 +105,7 @@ export const sysContracts = {
   }),
   // The merged rules of the caller's policies: their shape is the policies' own.
   resultantAcl: engineContract('core.sys.capabilities.resultant-acl'),
+  ...wrappingContracts,
 } as const;
 
 const op = (
@@ -333,5 +335,6 @@ export const systemRoutes: RouteTable = {
       noAcl: true,
       operations: { read: op(c.resultantAcl, 'Reads the resultant ACL.') },
     },
+    ...wrappingRoutes,
   ],
 };

@@ -29,7 +29,13 @@ export const tokensMigrations: Record<string, Migration> = {
   '0050_tokens': m0050,
 };
 
-export { TokenService, invalidToken, type IssuedToken, type LoginTokenRequest } from './token.service';
+export {
+  TokenService,
+  RESPONSE_WRAPPING_POLICY,
+  invalidToken,
+  type IssuedToken,
+  type LoginTokenRequest,
+} from './token.service';
 export { TokenRevocationService, type RevokedTokens } from './token-revocation.service';
 export {
   TOKEN_SWEEP_SETTINGS,
