@@ -1,5 +1,13 @@
 import { waitFor } from '@coffer/testing';
-import { startTarget, START_TIMEOUT_MS, TARGETS, uniq, type ApiClient, type Target } from './support';
+import {
+  searchDatabaseText,
+  startTarget,
+  START_TIMEOUT_MS,
+  TARGETS,
+  uniq,
+  type ApiClient,
+  type Target,
+} from './support';
 
 jest.setTimeout(90_000);
 
@@ -189,5 +197,19 @@ describe.each(TARGETS)('%s: response wrapping', (kind) => {
       expect(statuses).toEqual([200, 400]);
       expect(results.find((r) => r.status === 400)?.body).toEqual(INVALID);
     }
+  });
+
+  it('keeps neither the wrapped secret nor the wrapping token in clear in storage (cluster)', async () => {
+    const { databaseUrl } = target;
+    if (databaseUrl === undefined) return; // dev mode keeps its data in PGlite: platform-storage covers it
+    const canary = uniq('wrapped-canary-value');
+    const res = await root.post('sys/wrapping/wrap', { canary }, { headers: { 'x-vault-wrap-ttl': '5m' } });
+    expect(res.status).toBe(200);
+    const found = await searchDatabaseText(databaseUrl, [canary, res.body.wrap_info.token]);
+    expect(found.rows).toBeGreaterThan(10);
+    expect(found.hits).toEqual([]);
+    expect((await root.post('sys/wrapping/unwrap', { token: res.body.wrap_info.token })).body.data).toEqual({
+      canary,
+    });
   });
 });
