@@ -90,6 +90,17 @@ describe('response wrapping (core-sys, real Postgres + NATS)', () => {
     });
   });
 
+  it('looks a token up by GET with the token in the query', async () => {
+    const info = await wrap(original('query'), 45);
+    const looked = await h.call(wrappingContracts.lookup, {
+      mount: sys,
+      path: 'wrapping/lookup',
+      operation: 'read',
+      query: { token: info.token },
+    });
+    expect(looked.data).toMatchObject({ creation_ttl: 45, creation_path: 'secret/data/app' });
+  });
+
   it('keeps the wrapped accessor of an auth response', async () => {
     const info = await wrap(original('auth'), 60, { wrappedAccessor: 'wrapped-acc' });
     expect(info.wrapped_accessor).toBe('wrapped-acc');
