@@ -101,6 +101,24 @@ describe('response wrapping (core-sys, real Postgres + NATS)', () => {
     expect(looked.data).toMatchObject({ creation_ttl: 45, creation_path: 'secret/data/app' });
   });
 
+  it('refuses a third-party unwrap whose own client token is invalid, and keeps the response', async () => {
+    const info = await wrap(original('third-party'));
+    const denied = await h.fail(wrappingContracts.unwrap, {
+      mount: sys,
+      path: 'wrapping/unwrap',
+      body: { token: info.token },
+      headers: { 'x-vault-token': 'not-a-token' },
+    });
+    expect(denied).toEqual({ code: 'invalid_token', message: 'permission denied' });
+    const ok = await h.call(wrappingContracts.unwrap, {
+      mount: sys,
+      path: 'wrapping/unwrap',
+      body: { token: info.token },
+      headers: { 'x-vault-token': h.rootToken },
+    });
+    expect(ok.body).toEqual(original('third-party'));
+  });
+
   it('keeps the wrapped accessor of an auth response', async () => {
     const info = await wrap(original('auth'), 60, { wrappedAccessor: 'wrapped-acc' });
     expect(info.wrapped_accessor).toBe('wrapped-acc');

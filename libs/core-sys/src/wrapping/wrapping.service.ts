@@ -37,7 +37,7 @@ export class WrappingService {
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(TokenService)
-    private readonly tokens: Pick<TokenService, 'issueWrappingToken' | 'findWrappingToken'>,
+    private readonly tokens: Pick<TokenService, 'issueWrappingToken' | 'findWrappingToken' | 'resolve'>,
     @Inject(TokenRevocationService) private readonly revocation: Pick<TokenRevocationService, 'revokeTree'>,
     private readonly log: WrappingEventLog,
   ) {}
@@ -120,6 +120,10 @@ export class WrappingService {
 
   /** Takes the response out of its stream (exactly one caller wins), then revokes the token. */
   private async release(req: TokenRequest, reason: 'unwrapped' | 'rewrapped'): Promise<PendingResponse> {
+    // A third party (wrapping token as `token`) unwraps as itself: its own client token, when it
+    // sends one, must be valid (403 otherwise), as the gateway would have checked it.
+    const clientToken = tokenFromHeaders(req.headers);
+    if (req.body.token && clientToken) await this.tokens.resolve(clientToken);
     const { accessor, pending } = await this.pending(req);
     try {
       await this.log.append(accessor, pending.version, [
