@@ -133,6 +133,8 @@ describe.each(TARGETS)('%s: response wrapping', (kind) => {
     const info = (await wrappedRead(app)).body.wrap_info;
     expect((await as(info.token).get(`secret/data/${app}`)).status).toBe(403);
     expect((await as(info.token).get('auth/token/lookup-self')).status).toBe(403);
+    // a third party must hold a valid token of its own
+    expect((await as('not-a-token').post('sys/wrapping/unwrap', { token: info.token })).status).toBe(403);
     expect((await as(info.token).post('sys/wrapping/unwrap')).body.data.data).toEqual({ o: 'k' });
   });
 
