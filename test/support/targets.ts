@@ -20,6 +20,8 @@ export interface Target {
   root: ApiClient;
   /** client without a token */
   anon: ApiClient;
+  /** the Postgres database (cluster only; dev keeps its data in PGlite) */
+  databaseUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function startTarget(kind: TargetKind, clusterOptions: ClusterOptio
     unsealKeys: cluster.unsealKeys,
     root: cluster.client,
     anon: api(cluster.baseUrl),
+    databaseUrl: cluster.databaseUrl,
     stop: () => cluster.stop(),
   };
 }

@@ -8,6 +8,7 @@ import { TOKEN_ROLE_LOG } from './token-roles/token-role.events';
 import { USERPASS_LOG } from './userpass/userpass.events';
 import { APPROLE_ROLE_LOG, APPROLE_SALT_LOG, APPROLE_SECRET_ID_LOG } from './approle/approle.events';
 import { AUDIT_LOG } from './audit/audit.events';
+import { WRAPPING_LOG } from './wrapping/wrapping.events';
 
 /** Every aggregate of the core_sys event log: the service's registry is composed of these. */
 export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
@@ -23,4 +24,5 @@ export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
   APPROLE_SALT_LOG,
   AUDIT_LOG,
   LEASE_LOG,
+  WRAPPING_LOG,
 ];

@@ -14,6 +14,7 @@ import { identityControllers, identityProviders } from './identity';
 import { approleControllers, approleProviders } from './approle';
 import { auditControllers, auditProviders } from './audit';
 import { leasesControllers, leasesProviders } from './leases';
+import { wrappingControllers, wrappingProviders } from './wrapping';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -44,6 +45,7 @@ export class CoreSysModule {
         ...approleProviders,
         ...auditProviders,
         ...leasesProviders,
+        ...wrappingProviders,
       ],
       controllers: [
         ...sealControllers,
@@ -57,6 +59,7 @@ export class CoreSysModule {
         ...approleControllers,
         ...auditControllers,
         ...leasesControllers,
+        ...wrappingControllers,
       ],
     };
   }

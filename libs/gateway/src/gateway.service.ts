@@ -37,6 +37,7 @@ import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.ser
 import { operationsOf, resolveRoute, type MountServing, type ResolvedRoute } from './routing/route-resolver';
 import { SealStateService } from './routing/seal-state.service';
 import type { GatewayLogger } from './gateway.logger';
+import { wrapIfRequested } from './wrapping/response-wrapper';
 
 export interface GatewayRequest extends Omit<RawRequest, 'body'> {
   clientAddress: string;
@@ -237,12 +238,14 @@ export class GatewayService {
     });
     this.afterSuccess(routing, operation);
     const rendered = renderEngineResponse(result, operation, requestId);
+    const wrap = { wrapTtl, path, requestId, headers, timeoutMs: this.engineTimeoutMs };
+    const answered = await wrapIfRequested(this.transport, wrap, result, rendered);
     if (trace.audit) {
       const audited = trace.audit;
       trace.audit = undefined;
       await this.audit.logResponse(audited, auditedResult(result));
     }
-    return rendered;
+    return answered;
   }
 
   /** Whether a failed routing may be told (404/405/503) or must look like a denial (403). */

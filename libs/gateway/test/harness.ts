@@ -5,6 +5,7 @@ import {
   corePolicyTexts,
   coreSealState,
   coreTokenResolve,
+  coreWrapResponse,
   DomainError,
   engineContract,
   existenceContract,
@@ -71,6 +72,8 @@ export class FakeCoreSys {
   auditDevices: AuditDeviceConfig[] = [];
   auditHeaders: AuditedHeader[] = [];
   readonly calls = { seal: 0, mounts: 0, resolve: 0, policyTexts: 0, entity: 0 };
+  /** responses wrapped through coreWrapResponse, by wrapping token */
+  readonly wrapped = new Map<string, { response: Record<string, unknown>; ttl: number; path: string }>();
 
   constructor(private readonly transport: InProcessTransport) {
     transport.serve(coreSealState, 'core-sys', async () => {
@@ -105,6 +108,22 @@ export class FakeCoreSys {
       devices: this.auditDevices,
       headers: this.auditHeaders,
     }));
+    transport.serve(coreWrapResponse, 'core-sys', async (req) => {
+      const n = this.wrapped.size + 1;
+      this.wrapped.set(`wrapping-token-${n}`, {
+        response: req.response,
+        ttl: req.ttl,
+        path: req.creationPath,
+      });
+      return {
+        token: `wrapping-token-${n}`,
+        accessor: `wrapping-accessor-${n}`,
+        ttl: req.ttl,
+        creation_time: '2026-01-01T00:00:00.000000000Z',
+        creation_path: req.creationPath,
+        ...(req.wrappedAccessor ? { wrapped_accessor: req.wrappedAccessor } : {}),
+      };
+    });
     this.tokens.set(ROOT_TOKEN, token({ accessor: 'root-accessor', policies: ['root'] }));
   }
 
@@ -209,6 +228,21 @@ export interface TestEngine {
   requests: Array<{ req: EngineRequest; headers: Record<string, string> }>;
 }
 
+/** An auth block as a login answers it (the special/login route). */
+const loginAuth = () => ({
+  client_token: 'issued-token',
+  accessor: 'issued-accessor',
+  policies: ['default'],
+  token_policies: ['default'],
+  metadata: null,
+  lease_duration: 60,
+  renewable: true,
+  entity_id: '',
+  token_type: 'service',
+  orphan: true,
+  num_uses: 0,
+});
+
 /** Serves the test engine's contracts on the transport. */
 export function serveTestEngine(transport: InProcessTransport): TestEngine {
   const engine: TestEngine = {
@@ -270,6 +304,8 @@ export function serveTestEngine(transport: InProcessTransport): TestEngine {
         return { kind: 'injected', data: { keys: ['x'], request_id: 'shadowed' } };
       case 'empty':
         return {};
+      case 'login':
+        return { auth: loginAuth() };
       case 'accepted':
         return { status: 202, warnings: ['started'] };
       case 'gone':

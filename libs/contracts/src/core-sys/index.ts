@@ -6,6 +6,7 @@ export * from './userpass.routes';
 export * from './approle.routes';
 export * from './identity.routes';
 export * from './lease.routes';
+export * from './wrapping.routes';
 export * from './core-sys-raw.schema';
 export type {
   AliasData,

@@ -27,6 +27,7 @@ import {
   sysPolicyBody,
   sysUnsealBody,
 } from './system-request.schema';
+import { wrappingContracts, wrappingRoutes } from './wrapping.routes';
 
 /** The `sys/` mount: seal/init/health, mounts and auth methods, ACL policies and capabilities. */
 
@@ -108,6 +109,7 @@ export const sysContracts = {
   resultantAcl: engineContract('core.sys.capabilities.resultant-acl'),
   // sys/audit, sys/audit-hash, sys/config/auditing (their own file)
   ...auditContracts,
+  ...wrappingContracts,
 } as const;
 
 const op = (
@@ -339,5 +341,6 @@ export const systemRoutes: RouteTable = {
     },
     ...auditRouteDefs,
     ...leaseRouteDefs,
+    ...wrappingRoutes,
   ],
 };

@@ -31,7 +31,13 @@ export const tokensMigrations: Record<string, Migration> = {
   '0082_token_role_column': m0082,
 };
 
-export { TokenService, invalidToken, type IssuedToken, type LoginTokenRequest } from './token.service';
+export {
+  TokenService,
+  RESPONSE_WRAPPING_POLICY,
+  invalidToken,
+  type IssuedToken,
+  type LoginTokenRequest,
+} from './token.service';
 export { TokenRevocationService, type RevokedTokens } from './token-revocation.service';
 export {
   TOKEN_SWEEP_SETTINGS,

@@ -208,6 +208,8 @@ export class TokenService {
     const found = await this.repo.byHash(hasher.hash(token));
     if (!found || !hasher.matches(token, found.state.tokenHash)) throw invalidToken();
     if (!isUsable(found.state, this.now())) throw invalidToken();
+    // A wrapping token is good for the sys/wrapping routes only, which never resolve it here.
+    if (isWrappingToken(found.state)) throw invalidToken();
     const identityPolicies = await this.identityPolicies(found.state);
     const state = isUseLimited(found.state) ? await this.use(found.state) : found.state;
     return resolvedToken(state, identityPolicies);
@@ -222,6 +224,40 @@ export class TokenService {
     if (!state) throw invalidToken();
     const identityPolicies = await this.identityPolicies(state);
     return { ...resolvedToken(state, identityPolicies), cacheable: state.parentAccessor === null };
+  }
+
+  /**
+   * A single-use response-wrapping token (policy response-wrapping, no parent, no entity) living
+   * for `ttl` seconds; its creation path is the wrapped request's path.
+   */
+  async issueWrappingToken(ttl: number, path: string): Promise<IssuedToken> {
+    const spec: TokenSpec = {
+      parentAccessor: null,
+      policies: [RESPONSE_WRAPPING_POLICY],
+      meta: {},
+      displayName: '',
+      numUses: 1,
+      renewable: false,
+      ttl,
+      backendMaxTtl: 0,
+      explicitMaxTtl: ttl,
+      period: 0,
+      path,
+      entityId: '',
+      allowNonExpiring: false,
+      creatorExpires: false,
+    };
+    return this.issue(spec, mountTtls(), '');
+  }
+
+  /** The live wrapping token `token` names, or undefined (unknown, expired, revoked, ordinary). */
+  async findWrappingToken(token: string): Promise<TokenState | undefined> {
+    if (this.runtime.cipher.sealed) throw new DomainError('sealed', 'Vault is sealed');
+    const hasher = await this.salt.get();
+    const found = await this.repo.byHash(hasher.hash(token));
+    if (!found || !hasher.matches(token, found.state.tokenHash)) return undefined;
+    if (!isUsable(found.state, this.now()) || !isWrappingToken(found.state)) return undefined;
+    return found.state;
   }
 
   /** The same view of a token by accessor, without counting a use. */
@@ -275,6 +311,13 @@ export class TokenService {
   private now(): number {
     return this.runtime.clock().getTime();
   }
+}
+
+/** The one policy of every response-wrapping token. */
+export const RESPONSE_WRAPPING_POLICY = 'response-wrapping';
+
+function isWrappingToken(state: TokenState): boolean {
+  return state.policies.length === 1 && state.policies[0] === RESPONSE_WRAPPING_POLICY;
 }
 
 const duplicateId = (): DomainError => invalidRequest('cannot create a token with a duplicate ID');

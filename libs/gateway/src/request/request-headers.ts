@@ -43,8 +43,8 @@ export function readNamespaceHeader(headers: IncomingHttpHeaders): string | unde
 
 /**
  * The requested response-wrapping TTL in seconds (seconds or a Go duration), like Vault's
- * requestWrapInfo. Wrapping itself is not implemented; the TTL still feeds the ACL's wrapping
- * constraints (min/max_wrapping_ttl).
+ * requestWrapInfo. The TTL feeds the ACL's wrapping constraints (min/max_wrapping_ttl) and the
+ * response wrapping after the engine answered (wrapping/response-wrapper.ts).
  */
 export function readWrapTtl(headers: IncomingHttpHeaders): number | undefined {
   for (const [name, display] of WRAP_TTL_HEADERS) {

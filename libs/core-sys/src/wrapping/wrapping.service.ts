@@ -1,0 +1,149 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  invalidRequest,
+  type CallerContext,
+  type ContractRequest,
+  type RequestOf,
+  type ResponseOf,
+  type WrapInfo,
+  type coreWrapResponse,
+  type wrappingContracts,
+} from '@coffer/contracts';
+import { isConcurrencyError, type ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../core-sys.di';
+import { TokenRevocationService } from '../tokens/token-revocation.service';
+import { TokenService } from '../tokens/token.service';
+import { tokenFromHeaders } from '../tokens/token-crypto';
+import { invalidWrappingToken, pendingResponse, rfc3339Nano, type PendingResponse } from './wrapping.decider';
+import { WrappingEventLog } from './wrapping.projection';
+
+type C = typeof wrappingContracts;
+type WrapRequest = ContractRequest<typeof coreWrapResponse>;
+
+/** A route that takes the wrapping token as `token` or as the (forwarded) client token. */
+interface TokenRequest {
+  body: { token?: string };
+  query: Record<string, string>;
+  headers: Record<string, string>;
+}
+
+/**
+ * Response wrapping: a response is kept in its wrapping token's stream until the one unwrap (or
+ * rewrap) that wins the append at the stream's version; every loser, and every unknown, expired,
+ * revoked or ordinary token, answers Vault's "wrapping token is not valid or does not exist".
+ */
+@Injectable()
+export class WrappingService {
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    @Inject(TokenService)
+    private readonly tokens: Pick<TokenService, 'issueWrappingToken' | 'findWrappingToken' | 'resolve'>,
+    @Inject(TokenRevocationService) private readonly revocation: Pick<TokenRevocationService, 'revokeTree'>,
+    private readonly log: WrappingEventLog,
+  ) {}
+
+  /** The gateway's wrapping of any answer: a new wrapping token holding `response`. */
+  async wrap(req: WrapRequest): Promise<WrapInfo> {
+    const ttl = Math.floor(req.ttl);
+    if (ttl < 1) throw invalidRequest('wrapping TTL must be at least one second');
+    const issued = await this.tokens.issueWrappingToken(ttl, req.creationPath);
+    const { accessor, createdAt, creationTtl } = issued.state;
+    await this.log.append(accessor, 0, [
+      {
+        type: 'ResponseWrapped',
+        data: {
+          response: req.response,
+          creationTtl,
+          createdAt,
+          creationPath: req.creationPath,
+          ...(req.wrappedAccessor ? { wrappedAccessor: req.wrappedAccessor } : {}),
+        },
+      },
+    ]);
+    return {
+      token: issued.token,
+      accessor,
+      ttl: creationTtl,
+      creation_time: rfc3339Nano(createdAt),
+      creation_path: req.creationPath,
+      ...(req.wrappedAccessor ? { wrapped_accessor: req.wrappedAccessor } : {}),
+    };
+  }
+
+  /** sys/wrapping/wrap: the body as data, wrapped by the gateway (which needs the wrap TTL header). */
+  wrapValues(req: RequestOf<C['wrap']>): ResponseOf<C['wrap']> {
+    if (Object.keys(req.headers).length === 0)
+      throw invalidRequest('wrapping information was nil; wrapping token not created');
+    return { data: req.body };
+  }
+
+  async unwrap(req: RequestOf<C['unwrap']>): Promise<ResponseOf<C['unwrap']>> {
+    const pending = await this.release(req, 'unwrapped');
+    return { kind: 'raw', status: 200, body: pending.wrapped.response };
+  }
+
+  async lookup(req: RequestOf<C['lookup']>): Promise<ResponseOf<C['lookup']>> {
+    const { pending } = await this.pending(req);
+    return {
+      data: {
+        creation_ttl: pending.wrapped.creationTtl,
+        creation_time: rfc3339Nano(pending.wrapped.createdAt),
+        creation_path: pending.wrapped.creationPath,
+      },
+    };
+  }
+
+  /** The same response under a new token with the same creation TTL and path; the old one is gone. */
+  async rewrap(req: RequestOf<C['rewrap']>, caller: CallerContext): Promise<ResponseOf<C['rewrap']>> {
+    const { wrapped } = await this.release(req, 'rewrapped');
+    const wrapInfo = await this.wrap({
+      response: wrapped.response,
+      ttl: wrapped.creationTtl,
+      creationPath: wrapped.creationPath,
+      wrappedAccessor: wrapped.wrappedAccessor,
+    });
+    return {
+      kind: 'raw',
+      status: 200,
+      body: {
+        request_id: caller.requestId,
+        lease_id: '',
+        renewable: false,
+        lease_duration: 0,
+        data: null,
+        wrap_info: wrapInfo,
+        warnings: null,
+        auth: null,
+      },
+    };
+  }
+
+  /** Takes the response out of its stream (exactly one caller wins), then revokes the token. */
+  private async release(req: TokenRequest, reason: 'unwrapped' | 'rewrapped'): Promise<PendingResponse> {
+    // A third party (wrapping token as `token`) unwraps as itself: its own client token, when it
+    // sends one, must be valid (403 otherwise), as the gateway would have checked it.
+    const clientToken = tokenFromHeaders(req.headers);
+    if (req.body.token && clientToken) await this.tokens.resolve(clientToken);
+    const { accessor, pending } = await this.pending(req);
+    try {
+      await this.log.append(accessor, pending.version, [
+        { type: 'WrappedResponseReleased', data: { reason, releasedAt: this.runtime.clock().getTime() } },
+      ]);
+    } catch (error) {
+      if (isConcurrencyError(error)) throw invalidWrappingToken();
+      throw error;
+    }
+    await this.revocation.revokeTree(accessor, 'uses_exhausted');
+    return pending;
+  }
+
+  private async pending(req: TokenRequest): Promise<{ accessor: string; pending: PendingResponse }> {
+    const token = req.body.token || req.query['token'] || tokenFromHeaders(req.headers);
+    if (!token) throw invalidWrappingToken();
+    const state = await this.tokens.findWrappingToken(token);
+    if (!state) throw invalidWrappingToken();
+    const pending = pendingResponse(await this.log.read(state.accessor));
+    if (!pending) throw invalidWrappingToken();
+    return { accessor: state.accessor, pending };
+  }
+}
