@@ -18,6 +18,8 @@ type LeaseCall = z.output<ReturnType<typeof engineLeaseContracts>['revoke']['req
 export class LeaseTestEngine {
   readonly renewed: LeaseCall[] = [];
   readonly revoked: LeaseCall[] = [];
+  /** when each entry of `revoked` arrived (epoch ms), index for index */
+  readonly revokedAt: number[] = [];
   /** revocations answer this error while set */
   failRevoke: string | undefined;
   /** what renew grants (seconds; 0 = the lease's own TTL) */
@@ -39,6 +41,7 @@ export class LeaseTestEngine {
           return Promise.reject(new DomainError('invalid_request', this.failRevoke));
         }
         this.revoked.push(req);
+        this.revokedAt.push(Date.now());
         return Promise.resolve({});
       }),
     ];
