@@ -1,4 +1,10 @@
-import { sysContracts, tokenContracts, type CallerContext, type MountInfo } from '@coffer/contracts';
+import {
+  identityContracts,
+  sysContracts,
+  tokenContracts,
+  type CallerContext,
+  type MountInfo,
+} from '@coffer/contracts';
 import { startCoreSysHarness, type DevCoreSysHarness } from '../test-support/dev-harness';
 
 jest.setTimeout(30_000);
@@ -310,6 +316,41 @@ describe('auth/token/create/:role', () => {
     const after = (await h.call(tokenContracts.listAccessors, { mount: tokenMount, path: 'accessors' })).data
       ?.keys.length;
     expect(after).toBe(before);
+  });
+
+  it('gives the token the entity of an allowed entity_alias, created on first use on the token mount', async () => {
+    await writeRole('aliased', { allowed_entity_aliases: 'svc-*,bob' });
+    const first = await createWith('aliased', { entity_alias: 'svc-web' });
+    const entityId = first.auth?.entity_id ?? '';
+    expect(entityId).not.toBe('');
+    expect((await lookup(first.auth?.client_token ?? '')).data?.entity_id).toBe(entityId);
+    const idm = h.mount('identity/');
+    const entity = await h.call(identityContracts.entityByIdRead, {
+      mount: idm,
+      operation: 'read',
+      path: `entity/id/${entityId}`,
+      params: { id: entityId },
+    });
+    expect(entity.data?.aliases).toEqual([
+      expect.objectContaining({ name: 'svc-web', mount_accessor: tokenMount.accessor }),
+    ]);
+    // The same alias again: the same entity, nothing new created.
+    expect((await createWith('aliased', { entity_alias: 'svc-web' })).auth?.entity_id).toBe(entityId);
+    expect((await createWith('aliased', { entity_alias: 'bob' })).auth?.entity_id).not.toBe(entityId);
+    // Outside the globs: Vault's refusal, no alias made.
+    expect(
+      await h.fail(tokenContracts.createWithRole, createReq('aliased', { entity_alias: 'alice' })),
+    ).toMatchObject({ code: 'invalid_request', message: "invalid 'entity_alias' value" });
+    // A disabled entity's alias is refused.
+    await h.call(identityContracts.entityByIdWrite, {
+      mount: idm,
+      path: `entity/id/${entityId}`,
+      params: { id: entityId },
+      body: { disabled: true },
+    });
+    expect(
+      await h.fail(tokenContracts.createWithRole, createReq('aliased', { entity_alias: 'svc-web' })),
+    ).toMatchObject({ code: 'permission_denied', message: 'entity is disabled' });
   });
 
   it('needs sudo for a periodic request by a non-root caller', async () => {
