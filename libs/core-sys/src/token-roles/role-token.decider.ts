@@ -212,6 +212,8 @@ export function decideRoleToken(cmd: RoleTokenCommand): RoleTokenDecision {
       period,
       path: role.pathSuffix !== '' ? `${cmd.path}/${role.pathSuffix}` : cmd.path,
       role: role.name,
+      // Vault: te.BoundCIDRs = role.TokenBoundCIDRs (auth/token/create itself takes none).
+      ...(role.tokenBoundCidrs.length > 0 ? { boundCidrs: role.tokenBoundCidrs } : {}),
       entityId: parentAccessor !== null ? parent.entityId : '',
       allowNonExpiring: true,
       creatorExpires: parent.expiresAt !== 0,

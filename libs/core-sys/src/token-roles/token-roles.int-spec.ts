@@ -1,4 +1,5 @@
 import {
+  coreTokenResolve,
   identityContracts,
   sysContracts,
   tokenContracts,
@@ -351,6 +352,19 @@ describe('auth/token/create/:role', () => {
     expect(
       await h.fail(tokenContracts.createWithRole, createReq('aliased', { entity_alias: 'svc-web' })),
     ).toMatchObject({ code: 'permission_denied', message: 'entity is disabled' });
+  });
+
+  it("binds the token to the role's token_bound_cidrs: lookup shows them, resolve carries them", async () => {
+    await writeRole('bound', { token_bound_cidrs: '10.0.0.0/8,192.168.1.7' });
+    const token = (await createWith('bound')).auth?.client_token ?? '';
+    expect((await lookup(token)).data?.bound_cidrs).toEqual(['10.0.0.0/8', '192.168.1.7']);
+    expect((await h.client.request(coreTokenResolve, { token })).boundCidrs).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+    ]);
+    const free = (await createWith('web-role')).auth?.client_token ?? '';
+    expect((await lookup(free)).data).not.toHaveProperty('bound_cidrs');
+    expect(await h.client.request(coreTokenResolve, { token: free })).not.toHaveProperty('boundCidrs');
   });
 
   it('needs sudo for a periodic request by a non-root caller', async () => {
