@@ -362,6 +362,16 @@ describe('auth/token/create/:role', () => {
       '10.0.0.0/8',
       '192.168.1.7',
     ]);
+    // A batch token carries them sealed in itself.
+    await writeRole('bound-batch', {
+      token_bound_cidrs: '10.0.0.0/8',
+      token_type: 'batch',
+      orphan: true,
+      renewable: false,
+      allowed_policies: 'web',
+    });
+    const batch = (await createWith('bound-batch')).auth?.client_token ?? '';
+    expect((await h.client.request(coreTokenResolve, { token: batch })).boundCidrs).toEqual(['10.0.0.0/8']);
     const free = (await createWith('web-role')).auth?.client_token ?? '';
     expect((await lookup(free)).data).not.toHaveProperty('bound_cidrs');
     expect(await h.client.request(coreTokenResolve, { token: free })).not.toHaveProperty('boundCidrs');
