@@ -96,6 +96,38 @@ describe.each(TARGETS)('%s: token roles', (kind) => {
     });
   });
 
+  it("refuses a token bound by the role's token_bound_cidrs when used from elsewhere (403)", async () => {
+    const far = uniq('far');
+    const near = uniq('near');
+    await root.post(`auth/token/roles/${far}`, { token_bound_cidrs: '10.0.0.0/8' });
+    await root.post(`auth/token/roles/${near}`, { token_bound_cidrs: '127.0.0.0/8,::1,::ffff:127.0.0.1' });
+    const farToken = (await root.post(`auth/token/create/${far}`, {})).body.auth.client_token;
+    const nearToken = (await root.post(`auth/token/create/${near}`, {})).body.auth.client_token;
+    const lookup = await root.post('auth/token/lookup', { token: farToken });
+    expect(lookup.body.data.bound_cidrs).toEqual(['10.0.0.0/8']);
+    for (let i = 0; i < 2; i++) {
+      const refused = await as(farToken).get('auth/token/lookup-self');
+      expect(refused.status).toBe(403);
+      expect(refused.body.errors[0]).toContain('permission denied');
+    }
+    expect((await as(nearToken).get('auth/token/lookup-self')).status).toBe(200);
+  });
+
+  it("gives a token created with an allowed entity_alias that alias's entity", async () => {
+    const name = uniq('aliased');
+    await root.post(`auth/token/roles/${name}`, { allowed_entity_aliases: 'svc-*' });
+    const alias = uniq('svc-');
+    const first = await root.post(`auth/token/create/${name}`, { entity_alias: alias });
+    expect(first.status).toBe(200);
+    const entityId = first.body.auth.entity_id;
+    expect(entityId).not.toBe('');
+    const again = await root.post(`auth/token/create/${name}`, { entity_alias: alias });
+    expect(again.body.auth.entity_id).toBe(entityId);
+    const refused = await root.post(`auth/token/create/${name}`, { entity_alias: 'other' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ errors: ["invalid 'entity_alias' value"] });
+  });
+
   it('answers an unknown role with 400 "unknown role <name>"', async () => {
     const res = await root.post('auth/token/create/no-such-role', {});
     expect(res.status).toBe(400);

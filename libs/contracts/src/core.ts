@@ -48,6 +48,8 @@ export const resolvedTokenSchema = z.object({
   /** unix ms; 0 = never (root) */
   expiresAt: z.number(),
   cacheable: z.boolean(),
+  /** token_bound_cidrs: the addresses it may be used from (absent or empty = anywhere) */
+  boundCidrs: z.array(z.string()).optional(),
 });
 export type ResolvedToken = z.infer<typeof resolvedTokenSchema>;
 export const coreTokenResolve = defineContract(

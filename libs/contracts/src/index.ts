@@ -1,4 +1,5 @@
 export * from './domain-errors';
+export * from './cidr';
 export * from './fields';
 export * from './contract';
 export * from './caller-context';

@@ -5,6 +5,7 @@ import type { Acl } from '@coffer/acl';
 import {
   DomainError,
   encodeContext,
+  cidrAllows,
   permissionDenied,
   type CallerContext,
   type EngineRequest,
@@ -163,7 +164,11 @@ export class GatewayService {
     const unauthenticated = routing.kind !== 'help' && routing.route?.unauthenticated === true;
     const caller = unauthenticated
       ? {}
-      : await this.authenticate(token, routing.kind === 'route' && routing.route.noAcl === true);
+      : await this.authenticate(
+          token,
+          routing.kind === 'route' && routing.route.noAcl === true,
+          req.clientAddress,
+        );
     if (trace.audit && caller.token) {
       trace.audit.token = caller.token;
       trace.audit.policies = this.acls.policyNames(caller.token);
@@ -262,9 +267,15 @@ export class GatewayService {
     );
   }
 
-  private async authenticate(token: string | undefined, noAcl: boolean): Promise<Caller> {
+  private async authenticate(
+    token: string | undefined,
+    noAcl: boolean,
+    clientAddress: string,
+  ): Promise<Caller> {
     if (token === undefined) throw new GatewayError('missing_token');
     const resolved = await this.tokens.resolve(token);
+    // Vault checks te.BoundCIDRs on every request; here too, cached tokens included.
+    if (!cidrAllows(resolved.boundCidrs ?? [], clientAddress)) throw permissionDenied();
     if (noAcl) return { token: resolved };
     return { token: resolved, acl: await this.acls.forToken(resolved) };
   }

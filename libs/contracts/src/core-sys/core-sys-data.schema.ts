@@ -97,6 +97,7 @@ export const tokenLookupData = z.object({
   type: z.string(),
   period: z.number().optional(),
   role: z.string().optional(),
+  bound_cidrs: z.array(z.string()).optional(),
   renewable: z.boolean().optional(),
   issue_time: z.string().optional(),
   last_renewal_time: z.number().optional(),

@@ -119,6 +119,7 @@ export class ApproleSecretIdService {
     const policies = loginPolicies(settings);
     const address = caller?.clientAddress ?? '';
     let metadata: Record<string, string> = {};
+    let boundCidrs = settings.tokenBoundCidrs;
     if (role.bindSecretId) {
       const secretId = (req.body.secret_id ?? '').trim();
       if (secretId === '') throw invalidRequest('missing secret_id');
@@ -128,6 +129,7 @@ export class ApproleSecretIdService {
         hasher.matches(role.roleName, secretId, stored),
       );
       metadata = used.metadata;
+      boundCidrs = used.boundCidrs;
     } else {
       const refusal = roleRefusal(role, address) ?? tokenCidrRefusal(role.settings.tokenBoundCidrs, address);
       if (refusal) throw refusal;
@@ -146,6 +148,7 @@ export class ApproleSecretIdService {
       explicitMaxTtl: settings.tokenExplicitMaxTtl,
       period: settings.tokenPeriod,
       mount: { accessor: req.mount.accessor, config: req.mount.config },
+      boundCidrs,
     });
     return { data: null, auth, warnings };
   }
@@ -156,7 +159,7 @@ export class ApproleSecretIdService {
     hmac: string,
     address: string,
     matches: (stored: string) => boolean,
-  ): Promise<{ metadata: Record<string, string> }> {
+  ): Promise<{ metadata: Record<string, string>; boundCidrs: string[] }> {
     const mountUuid = role.mountUuid;
     return retryOnConflict(
       async () => {
@@ -174,7 +177,7 @@ export class ApproleSecretIdService {
             { type: 'ApproleSecretIdUsed', data: { usedAt: this.now() } },
           ]);
         }
-        return { metadata: current.state.metadata };
+        return { metadata: current.state.metadata, boundCidrs: bound };
       },
       { attempts: CONSUME_ATTEMPTS },
     );

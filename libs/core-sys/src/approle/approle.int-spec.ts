@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import {
+  coreTokenResolve,
   approleContracts as c,
   tokenContracts,
   type CallerContext,
@@ -377,7 +378,17 @@ describe('login', () => {
     await expect(login({ role_id: id, secret_id: narrow.secret_id }, '10.2.0.1')).rejects.toMatchObject({
       code: 'permission_denied',
     });
-    expect((await login({ role_id: id, secret_id: narrow.secret_id }, '10.1.0.1')).auth).toBeTruthy();
+    const token = (await login({ role_id: id, secret_id: narrow.secret_id }, '10.1.0.1')).auth?.client_token;
+    // The token is bound to the CIDRs the login was checked against (the gateway checks each use).
+    expect((await h.client.request(coreTokenResolve, { token: token ?? '' })).boundCidrs).toEqual([
+      '10.1.0.0/16',
+    ]);
+    const roleBound = await newSecretId('bound');
+    const roleToken = (await login({ role_id: id, secret_id: roleBound.secret_id }, '10.9.0.1')).auth
+      ?.client_token;
+    expect((await h.client.request(coreTokenResolve, { token: roleToken ?? '' })).boundCidrs).toEqual([
+      '10.0.0.0/8',
+    ]);
   });
 
   it('refuses root policies at login', async () => {

@@ -154,11 +154,9 @@ export function decideRoleToken(cmd: RoleTokenCommand): RoleTokenDecision {
     if (bad !== '') throw invalidRequest(`batch tokens cannot have ${JSON.stringify(bad)} set`);
   }
 
-  if (cmd.entityAlias !== '') {
-    if (!anyGlob(role.allowedEntityAliases ?? [], cmd.entityAlias.toLowerCase())) {
-      throw invalidRequest("invalid 'entity_alias' value");
-    }
-    throw invalidRequest('entity_alias is not supported yet');
+  // The alias's entity is looked up (or created) by the service once the whole request is valid.
+  if (cmd.entityAlias !== '' && !anyGlob(role.allowedEntityAliases ?? [], cmd.entityAlias.toLowerCase())) {
+    throw invalidRequest("invalid 'entity_alias' value");
   }
 
   if (params.id !== undefined && !batch) {
@@ -214,6 +212,8 @@ export function decideRoleToken(cmd: RoleTokenCommand): RoleTokenDecision {
       period,
       path: role.pathSuffix !== '' ? `${cmd.path}/${role.pathSuffix}` : cmd.path,
       role: role.name,
+      // Vault: te.BoundCIDRs = role.TokenBoundCIDRs (auth/token/create itself takes none).
+      ...(role.tokenBoundCidrs.length > 0 ? { boundCidrs: role.tokenBoundCidrs } : {}),
       entityId: parentAccessor !== null ? parent.entityId : '',
       allowNonExpiring: true,
       creatorExpires: parent.expiresAt !== 0,

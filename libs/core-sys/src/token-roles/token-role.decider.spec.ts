@@ -75,6 +75,11 @@ describe('role tokens', () => {
     expect(decide(role({})).spec).toMatchObject({ parentAccessor: 'parent', entityId: 'e1' });
   });
 
+  it("binds the token to the role's token_bound_cidrs, and to nothing without them", () => {
+    expect(decide(role({ token_bound_cidrs: '10.0.0.0/8' })).spec.boundCidrs).toEqual(['10.0.0.0/8']);
+    expect(decide(role({})).spec).not.toHaveProperty('boundCidrs');
+  });
+
   it('without policy lists keeps the subset-of-the-caller rule', () => {
     expect(() => decide(role({}), { policies: ['admin'] })).toThrow(
       'child policies must be subset of parent',

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  DomainError,
   invalidRequest,
   notFound,
   tokenContracts,
@@ -9,6 +10,7 @@ import {
 } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
+import { IdentityService } from '../identity/identity.service';
 import { createParamsOf } from '../tokens/token.decider';
 import { TokenAdminService } from '../tokens/token-admin.service';
 import { decideRoleToken } from './role-token.decider';
@@ -29,6 +31,8 @@ export class TokenRoleService {
     private readonly log: TokenRoleEventLog,
     @Inject(TokenAdminService)
     private readonly admin: Pick<TokenAdminService, 'parentToken' | 'issueChild'>,
+    @Inject(IdentityService)
+    private readonly identity: Pick<IdentityService, 'entityForAlias' | 'standing'>,
   ) {}
 
   async exists(req: { params?: Record<string, string> }): Promise<{ exists: boolean }> {
@@ -80,16 +84,30 @@ export class TokenRoleService {
     // The role decides the type and the entity alias: the plain create's rules for them do not apply.
     const params = createParamsOf({ ...req.body, type: undefined, entity_alias: undefined });
     const parent = await this.admin.parentToken(caller);
+    const entityAlias = req.body.entity_alias ?? '';
     const { spec, warnings } = decideRoleToken({
       parent: parent.state,
       sudo: caller.root || caller.sudo,
       role: role.state,
       params,
       requestedType: req.body.type ?? '',
-      entityAlias: req.body.entity_alias ?? '',
+      entityAlias,
       path: `auth/token/create/${name}`,
     });
+    if (entityAlias !== '') spec.entityId = await this.aliasEntity(req.mount.accessor, entityAlias);
     return this.admin.issueChild(spec, req.mount, warnings);
+  }
+
+  /**
+   * Vault's CreateOrFetchEntity for an alias on the token store's mount: the token belongs to
+   * that alias's entity (created on first use), which must not be disabled.
+   */
+  private async aliasEntity(mountAccessor: string, alias: string): Promise<string> {
+    const entityId = await this.identity.entityForAlias(mountAccessor, alias);
+    if ((await this.identity.standing(entityId))?.disabled) {
+      throw new DomainError('permission_denied', 'entity is disabled');
+    }
+    return entityId;
   }
 
   private now(): number {

@@ -1,4 +1,11 @@
-import { sysContracts, tokenContracts, type CallerContext, type MountInfo } from '@coffer/contracts';
+import {
+  coreTokenResolve,
+  identityContracts,
+  sysContracts,
+  tokenContracts,
+  type CallerContext,
+  type MountInfo,
+} from '@coffer/contracts';
 import { startCoreSysHarness, type DevCoreSysHarness } from '../test-support/dev-harness';
 
 jest.setTimeout(30_000);
@@ -310,6 +317,64 @@ describe('auth/token/create/:role', () => {
     const after = (await h.call(tokenContracts.listAccessors, { mount: tokenMount, path: 'accessors' })).data
       ?.keys.length;
     expect(after).toBe(before);
+  });
+
+  it('gives the token the entity of an allowed entity_alias, created on first use on the token mount', async () => {
+    await writeRole('aliased', { allowed_entity_aliases: 'svc-*,bob' });
+    const first = await createWith('aliased', { entity_alias: 'svc-web' });
+    const entityId = first.auth?.entity_id ?? '';
+    expect(entityId).not.toBe('');
+    expect((await lookup(first.auth?.client_token ?? '')).data?.entity_id).toBe(entityId);
+    const idm = h.mount('identity/');
+    const entity = await h.call(identityContracts.entityByIdRead, {
+      mount: idm,
+      operation: 'read',
+      path: `entity/id/${entityId}`,
+      params: { id: entityId },
+    });
+    expect(entity.data?.aliases).toEqual([
+      expect.objectContaining({ name: 'svc-web', mount_accessor: tokenMount.accessor }),
+    ]);
+    // The same alias again: the same entity, nothing new created.
+    expect((await createWith('aliased', { entity_alias: 'svc-web' })).auth?.entity_id).toBe(entityId);
+    expect((await createWith('aliased', { entity_alias: 'bob' })).auth?.entity_id).not.toBe(entityId);
+    // Outside the globs: Vault's refusal, no alias made.
+    expect(
+      await h.fail(tokenContracts.createWithRole, createReq('aliased', { entity_alias: 'alice' })),
+    ).toMatchObject({ code: 'invalid_request', message: "invalid 'entity_alias' value" });
+    // A disabled entity's alias is refused.
+    await h.call(identityContracts.entityByIdWrite, {
+      mount: idm,
+      path: `entity/id/${entityId}`,
+      params: { id: entityId },
+      body: { disabled: true },
+    });
+    expect(
+      await h.fail(tokenContracts.createWithRole, createReq('aliased', { entity_alias: 'svc-web' })),
+    ).toMatchObject({ code: 'permission_denied', message: 'entity is disabled' });
+  });
+
+  it("binds the token to the role's token_bound_cidrs: lookup shows them, resolve carries them", async () => {
+    await writeRole('bound', { token_bound_cidrs: '10.0.0.0/8,192.168.1.7' });
+    const token = (await createWith('bound')).auth?.client_token ?? '';
+    expect((await lookup(token)).data?.bound_cidrs).toEqual(['10.0.0.0/8', '192.168.1.7']);
+    expect((await h.client.request(coreTokenResolve, { token })).boundCidrs).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+    ]);
+    // A batch token carries them sealed in itself.
+    await writeRole('bound-batch', {
+      token_bound_cidrs: '10.0.0.0/8',
+      token_type: 'batch',
+      orphan: true,
+      renewable: false,
+      allowed_policies: 'web',
+    });
+    const batch = (await createWith('bound-batch')).auth?.client_token ?? '';
+    expect((await h.client.request(coreTokenResolve, { token: batch })).boundCidrs).toEqual(['10.0.0.0/8']);
+    const free = (await createWith('web-role')).auth?.client_token ?? '';
+    expect((await lookup(free)).data).not.toHaveProperty('bound_cidrs');
+    expect(await h.client.request(coreTokenResolve, { token: free })).not.toHaveProperty('boundCidrs');
   });
 
   it('needs sudo for a periodic request by a non-root caller', async () => {

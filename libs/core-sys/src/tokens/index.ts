@@ -2,6 +2,7 @@ import type { Provider, Type } from '@nestjs/common';
 import type { Migration } from 'kysely';
 import * as m0050 from './migrations/0050_tokens';
 import * as m0082 from './migrations/0082_token_role_column';
+import * as m0111 from './migrations/0111_token_bound_cidrs';
 import { TokenAdminService } from './token-admin.service';
 import { writerProvider } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
@@ -29,6 +30,7 @@ export const tokensControllers: Type[] = [TokenRouteHandlers, TokenInternalHandl
 export const tokensMigrations: Record<string, Migration> = {
   '0050_tokens': m0050,
   '0082_token_role_column': m0082,
+  '0111_token_bound_cidrs': m0111,
 };
 
 export {

@@ -126,6 +126,8 @@ export interface TokenSpec {
   batch?: boolean;
   /** the token role of auth/token/create/:role */
   role?: string;
+  /** token_bound_cidrs (none = anywhere) */
+  boundCidrs?: string[];
 }
 
 export interface ChildTokenCommand {
@@ -305,6 +307,7 @@ export function issueToken(spec: TokenSpec, ctx: IssueContext): IssueDecision {
       entityId: spec.entityId,
       mountAccessor: ctx.mountAccessor,
       ...(spec.role !== undefined ? { role: spec.role } : {}),
+      ...(spec.boundCidrs !== undefined && spec.boundCidrs.length > 0 ? { boundCidrs: spec.boundCidrs } : {}),
     },
   };
 }

@@ -39,6 +39,8 @@ export const tokenCreatedV1 = z.object({
   mountAccessor: z.string(),
   /** the token role it was created with (auth/token/create/:role); absent in older events */
   role: z.string().optional(),
+  /** token_bound_cidrs: addresses it may be used from (normalised CIDRs); absent = anywhere */
+  boundCidrs: z.array(z.string()).optional(),
 });
 export type TokenCreatedData = z.infer<typeof tokenCreatedV1>;
 

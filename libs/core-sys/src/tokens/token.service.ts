@@ -51,6 +51,8 @@ export interface LoginTokenRequest {
   explicitMaxTtl: number;
   period: number;
   mount: { accessor: string; config: { default_lease_ttl: number; max_lease_ttl: number } };
+  /** the auth method's token_bound_cidrs */
+  boundCidrs?: string[];
 }
 
 /**
@@ -188,6 +190,7 @@ export class TokenService {
       entityId: req.entityId,
       allowNonExpiring: false,
       creatorExpires: false,
+      ...(req.boundCidrs !== undefined ? { boundCidrs: req.boundCidrs } : {}),
     };
     const issued = await this.issue(spec, mountTtls(req.mount.config), req.mount.accessor);
     const identityPolicies = await this.identityPolicies(issued.state);

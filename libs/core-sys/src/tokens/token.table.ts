@@ -29,6 +29,8 @@ export interface TokensTable {
   mount_accessor: string;
   /** token role it was created with, "" for none */
   role: string;
+  /** token_bound_cidrs, [] for none */
+  bound_cidrs: Json<string[]>;
   /** version of the token's stream this row reflects (optimistic concurrency for the next append) */
   version: number;
 }
@@ -68,6 +70,7 @@ export const TOKEN_COLUMNS = [
   'entity_id',
   'mount_accessor',
   'role',
+  'bound_cidrs',
   'version',
 ] as const;
 
@@ -97,6 +100,7 @@ export function rowToToken(row: TokenRow): VersionedToken {
       entityId: row.entity_id,
       mountAccessor: row.mount_accessor,
       ...(row.role !== '' ? { role: row.role } : {}),
+      ...(row.bound_cidrs.length > 0 ? { boundCidrs: row.bound_cidrs } : {}),
     },
   };
 }
@@ -125,6 +129,7 @@ export function tokenToRow(state: TokenState, version: number) {
     entity_id: state.entityId,
     mount_accessor: state.mountAccessor,
     role: state.role ?? '',
+    bound_cidrs: JSON.stringify(state.boundCidrs ?? []),
     version,
   };
 }

@@ -59,6 +59,7 @@ export function lookupData(
     type: typeOf(state),
   };
   if (state.role !== undefined) data.role = state.role;
+  if (state.boundCidrs !== undefined) data.bound_cidrs = state.boundCidrs;
   if (state.period > 0) data.period = state.period;
   if (state.expiresAt > 0) {
     // Only expiring tokens have a lease in Vault: expiry, renewability and issue time come with it.
@@ -90,5 +91,6 @@ export function resolvedToken(state: TokenState, identityPolicies: readonly stri
     // Use-limited tokens must come back here on every request to be counted, including the one
     // that spent the last use (remaining 0): cached, it would outlive its uses.
     cacheable: !isUseLimited(state),
+    ...(state.boundCidrs !== undefined ? { boundCidrs: state.boundCidrs } : {}),
   };
 }

@@ -109,6 +109,8 @@ describe('login rules', () => {
     expect(cidrAllows(['10.0.0.0/8'], '192.168.0.1')).toBe(false);
     expect(cidrAllows([validateCidr('::1')], '::1')).toBe(true);
     expect(cidrAllows(['10.0.0.0/8'], '')).toBe(false);
+    expect(cidrAllows(['192.168.1.7'], '192.168.1.7')).toBe(true);
+    expect(cidrAllows(['192.168.1.7'], '192.168.1.8')).toBe(false);
   });
 
   it('names login tokens like Vault', () => {

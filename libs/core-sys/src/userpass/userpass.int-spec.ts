@@ -254,6 +254,11 @@ describe('login', () => {
     await expect(login('dave', 'pw', '127.0.0.1')).rejects.toMatchObject({ code: 'permission_denied' });
   });
 
+  it('binds the login token to the bound CIDRs (checked on every use by the gateway)', async () => {
+    const token = (await login('dave', 'pw', '10.1.2.3')).auth?.client_token ?? '';
+    expect((await h.client.request(coreTokenResolve, { token })).boundCidrs).toEqual(['10.0.0.0/8']);
+  });
+
   it('refuses root policies at login', async () => {
     await user('eve', { password: 'pw', token_policies: ['root'] });
     expect(await loginFails('eve', 'pw')).toMatchObject({

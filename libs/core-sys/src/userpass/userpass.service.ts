@@ -186,6 +186,7 @@ export class UserpassService {
       explicitMaxTtl: settings.tokenExplicitMaxTtl,
       period: settings.tokenPeriod,
       mount: { accessor: req.mount.accessor, config: req.mount.config },
+      boundCidrs: settings.tokenBoundCidrs,
     });
     return { data: null, auth, warnings };
   }
