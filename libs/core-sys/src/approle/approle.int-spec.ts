@@ -387,6 +387,15 @@ describe('login', () => {
       message: 'auth methods cannot create root tokens',
     });
   });
+
+  it('refuses the internal response-wrapping policy at login', async () => {
+    await writeRole('wrappy', { token_policies: 'web,response-wrapping' });
+    const { secret_id } = await newSecretId('wrappy');
+    expect(await loginFails({ role_id: await roleId('wrappy'), secret_id })).toMatchObject({
+      code: 'invalid_request',
+      message: 'cannot assign policy "response-wrapping"',
+    });
+  });
 });
 
 describe('deletion', () => {
