@@ -17,8 +17,9 @@ export interface WrapSettings {
 /**
  * Vault's response wrapping, after the engine answered and the answer was rendered: a request
  * with a wrap TTL of a second or more gets, instead of its answer, a wrap_info naming the
- * single-use token core-sys keeps the rendered answer under. Raw answers (sys/unwrap's own,
- * sys/health...) and answers without a body (204) are never wrapped.
+ * single-use token core-sys keeps the rendered answer under. Raw answers (sys/health...) and
+ * answers without a body (204) are never wrapped, except an unwrapped response (marked
+ * rewrappable), which Vault wraps again as it is under a new token.
  */
 export async function wrapIfRequested(
   transport: Transport,
@@ -28,7 +29,8 @@ export async function wrapIfRequested(
 ): Promise<HttpResult> {
   const { wrapTtl } = settings;
   if (wrapTtl === undefined || wrapTtl < 1) return rendered;
-  if (result.kind === 'raw' || rendered.body === undefined || rendered.status !== 200) return rendered;
+  const wrappable = result.kind !== 'raw' || result.rewrappable === true;
+  if (!wrappable || rendered.body === undefined || rendered.status !== 200) return rendered;
   const wrapInfo = await transport.request(
     coreWrapResponse,
     {
