@@ -1,4 +1,4 @@
-import { coreWrapResponse } from '@coffer/contracts';
+import { coreWrapResponse, type WrapInfo } from '@coffer/contracts';
 import type { Headers, Transport } from '@coffer/transport';
 import { buildEnvelope, jsonResult, type EngineResult, type HttpResult } from '../response/envelope';
 
@@ -26,11 +26,11 @@ export async function wrapIfRequested(
   settings: WrapSettings,
   result: EngineResult,
   rendered: HttpResult,
-): Promise<HttpResult> {
+): Promise<{ http: HttpResult; wrapInfo?: WrapInfo }> {
   const { wrapTtl } = settings;
-  if (wrapTtl === undefined || wrapTtl < 1) return rendered;
+  if (wrapTtl === undefined || wrapTtl < 1) return { http: rendered };
   const wrappable = result.kind !== 'raw' || result.rewrappable === true;
-  if (!wrappable || rendered.body === undefined || rendered.status !== 200) return rendered;
+  if (!wrappable || rendered.body === undefined || rendered.status !== 200) return { http: rendered };
   const wrapInfo = await transport.request(
     coreWrapResponse,
     {
@@ -41,8 +41,9 @@ export async function wrapIfRequested(
     },
     { headers: settings.headers, timeoutMs: settings.timeoutMs, write: true },
   );
-  return jsonResult(200, {
+  const http = jsonResult(200, {
     ...buildEnvelope(settings.requestId, { data: null, warnings: [] }),
     wrap_info: wrapInfo,
   });
+  return { http, wrapInfo };
 }
