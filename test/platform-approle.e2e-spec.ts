@@ -174,6 +174,17 @@ describe.each(TARGETS)('%s: the approle auth method', (kind) => {
     expect((await vault.read('secret/data/approle/doc')).data.data).toEqual({ v: 'for apps' });
   });
 
+  it("tidy/secret-id answers 202 with Vault's warning", async () => {
+    const res = await root.post('auth/approle/tidy/secret-id');
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({
+      data: null,
+      warnings: [
+        "Tidy operation successfully started. Any information from the operation will be printed to Vault's server logs.",
+      ],
+    });
+  });
+
   it('deletes a role with its secret ids', async () => {
     const { secret_id } = await newSecretId(role);
     expect((await root.delete(`auth/approle/role/${role}`)).status).toBe(204);

@@ -148,6 +148,7 @@ export const approleContracts = {
     body: accessorOnly.prefault({}),
     data: noData,
   }),
+  tidySecretId: engineContract('core.approle.tidy-secret-id', { data: noData }),
   // The token is in the auth block.
   login: engineContract('core.approle.login', { body: loginBody.prefault({}), data: noData }),
 };
@@ -233,6 +234,12 @@ export const approleRoutes: RouteTable = {
         update: { contract: approleContracts.accessorDestroy, summary: 'Destroy a secret id by accessor' },
         delete: { contract: approleContracts.accessorDestroy, summary: 'Destroy a secret id by accessor' },
       },
+    },
+    {
+      pattern: 'tidy/secret-id',
+      synopsis: 'Clean up expired secret ids.',
+      description: 'Destroys the secret ids past their TTL, as the periodic sweep does. Answers 202.',
+      operations: { update: { contract: approleContracts.tidySecretId, summary: 'Tidy secret ids' } },
     },
     {
       pattern: 'login',

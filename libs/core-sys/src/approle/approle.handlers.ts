@@ -93,6 +93,11 @@ export class ApproleHandlers {
     return this.secretIds.accessorDestroy(req);
   }
 
+  @Handles(c.tidySecretId)
+  tidySecretId(): Res<'tidySecretId'> {
+    return this.secretIds.tidy();
+  }
+
   /** Unauthenticated: the context (client address) is there, the token is not. */
   @Handles(c.login)
   login(@Payload() req: Req<'login'>, @OptionalCaller() caller: CallerContext | undefined): Res<'login'> {
