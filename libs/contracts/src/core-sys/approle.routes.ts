@@ -148,12 +148,31 @@ export const approleContracts = {
     body: accessorOnly.prefault({}),
     data: noData,
   }),
+  // role/:role_name/<field>: one field of a role (the path names which)
+  roleFieldRead: engineContract('core.approle.role-field-read', {
+    params: roleParams,
+    data: approleRoleData.partial(),
+  }),
+  roleFieldWrite: engineContract('core.approle.role-field-write', {
+    params: roleParams,
+    body: approleRoleBodySchema.prefault({}),
+    data: noData,
+  }),
+  roleFieldDelete: engineContract('core.approle.role-field-delete', { params: roleParams, data: noData }),
   tidySecretId: engineContract('core.approle.tidy-secret-id', { data: noData }),
   // The token is in the auth block.
   login: engineContract('core.approle.login', { body: loginBody.prefault({}), data: noData }),
 };
 
 const ROLE = 'role/:role_name';
+
+/** The per-field role routes Vault has (path_role.go), each read/update/delete of one field. */
+const ROLE_FIELD_ROUTES: [field: string, synopsis: string][] = [
+  ['policies', 'Read, set or clear the token policies of a role.'],
+  ['secret-id-num-uses', 'Read, set or reset the default number of uses of new secret ids.'],
+  ['secret-id-ttl', 'Read, set or reset the default TTL of new secret ids.'],
+  ['bind-secret-id', 'Read, set or reset whether login needs a secret id.'],
+];
 
 export const approleRoutes: RouteTable = {
   engine: 'approle',
@@ -182,6 +201,15 @@ export const approleRoutes: RouteTable = {
         delete: { contract: approleContracts.roleDelete, summary: 'Delete a role and its secret ids' },
       },
     },
+    ...ROLE_FIELD_ROUTES.map(([field, synopsis]) => ({
+      pattern: `${ROLE}/${field}`,
+      synopsis,
+      operations: {
+        read: { contract: approleContracts.roleFieldRead, summary: `Read ${field}` },
+        update: { contract: approleContracts.roleFieldWrite, summary: `Set ${field}` },
+        delete: { contract: approleContracts.roleFieldDelete, summary: `Reset ${field}` },
+      },
+    })),
     {
       pattern: `${ROLE}/role-id`,
       synopsis: "Read or set a role's role id.",

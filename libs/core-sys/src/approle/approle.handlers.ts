@@ -48,6 +48,21 @@ export class ApproleHandlers {
     return this.roles.delete(req);
   }
 
+  @Handles(c.roleFieldRead)
+  fieldRead(@Payload() req: Req<'roleFieldRead'>): Res<'roleFieldRead'> {
+    return this.roles.fieldRead(req);
+  }
+
+  @Handles(c.roleFieldWrite)
+  fieldWrite(@Payload() req: Req<'roleFieldWrite'>): Res<'roleFieldWrite'> {
+    return this.roles.fieldWrite(req);
+  }
+
+  @Handles(c.roleFieldDelete)
+  fieldDelete(@Payload() req: Req<'roleFieldDelete'>): Res<'roleFieldDelete'> {
+    return this.roles.fieldDelete(req);
+  }
+
   @Handles(c.roleIdRead)
   roleIdRead(@Payload() req: Req<'roleIdRead'>): Res<'roleIdRead'> {
     return this.roles.roleIdRead(req);

@@ -153,6 +153,89 @@ describe('roles', () => {
   });
 });
 
+describe('role fields', () => {
+  const field = (name: string, f: string, op: Op, body: Record<string, unknown> = {}) =>
+    call(
+      op === 'read' ? c.roleFieldRead : op === 'delete' ? c.roleFieldDelete : c.roleFieldWrite,
+      `role/${name}/${f}`,
+      name,
+      body,
+      op,
+    );
+  const fieldFails = (name: string, f: string, body: Record<string, unknown>) =>
+    fail(c.roleFieldWrite, `role/${name}/${f}`, name, body, 'update');
+  const roleData = async (name: string) => (await call(c.roleRead, `role/${name}`, name, {}, 'read')).data;
+
+  it('reads, sets and resets each field alone, as path_role.go', async () => {
+    await writeRole('fields', { token_policies: 'a', secret_id_num_uses: 3, secret_id_ttl: '10m' });
+    const before = await roleData('fields');
+    const cases: [string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>][] = [
+      ['policies', { token_policies: 'b,c' }, { token_policies: ['b', 'c'] }, { token_policies: [] }],
+      [
+        'secret-id-num-uses',
+        { secret_id_num_uses: '7' },
+        { secret_id_num_uses: 7 },
+        { secret_id_num_uses: 0 },
+      ],
+      ['secret-id-ttl', { secret_id_ttl: '1h' }, { secret_id_ttl: 3600 }, { secret_id_ttl: 0 }],
+      [
+        'bind-secret-id',
+        { bind_secret_id: false, secret_id_bound_cidrs: '10.0.0.0/8' },
+        { bind_secret_id: false },
+        { bind_secret_id: true },
+      ],
+    ];
+    await writeRole('fields', { secret_id_bound_cidrs: '10.0.0.0/8' }, 'update');
+    for (const [f, body, set, reset] of cases) {
+      expect(await field('fields', f, 'update', body)).toMatchObject({ data: null });
+      expect((await field('fields', f, 'read')).data).toEqual(set);
+      expect(await field('fields', f, 'delete')).toMatchObject({ data: null });
+      expect((await field('fields', f, 'read')).data).toEqual(reset);
+    }
+    // the other fields and the role id never moved
+    const after = await roleData('fields');
+    expect(after).toMatchObject({ token_ttl: before?.token_ttl, secret_id_bound_cidrs: ['10.0.0.0/8'] });
+    expect(await roleId('fields')).not.toBe('');
+  });
+
+  it('the deprecated policies alias sets the token policies', async () => {
+    await writeRole('alias');
+    await field('alias', 'policies', 'update', { policies: 'x' });
+    expect((await field('alias', 'policies', 'read')).data).toEqual({ token_policies: ['x'] });
+  });
+
+  it("answers Vault's texts for a missing or bad field, and 404 without the role", async () => {
+    await writeRole('strict');
+    expect(await fieldFails('strict', 'secret-id-num-uses', {})).toMatchObject({
+      code: 'invalid_request',
+      message: 'missing secret_id_num_uses',
+    });
+    expect(await fieldFails('strict', 'policies', { secret_id_ttl: 5 })).toMatchObject({
+      message: 'missing token_policies',
+    });
+    expect(await fieldFails('strict', 'secret-id-ttl', {})).toMatchObject({
+      message: 'missing secret_id_ttl',
+    });
+    expect(await fieldFails('strict', 'bind-secret-id', {})).toMatchObject({
+      message: 'missing bind_secret_id',
+    });
+    expect(await fieldFails('strict', 'secret-id-num-uses', { secret_id_num_uses: -1 })).toMatchObject({
+      message: 'secret_id_num_uses cannot be negative',
+    });
+    expect(await fieldFails('strict', 'bind-secret-id', { bind_secret_id: false })).toMatchObject({
+      message: 'at least one constraint should be enabled on the role',
+    });
+    expect((await roleData('strict'))?.bind_secret_id).toBe(true);
+    expect(await h.fail(c.roleFieldRead, req('role/ghost/secret-id-ttl', 'ghost', {}, 'read'))).toMatchObject(
+      { code: 'not_found' },
+    );
+    expect(await fieldFails('ghost', 'secret-id-ttl', { secret_id_ttl: 5 })).toMatchObject({
+      code: 'not_found',
+    });
+    expect(await field('ghost', 'secret-id-ttl', 'delete')).toMatchObject({ data: null });
+  });
+});
+
 describe('role-id', () => {
   it('reads and sets a custom role id, unique per mount', async () => {
     await writeRole('api');

@@ -1,0 +1,71 @@
+import {
+  approleRoleBodySchema,
+  invalidRequest,
+  notFound,
+  type ApproleRoleBody,
+  type ApproleRoleData,
+} from '@coffer/contracts';
+
+type RoleBodyPart = Partial<ApproleRoleBody>;
+import { roleView, type RoleState } from './approle.decider';
+
+/**
+ * One field of a role behind its own route (Vault's path_role.go per-field paths): read answers
+ * that field, update needs it ("missing <field>") and changes only it, delete puts its default back.
+ */
+interface RoleField {
+  /** body keys the update reads, the first one named in "missing ..." */
+  keys: readonly (keyof ApproleRoleBody)[];
+  read: (view: ApproleRoleData) => Partial<ApproleRoleData>;
+  /** the body that puts the field's default back */
+  reset: RoleBodyPart;
+}
+
+const ROLE_FIELDS: Readonly<Record<string, RoleField>> = {
+  policies: {
+    keys: ['token_policies', 'policies'],
+    read: (v) => ({ token_policies: v.token_policies }),
+    reset: { token_policies: [] },
+  },
+  'secret-id-num-uses': {
+    keys: ['secret_id_num_uses'],
+    read: (v) => ({ secret_id_num_uses: v.secret_id_num_uses }),
+    reset: { secret_id_num_uses: 0 },
+  },
+  'secret-id-ttl': {
+    keys: ['secret_id_ttl'],
+    read: (v) => ({ secret_id_ttl: v.secret_id_ttl }),
+    reset: { secret_id_ttl: 0 },
+  },
+  'bind-secret-id': {
+    keys: ['bind_secret_id'],
+    read: (v) => ({ bind_secret_id: v.bind_secret_id }),
+    reset: { bind_secret_id: true },
+  },
+};
+
+/** The field a route serves, from the last segment of its path (role/<name>/<field>). */
+export function roleFieldOf(path: string): RoleField {
+  const field = ROLE_FIELDS[path.slice(path.lastIndexOf('/') + 1)];
+  if (!field) throw notFound();
+  return field;
+}
+
+export function roleFieldView(field: RoleField, role: RoleState): Partial<ApproleRoleData> {
+  return field.read(roleView(role));
+}
+
+/** A role write's body naming only `part` (every other field absent, so unchanged). */
+export function roleBodyOf(part: RoleBodyPart): ApproleRoleBody {
+  return { ...approleRoleBodySchema.parse({}), ...part };
+}
+
+/** The update's body: only the field's keys, which must be there. */
+export function roleFieldUpdate(field: RoleField, body: ApproleRoleBody): RoleBodyPart {
+  const only: RoleBodyPart = {};
+  for (const key of field.keys) {
+    if (body[key] !== undefined) Object.assign(only, { [key]: body[key] });
+  }
+  if (Object.keys(only).length === 0) throw invalidRequest(`missing ${field.keys[0] ?? ''}`);
+  return only;
+}
