@@ -172,6 +172,9 @@ const ROLE_FIELD_ROUTES: [field: string, synopsis: string][] = [
   ['secret-id-num-uses', 'Read, set or reset the default number of uses of new secret ids.'],
   ['secret-id-ttl', 'Read, set or reset the default TTL of new secret ids.'],
   ['bind-secret-id', 'Read, set or reset whether login needs a secret id.'],
+  ['token-num-uses', 'Read, set or reset the number of uses of issued tokens.'],
+  ['token-ttl', 'Read, set or reset the initial TTL of issued tokens.'],
+  ['token-max-ttl', 'Read, set or reset the maximum lifetime of issued tokens.'],
 ];
 
 export const approleRoutes: RouteTable = {

@@ -19,7 +19,11 @@ interface RoleField {
   read: (view: ApproleRoleData) => Partial<ApproleRoleData>;
   /** the body that puts the field's default back */
   reset: RoleBodyPart;
+  /** Vault's own refusal of the update (checked before the role write's rules), if any */
+  refuse?: (current: RoleState, update: RoleBodyPart) => string | undefined;
 }
+
+const ttlAboveMax = (ttl: number, max: number) => max > 0 && ttl > max;
 
 const ROLE_FIELDS: Readonly<Record<string, RoleField>> = {
   policies: {
@@ -42,6 +46,29 @@ const ROLE_FIELDS: Readonly<Record<string, RoleField>> = {
     read: (v) => ({ bind_secret_id: v.bind_secret_id }),
     reset: { bind_secret_id: true },
   },
+  'token-num-uses': {
+    keys: ['token_num_uses'],
+    read: (v) => ({ token_num_uses: v.token_num_uses }),
+    reset: { token_num_uses: 0 },
+  },
+  'token-ttl': {
+    keys: ['token_ttl'],
+    read: (v) => ({ token_ttl: v.token_ttl }),
+    reset: { token_ttl: 0 },
+    refuse: (current, update) =>
+      ttlAboveMax(update.token_ttl ?? 0, current.settings.tokenMaxTtl)
+        ? 'token_ttl should not be greater than token_max_ttl'
+        : undefined,
+  },
+  'token-max-ttl': {
+    keys: ['token_max_ttl'],
+    read: (v) => ({ token_max_ttl: v.token_max_ttl }),
+    reset: { token_max_ttl: 0 },
+    refuse: (current, update) =>
+      ttlAboveMax(current.settings.tokenTtl, update.token_max_ttl ?? 0)
+        ? 'token_max_ttl should be greater than or equal to token_ttl'
+        : undefined,
+  },
 };
 
 /** The field a route serves, from the last segment of its path (role/<name>/<field>). */
@@ -60,12 +87,14 @@ export function roleBodyOf(part: RoleBodyPart): ApproleRoleBody {
   return { ...approleRoleBodySchema.parse({}), ...part };
 }
 
-/** The update's body: only the field's keys, which must be there. */
-export function roleFieldUpdate(field: RoleField, body: ApproleRoleBody): RoleBodyPart {
+/** The update's body: only the field's keys, which must be there, and which Vault must not refuse. */
+export function roleFieldUpdate(field: RoleField, current: RoleState, body: ApproleRoleBody): RoleBodyPart {
   const only: RoleBodyPart = {};
   for (const key of field.keys) {
     if (body[key] !== undefined) Object.assign(only, { [key]: body[key] });
   }
   if (Object.keys(only).length === 0) throw invalidRequest(`missing ${field.keys[0] ?? ''}`);
+  const refusal = field.refuse?.(current, only);
+  if (refusal !== undefined) throw invalidRequest(refusal);
   return only;
 }

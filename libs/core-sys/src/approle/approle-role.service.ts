@@ -85,7 +85,7 @@ export class ApproleRoleService {
     const field = roleFieldOf(req.path);
     await this.rewrite(req, (current) => {
       if (!current) throw notFound();
-      return roleFieldUpdate(field, req.body);
+      return roleFieldUpdate(field, current, req.body);
     });
     return {};
   }

@@ -198,6 +198,31 @@ describe('role fields', () => {
     expect(await roleId('fields')).not.toBe('');
   });
 
+  it("token-num-uses, token-ttl and token-max-ttl, with Vault's TTL-order texts", async () => {
+    await writeRole('tok', { token_ttl: '10m', token_max_ttl: '1h' });
+    await field('tok', 'token-num-uses', 'update', { token_num_uses: 4 });
+    expect((await field('tok', 'token-num-uses', 'read')).data).toEqual({ token_num_uses: 4 });
+    await field('tok', 'token-num-uses', 'delete');
+    expect((await field('tok', 'token-num-uses', 'read')).data).toEqual({ token_num_uses: 0 });
+    expect(await fieldFails('tok', 'token-ttl', { token_ttl: '2h' })).toMatchObject({
+      message: 'token_ttl should not be greater than token_max_ttl',
+    });
+    expect(await fieldFails('tok', 'token-max-ttl', { token_max_ttl: '5m' })).toMatchObject({
+      message: 'token_max_ttl should be greater than or equal to token_ttl',
+    });
+    expect(await fieldFails('tok', 'token-ttl', {})).toMatchObject({ message: 'missing token_ttl' });
+    expect(await fieldFails('tok', 'token-max-ttl', {})).toMatchObject({ message: 'missing token_max_ttl' });
+    expect(await fieldFails('tok', 'token-num-uses', {})).toMatchObject({
+      message: 'missing token_num_uses',
+    });
+    await field('tok', 'token-ttl', 'update', { token_ttl: '20m' });
+    expect((await field('tok', 'token-ttl', 'read')).data).toEqual({ token_ttl: 1200 });
+    await field('tok', 'token-max-ttl', 'delete');
+    expect((await field('tok', 'token-max-ttl', 'read')).data).toEqual({ token_max_ttl: 0 });
+    await field('tok', 'token-ttl', 'delete');
+    expect((await field('tok', 'token-ttl', 'read')).data).toEqual({ token_ttl: 0 });
+  });
+
   it('the deprecated policies alias sets the token policies', async () => {
     await writeRole('alias');
     await field('alias', 'policies', 'update', { policies: 'x' });
