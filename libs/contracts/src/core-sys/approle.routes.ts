@@ -172,6 +172,8 @@ const ROLE_FIELD_ROUTES: [field: string, synopsis: string][] = [
   ['secret-id-num-uses', 'Read, set or reset the default number of uses of new secret ids.'],
   ['secret-id-ttl', 'Read, set or reset the default TTL of new secret ids.'],
   ['bind-secret-id', 'Read, set or reset whether login needs a secret id.'],
+  ['secret-id-bound-cidrs', 'Read, set or clear the CIDR blocks allowed to log in with a role.'],
+  ['token-bound-cidrs', 'Read, set or clear the CIDR blocks allowed to use issued tokens.'],
   ['token-num-uses', 'Read, set or reset the number of uses of issued tokens.'],
   ['token-ttl', 'Read, set or reset the initial TTL of issued tokens.'],
   ['token-max-ttl', 'Read, set or reset the maximum lifetime of issued tokens.'],

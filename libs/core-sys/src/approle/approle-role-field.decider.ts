@@ -21,6 +21,8 @@ interface RoleField {
   reset: RoleBodyPart;
   /** Vault's own refusal of the update (checked before the role write's rules), if any */
   refuse?: (current: RoleState, update: RoleBodyPart) => string | undefined;
+  /** Vault's CIDR routes change nothing (204) when their field is absent, instead of "missing" */
+  absentIsNoop?: boolean;
 }
 
 const ttlAboveMax = (ttl: number, max: number) => max > 0 && ttl > max;
@@ -45,6 +47,20 @@ const ROLE_FIELDS: Readonly<Record<string, RoleField>> = {
     keys: ['bind_secret_id'],
     read: (v) => ({ bind_secret_id: v.bind_secret_id }),
     reset: { bind_secret_id: true },
+  },
+  'secret-id-bound-cidrs': {
+    keys: ['secret_id_bound_cidrs'],
+    read: (v) => ({ secret_id_bound_cidrs: v.secret_id_bound_cidrs }),
+    reset: { secret_id_bound_cidrs: [] },
+    absentIsNoop: true,
+    refuse: (_current, update) =>
+      update.secret_id_bound_cidrs?.length === 0 ? 'missing bound_cidr_list' : undefined,
+  },
+  'token-bound-cidrs': {
+    keys: ['token_bound_cidrs'],
+    read: (v) => ({ token_bound_cidrs: v.token_bound_cidrs }),
+    reset: { token_bound_cidrs: [] },
+    absentIsNoop: true,
   },
   'token-num-uses': {
     keys: ['token_num_uses'],
@@ -87,13 +103,23 @@ export function roleBodyOf(part: RoleBodyPart): ApproleRoleBody {
   return { ...approleRoleBodySchema.parse({}), ...part };
 }
 
-/** The update's body: only the field's keys, which must be there, and which Vault must not refuse. */
-export function roleFieldUpdate(field: RoleField, current: RoleState, body: ApproleRoleBody): RoleBodyPart {
+/**
+ * The update's body: only the field's keys, which must be there (or, for the CIDR routes, nothing
+ * changes: undefined), and which Vault must not refuse.
+ */
+export function roleFieldUpdate(
+  field: RoleField,
+  current: RoleState,
+  body: ApproleRoleBody,
+): RoleBodyPart | undefined {
   const only: RoleBodyPart = {};
   for (const key of field.keys) {
     if (body[key] !== undefined) Object.assign(only, { [key]: body[key] });
   }
-  if (Object.keys(only).length === 0) throw invalidRequest(`missing ${field.keys[0] ?? ''}`);
+  if (Object.keys(only).length === 0) {
+    if (field.absentIsNoop) return undefined;
+    throw invalidRequest(`missing ${field.keys[0] ?? ''}`);
+  }
   const refusal = field.refuse?.(current, only);
   if (refusal !== undefined) throw invalidRequest(refusal);
   return only;

@@ -223,6 +223,31 @@ describe('role fields', () => {
     expect((await field('tok', 'token-ttl', 'read')).data).toEqual({ token_ttl: 0 });
   });
 
+  it('secret-id-bound-cidrs and token-bound-cidrs: set, read, clear; absent changes nothing', async () => {
+    await writeRole('cidrs');
+    await field('cidrs', 'secret-id-bound-cidrs', 'update', { secret_id_bound_cidrs: '10.0.0.0/8' });
+    expect((await field('cidrs', 'secret-id-bound-cidrs', 'read')).data).toEqual({
+      secret_id_bound_cidrs: ['10.0.0.0/8'],
+    });
+    expect(await field('cidrs', 'secret-id-bound-cidrs', 'update', {})).toMatchObject({ data: null });
+    expect((await field('cidrs', 'secret-id-bound-cidrs', 'read')).data).toEqual({
+      secret_id_bound_cidrs: ['10.0.0.0/8'],
+    });
+    expect(await fieldFails('cidrs', 'secret-id-bound-cidrs', { secret_id_bound_cidrs: [] })).toMatchObject({
+      message: 'missing bound_cidr_list',
+    });
+    await field('cidrs', 'secret-id-bound-cidrs', 'delete');
+    expect((await field('cidrs', 'secret-id-bound-cidrs', 'read')).data).toEqual({
+      secret_id_bound_cidrs: [],
+    });
+    await field('cidrs', 'token-bound-cidrs', 'update', { token_bound_cidrs: ['192.168.0.0/16'] });
+    expect((await field('cidrs', 'token-bound-cidrs', 'read')).data).toEqual({
+      token_bound_cidrs: ['192.168.0.0/16'],
+    });
+    await field('cidrs', 'token-bound-cidrs', 'delete');
+    expect((await field('cidrs', 'token-bound-cidrs', 'read')).data).toEqual({ token_bound_cidrs: [] });
+  });
+
   it('the deprecated policies alias sets the token policies', async () => {
     await writeRole('alias');
     await field('alias', 'policies', 'update', { policies: 'x' });
