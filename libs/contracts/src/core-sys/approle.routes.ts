@@ -174,6 +174,7 @@ const ROLE_FIELD_ROUTES: [field: string, synopsis: string][] = [
   ['bind-secret-id', 'Read, set or reset whether login needs a secret id.'],
   ['secret-id-bound-cidrs', 'Read, set or clear the CIDR blocks allowed to log in with a role.'],
   ['token-bound-cidrs', 'Read, set or clear the CIDR blocks allowed to use issued tokens.'],
+  ['period', 'Read, set or reset the period of issued tokens.'],
   ['token-num-uses', 'Read, set or reset the number of uses of issued tokens.'],
   ['token-ttl', 'Read, set or reset the initial TTL of issued tokens.'],
   ['token-max-ttl', 'Read, set or reset the maximum lifetime of issued tokens.'],

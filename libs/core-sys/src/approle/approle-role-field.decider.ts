@@ -1,5 +1,6 @@
 import {
   approleRoleBodySchema,
+  formatDuration,
   invalidRequest,
   notFound,
   type ApproleRoleBody,
@@ -20,7 +21,9 @@ interface RoleField {
   /** the body that puts the field's default back */
   reset: RoleBodyPart;
   /** Vault's own refusal of the update (checked before the role write's rules), if any */
-  refuse?: (current: RoleState, update: RoleBodyPart) => string | undefined;
+  refuse?: (current: RoleState, update: RoleBodyPart, maxLeaseTtl: number) => string | undefined;
+  /** the name in "missing ..." when not the first key */
+  missing?: string;
   /** Vault's CIDR routes change nothing (204) when their field is absent, instead of "missing" */
   absentIsNoop?: boolean;
 }
@@ -61,6 +64,17 @@ const ROLE_FIELDS: Readonly<Record<string, RoleField>> = {
     read: (v) => ({ token_bound_cidrs: v.token_bound_cidrs }),
     reset: { token_bound_cidrs: [] },
     absentIsNoop: true,
+  },
+  period: {
+    keys: ['token_period', 'period'],
+    missing: 'period',
+    read: (v) => ({ token_period: v.token_period }),
+    reset: { token_period: 0 },
+    // Vault names the deprecated period field here (0s when only token_period was given)
+    refuse: (_current, update, maxLeaseTtl) =>
+      (update.token_period ?? update.period ?? 0) > maxLeaseTtl
+        ? `period of ${JSON.stringify(formatDuration(update.period ?? 0))} is greater than the backend's maximum lease TTL of ${JSON.stringify(formatDuration(maxLeaseTtl))}`
+        : undefined,
   },
   'token-num-uses': {
     keys: ['token_num_uses'],
@@ -111,6 +125,7 @@ export function roleFieldUpdate(
   field: RoleField,
   current: RoleState,
   body: ApproleRoleBody,
+  maxLeaseTtl: number,
 ): RoleBodyPart | undefined {
   const only: RoleBodyPart = {};
   for (const key of field.keys) {
@@ -118,9 +133,9 @@ export function roleFieldUpdate(
   }
   if (Object.keys(only).length === 0) {
     if (field.absentIsNoop) return undefined;
-    throw invalidRequest(`missing ${field.keys[0] ?? ''}`);
+    throw invalidRequest(`missing ${field.missing ?? field.keys[0] ?? ''}`);
   }
-  const refusal = field.refuse?.(current, only);
+  const refusal = field.refuse?.(current, only, maxLeaseTtl);
   if (refusal !== undefined) throw invalidRequest(refusal);
   return only;
 }

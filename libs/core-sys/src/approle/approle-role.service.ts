@@ -9,6 +9,7 @@ import {
 } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
+import { mountTtls } from '../tokens/token-ttl';
 import { decideRoleWrite, normalizeRoleName, roleView, type RoleState } from './approle.decider';
 import { roleBodyOf, roleFieldOf, roleFieldUpdate, roleFieldView } from './approle-role-field.decider';
 import { ApproleRoleEventLog, ApproleSecretIdEventLog } from './approle.projection';
@@ -85,7 +86,7 @@ export class ApproleRoleService {
     const field = roleFieldOf(req.path);
     await this.rewrite(req, (current) => {
       if (!current) throw notFound();
-      return roleFieldUpdate(field, current, req.body);
+      return roleFieldUpdate(field, current, req.body, mountTtls(req.mount.config).maxTtl);
     });
     return {};
   }

@@ -248,6 +248,20 @@ describe('role fields', () => {
     expect((await field('cidrs', 'token-bound-cidrs', 'read')).data).toEqual({ token_bound_cidrs: [] });
   });
 
+  it('period: token_period or the deprecated period, capped by the mount max lease TTL', async () => {
+    await writeRole('per');
+    await field('per', 'period', 'update', { token_period: '1h' });
+    expect((await field('per', 'period', 'read')).data).toEqual({ token_period: 3600 });
+    await field('per', 'period', 'update', { period: '2h' });
+    expect((await field('per', 'period', 'read')).data).toEqual({ token_period: 7200 });
+    expect(await fieldFails('per', 'period', {})).toMatchObject({ message: 'missing period' });
+    expect(await fieldFails('per', 'period', { period: '800h' })).toMatchObject({
+      message: 'period of "800h0m0s" is greater than the backend\'s maximum lease TTL of "768h0m0s"',
+    });
+    await field('per', 'period', 'delete');
+    expect((await field('per', 'period', 'read')).data).toEqual({ token_period: 0 });
+  });
+
   it('the deprecated policies alias sets the token policies', async () => {
     await writeRole('alias');
     await field('alias', 'policies', 'update', { policies: 'x' });
