@@ -174,6 +174,34 @@ describe.each(TARGETS)('%s: the approle auth method', (kind) => {
     expect((await vault.read('secret/data/approle/doc')).data.data).toEqual({ v: 'for apps' });
   });
 
+  it('reads, sets and resets one role field at a time (role/:name/secret-id-num-uses, policies)', async () => {
+    const role = uniq('fields');
+    expect((await root.post(`auth/approle/role/${role}`, { secret_id_num_uses: 2 })).status).toBe(204);
+    const base = `auth/approle/role/${role}`;
+    expect((await root.post(`${base}/secret-id-num-uses`, { secret_id_num_uses: 9 })).status).toBe(204);
+    expect((await root.get(`${base}/secret-id-num-uses`)).body.data).toEqual({ secret_id_num_uses: 9 });
+    expect((await root.delete(`${base}/secret-id-num-uses`)).status).toBe(204);
+    expect((await root.get(`${base}/secret-id-num-uses`)).body.data).toEqual({ secret_id_num_uses: 0 });
+    expect(await root.post(`${base}/secret-id-num-uses`, {})).toMatchObject({
+      status: 400,
+      body: { errors: ['missing secret_id_num_uses'] },
+    });
+    expect((await root.post(`${base}/policies`, { token_policies: ['p1', 'p2'] })).status).toBe(204);
+    expect((await root.get(`${base}/policies`)).body.data).toEqual({ token_policies: ['p1', 'p2'] });
+    expect((await root.get(`auth/approle/role/${uniq('ghost')}/secret-id-ttl`)).status).toBe(404);
+  });
+
+  it("tidy/secret-id answers 202 with Vault's warning", async () => {
+    const res = await root.post('auth/approle/tidy/secret-id');
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({
+      data: null,
+      warnings: [
+        "Tidy operation successfully started. Any information from the operation will be printed to Vault's server logs.",
+      ],
+    });
+  });
+
   it('deletes a role with its secret ids', async () => {
     const { secret_id } = await newSecretId(role);
     expect((await root.delete(`auth/approle/role/${role}`)).status).toBe(204);

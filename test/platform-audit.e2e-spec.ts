@@ -137,6 +137,37 @@ describe.each(['dev', 'cluster'] as const)('%s: audit devices', (kind) => {
     expect(added.map((e) => e['request'].path)).toEqual(['sys/audit', 'sys/audit']);
   });
 
+  it('logs a wrapped answer by its wrap_info (token and accessor HMAC-ed), without its data', async () => {
+    const key = uniq('wrapped');
+    const secret = `wrapped-${randomBytes(8).toString('hex')}`;
+    expect((await root.put(`secret/data/${key}`, { data: { password: secret } })).status).toBe(200);
+    const res = await root.get(`secret/data/${key}`, { headers: { 'x-vault-wrap-ttl': '5m' } });
+    expect(res.status).toBe(200);
+    const info = res.body.wrap_info;
+    const response = await pollFor(async () => {
+      const parsed = (await auditLines(file)).map((l) => JSON.parse(l) as Record<string, any>);
+      return parsed.find(
+        (e) =>
+          e['type'] === 'response' && e['request']?.path === `secret/data/${key}` && e['response']?.wrap_info,
+      );
+    }, 'the wrapped response entry');
+    const hashOf = async (input: string) =>
+      (await root.post('sys/audit-hash/file', { input })).body.data.hash as string;
+    expect(response['response'].wrap_info).toEqual({
+      token: await hashOf(info.token),
+      accessor: await hashOf(info.accessor),
+      ttl: 300,
+      creation_time: info.creation_time,
+      creation_path: `secret/data/${key}`,
+    });
+    expect(response['response'].data).toBeUndefined();
+    expect(response['auth'].token_type).toBe('service');
+    for (const line of await auditLines(file)) {
+      expect(line).not.toContain(secret);
+      expect(line).not.toContain(info.token);
+    }
+  });
+
   it('fails closed: once the file cannot be written, a write is refused and nothing is stored', async () => {
     const key = uniq('refused');
     await rm(file);

@@ -96,6 +96,25 @@ describe.each(TARGETS)('%s: response wrapping', (kind) => {
     expect((await as(next.token).post('sys/wrapping/unwrap')).body.data.data).toEqual({ r: 'w' });
   });
 
+  it('unwrap with a wrap TTL wraps the unwrapped response again, as Vault', async () => {
+    const app = uniq('unwrap-rewrap');
+    await writeSecret(app, { u: 'w' });
+    const first = await wrappedRead(app, '2m');
+    const info = first.body.wrap_info;
+    const res = await as(info.token).post('sys/wrapping/unwrap', undefined, {
+      headers: { 'x-vault-wrap-ttl': '3m' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toBeNull();
+    expect(res.text).not.toContain('"u":"w"');
+    const next = res.body.wrap_info;
+    expect(next).toMatchObject({ ttl: 180, creation_path: 'sys/wrapping/unwrap' });
+    expect(next.token).not.toBe(info.token);
+    expect(await as(info.token).post('sys/wrapping/unwrap')).toMatchObject({ status: 400, body: INVALID });
+    const unwrapped = await as(next.token).post('sys/wrapping/unwrap');
+    expect(unwrapped.body).toMatchObject({ request_id: first.body.request_id, data: { data: { u: 'w' } } });
+  });
+
   it('sys/wrapping/wrap wraps the body, and needs a wrap TTL', async () => {
     const res = await root.post(
       'sys/wrapping/wrap',

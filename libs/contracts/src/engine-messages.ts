@@ -102,6 +102,11 @@ export const engineResponseSchema = z.object({
   /** kind "raw" only */
   body: z.unknown().optional(),
   contentType: z.string().optional(),
+  /**
+   * kind "raw" only: the body is an unwrapped response, so a request asking for wrapping gets it
+   * wrapped again as it is (Vault's sys/wrapping/unwrap with a wrap TTL).
+   */
+  rewrappable: z.boolean().optional(),
 });
 export type EngineResponse = z.input<typeof engineResponseSchema>;
 

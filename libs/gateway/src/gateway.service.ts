@@ -248,9 +248,9 @@ export class GatewayService {
     if (trace.audit) {
       const audited = trace.audit;
       trace.audit = undefined;
-      await this.audit.logResponse(audited, auditedResult(result));
+      await this.audit.logResponse(audited, auditedResult(result, answered.wrapInfo));
     }
-    return answered;
+    return answered.http;
   }
 
   /** Whether a failed routing may be told (404/405/503) or must look like a denial (403). */

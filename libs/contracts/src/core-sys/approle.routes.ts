@@ -148,11 +148,37 @@ export const approleContracts = {
     body: accessorOnly.prefault({}),
     data: noData,
   }),
+  // role/:role_name/<field>: one field of a role (the path names which)
+  roleFieldRead: engineContract('core.approle.role-field-read', {
+    params: roleParams,
+    data: approleRoleData.partial(),
+  }),
+  roleFieldWrite: engineContract('core.approle.role-field-write', {
+    params: roleParams,
+    body: approleRoleBodySchema.prefault({}),
+    data: noData,
+  }),
+  roleFieldDelete: engineContract('core.approle.role-field-delete', { params: roleParams, data: noData }),
+  tidySecretId: engineContract('core.approle.tidy-secret-id', { data: noData }),
   // The token is in the auth block.
   login: engineContract('core.approle.login', { body: loginBody.prefault({}), data: noData }),
 };
 
 const ROLE = 'role/:role_name';
+
+/** The per-field role routes Vault has (path_role.go), each read/update/delete of one field. */
+const ROLE_FIELD_ROUTES: [field: string, synopsis: string][] = [
+  ['policies', 'Read, set or clear the token policies of a role.'],
+  ['secret-id-num-uses', 'Read, set or reset the default number of uses of new secret ids.'],
+  ['secret-id-ttl', 'Read, set or reset the default TTL of new secret ids.'],
+  ['bind-secret-id', 'Read, set or reset whether login needs a secret id.'],
+  ['secret-id-bound-cidrs', 'Read, set or clear the CIDR blocks allowed to log in with a role.'],
+  ['token-bound-cidrs', 'Read, set or clear the CIDR blocks allowed to use issued tokens.'],
+  ['period', 'Read, set or reset the period of issued tokens.'],
+  ['token-num-uses', 'Read, set or reset the number of uses of issued tokens.'],
+  ['token-ttl', 'Read, set or reset the initial TTL of issued tokens.'],
+  ['token-max-ttl', 'Read, set or reset the maximum lifetime of issued tokens.'],
+];
 
 export const approleRoutes: RouteTable = {
   engine: 'approle',
@@ -181,6 +207,15 @@ export const approleRoutes: RouteTable = {
         delete: { contract: approleContracts.roleDelete, summary: 'Delete a role and its secret ids' },
       },
     },
+    ...ROLE_FIELD_ROUTES.map(([field, synopsis]) => ({
+      pattern: `${ROLE}/${field}`,
+      synopsis,
+      operations: {
+        read: { contract: approleContracts.roleFieldRead, summary: `Read ${field}` },
+        update: { contract: approleContracts.roleFieldWrite, summary: `Set ${field}` },
+        delete: { contract: approleContracts.roleFieldDelete, summary: `Reset ${field}` },
+      },
+    })),
     {
       pattern: `${ROLE}/role-id`,
       synopsis: "Read or set a role's role id.",
@@ -233,6 +268,12 @@ export const approleRoutes: RouteTable = {
         update: { contract: approleContracts.accessorDestroy, summary: 'Destroy a secret id by accessor' },
         delete: { contract: approleContracts.accessorDestroy, summary: 'Destroy a secret id by accessor' },
       },
+    },
+    {
+      pattern: 'tidy/secret-id',
+      synopsis: 'Clean up expired secret ids.',
+      description: 'Destroys the secret ids past their TTL, as the periodic sweep does. Answers 202.',
+      operations: { update: { contract: approleContracts.tidySecretId, summary: 'Tidy secret ids' } },
     },
     {
       pattern: 'login',

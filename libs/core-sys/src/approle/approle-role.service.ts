@@ -9,7 +9,9 @@ import {
 } from '@coffer/contracts';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
-import { decideRoleWrite, normalizeRoleName, roleView } from './approle.decider';
+import { mountTtls } from '../tokens/token-ttl';
+import { decideRoleWrite, normalizeRoleName, roleView, type RoleState } from './approle.decider';
+import { roleBodyOf, roleFieldOf, roleFieldUpdate, roleFieldView } from './approle-role-field.decider';
 import { ApproleRoleEventLog, ApproleSecretIdEventLog } from './approle.projection';
 import { ApproleRepository } from './approle.repository';
 import { ROLE_ID_UNIQUE } from './approle.table';
@@ -71,6 +73,31 @@ export class ApproleRoleService {
     return {};
   }
 
+  /** role/:role_name/<field>: that field of the role; 404 without the role. */
+  async fieldRead(req: Req<'roleFieldRead'>): Promise<Res<'roleFieldRead'>> {
+    const field = roleFieldOf(req.path);
+    const found = await this.repo.role(req.mount.uuid, normalizeRoleName(req.params.role_name));
+    if (!found) throw notFound();
+    return { data: roleFieldView(field, found.state) };
+  }
+
+  /** Sets one field (it must be given); the role must exist (Vault: unsupported path, 404). 204. */
+  async fieldWrite(req: Req<'roleFieldWrite'>): Promise<Res<'roleFieldWrite'>> {
+    const field = roleFieldOf(req.path);
+    await this.rewrite(req, (current) => {
+      if (!current) throw notFound();
+      return roleFieldUpdate(field, current, req.body, mountTtls(req.mount.config).maxTtl);
+    });
+    return {};
+  }
+
+  /** Puts one field's default back. 204, also when the role does not exist. */
+  async fieldDelete(req: Req<'roleFieldDelete'>): Promise<Res<'roleFieldDelete'>> {
+    const field = roleFieldOf(req.path);
+    await this.rewrite(req, (current) => (current ? field.reset : undefined));
+    return {};
+  }
+
   async roleIdRead(req: RoleRef): Promise<Res<'roleIdRead'>> {
     const found = await this.repo.role(req.mount.uuid, normalizeRoleName(req.params.role_name));
     if (!found) throw notFound();
@@ -119,6 +146,25 @@ export class ApproleRoleService {
       if (!current) return;
       await this.roles.append({ mountUuid, roleName }, current.version, [
         { type: 'ApproleRoleDeleted', data: { deletedAt: this.now() } },
+      ]);
+    });
+  }
+
+  /** Applies a partial body to an existing role (nothing when `change` gives none). */
+  private async rewrite(
+    req: RoleRef,
+    change: (current: RoleState | null) => Parameters<typeof roleBodyOf>[0] | undefined,
+  ): Promise<void> {
+    const mountUuid = req.mount.uuid;
+    const roleName = normalizeRoleName(req.params.role_name);
+    await retryOnConflict(async () => {
+      const current = await this.repo.role(mountUuid, roleName);
+      const body = change(current?.state ?? null);
+      if (!current || !body) return;
+      const key = { mountUuid, roleName };
+      const next = decideRoleWrite(current.state, key, roleBodyOf(body), current.state.roleId);
+      await this.roles.append({ mountUuid, roleName }, current.version, [
+        { type: 'ApproleRoleWritten', data: { ...next, writtenAt: this.now() } },
       ]);
     });
   }

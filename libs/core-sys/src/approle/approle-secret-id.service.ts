@@ -13,6 +13,7 @@ import {
 import { isConflict, retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { IdentityService } from '../identity/identity.service';
+import { TIDY_STARTED } from '../tokens/token-admin.service';
 import { TokenService } from '../tokens/token.service';
 import { authMountPath, cidrAllows, loginDisplayName, loginPolicies } from '../userpass/userpass.decider';
 import { ApproleSalt } from './approle-salt';
@@ -30,6 +31,9 @@ import { SECRET_ID_ACCESSOR_UNIQUE, SECRET_ID_PKEY } from './approle.table';
 
 type Req<K extends keyof typeof approleContracts> = RequestOf<(typeof approleContracts)[K]>;
 type Res<K extends keyof typeof approleContracts> = ResponseOf<(typeof approleContracts)[K]>;
+/** Secret ids destroyed per pass of a tidy (passes repeat until one finds fewer). */
+const TIDY_BATCH = 100;
+
 type MountRef = Pick<Req<'secretIdList'>, 'mount'>;
 
 const alreadyRegistered = (): DomainError => invalidRequest('SecretID is already registered');
@@ -251,6 +255,15 @@ export class ApproleSecretIdService {
   }
 
   /** Destroys up to `limit` expired secret ids (Vault's tidy); answers how many. */
+  /**
+   * tidy/secret-id: destroys now every secret id the sweeper would destroy later (those past their
+   * TTL). Vault answers 202 with its "tidy started" warning.
+   */
+  async tidy(): Promise<Res<'tidySecretId'>> {
+    while ((await this.destroyExpired(TIDY_BATCH)) === TIDY_BATCH);
+    return { status: 202, warnings: [TIDY_STARTED] };
+  }
+
   async destroyExpired(limit: number): Promise<number> {
     const expired = await this.repo.expiredSecretIds(this.now(), limit);
     for (const { mountUuid, hmac } of expired) await this.destroyHmac(mountUuid, hmac);

@@ -48,6 +48,21 @@ export class ApproleHandlers {
     return this.roles.delete(req);
   }
 
+  @Handles(c.roleFieldRead)
+  fieldRead(@Payload() req: Req<'roleFieldRead'>): Res<'roleFieldRead'> {
+    return this.roles.fieldRead(req);
+  }
+
+  @Handles(c.roleFieldWrite)
+  fieldWrite(@Payload() req: Req<'roleFieldWrite'>): Res<'roleFieldWrite'> {
+    return this.roles.fieldWrite(req);
+  }
+
+  @Handles(c.roleFieldDelete)
+  fieldDelete(@Payload() req: Req<'roleFieldDelete'>): Res<'roleFieldDelete'> {
+    return this.roles.fieldDelete(req);
+  }
+
   @Handles(c.roleIdRead)
   roleIdRead(@Payload() req: Req<'roleIdRead'>): Res<'roleIdRead'> {
     return this.roles.roleIdRead(req);
@@ -91,6 +106,11 @@ export class ApproleHandlers {
   @Handles(c.accessorDestroy)
   accessorDestroy(@Payload() req: Req<'accessorDestroy'>): Res<'accessorDestroy'> {
     return this.secretIds.accessorDestroy(req);
+  }
+
+  @Handles(c.tidySecretId)
+  tidySecretId(): Res<'tidySecretId'> {
+    return this.secretIds.tidy();
   }
 
   /** Unauthenticated: the context (client address) is there, the token is not. */

@@ -350,6 +350,28 @@ describe('login', () => {
     }
   });
 
+  it("tidy/secret-id destroys expired secret ids now and answers 202 with Vault's warning", async () => {
+    const { secret_id } = await newSecretId('web', { ttl: '30s' });
+    const { secret_id: lasting } = await newSecretId('web');
+    const lookup = (id: string) =>
+      call(c.secretIdLookup, 'role/web/secret-id/lookup', 'web', { secret_id: id });
+    const start = h.clock.now;
+    try {
+      h.clock.now = new Date(start.getTime() + 31_000);
+      expect(await call(c.tidySecretId, 'tidy/secret-id')).toMatchObject({
+        status: 202,
+        data: null,
+        warnings: [
+          "Tidy operation successfully started. Any information from the operation will be printed to Vault's server logs.",
+        ],
+      });
+      expect((await lookup(secret_id)).data).toBeNull();
+      expect((await lookup(lasting)).data).not.toBeNull();
+    } finally {
+      h.clock.now = start;
+    }
+  });
+
   it('counts uses, and a refused login spends none', async () => {
     const id = await roleId('web');
     const { secret_id } = await newSecretId('web', { num_uses: 2, cidr_list: '10.0.0.0/8' });
@@ -396,6 +418,15 @@ describe('login', () => {
     const { secret_id } = await newSecretId('rooty');
     expect(await loginFails({ role_id: await roleId('rooty'), secret_id })).toMatchObject({
       message: 'auth methods cannot create root tokens',
+    });
+  });
+
+  it('refuses the internal response-wrapping policy at login', async () => {
+    await writeRole('wrappy', { token_policies: 'web,response-wrapping' });
+    const { secret_id } = await newSecretId('wrappy');
+    expect(await loginFails({ role_id: await roleId('wrappy'), secret_id })).toMatchObject({
+      code: 'invalid_request',
+      message: 'cannot assign policy "response-wrapping"',
     });
   });
 });

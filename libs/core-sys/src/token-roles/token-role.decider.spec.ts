@@ -87,6 +87,13 @@ describe('role tokens', () => {
     expect(decide(role({}), { policies: ['web'] }).spec.policies).toEqual(['default', 'web']);
   });
 
+  it('refuses the internal response-wrapping policy even when the role allows it', () => {
+    const allowing = role({ allowed_policies: 'web,response-wrapping' });
+    expect(() => decide(allowing, { policies: ['response-wrapping'] }, true)).toThrow(
+      'cannot assign policy "response-wrapping"',
+    );
+  });
+
   it('caps period and explicit max TTL by the role, warning when both are set', () => {
     const r = role({ token_period: 600, token_explicit_max_ttl: 900 });
     expect(decide(r).spec).toMatchObject({ period: 600, explicitMaxTtl: 900 });

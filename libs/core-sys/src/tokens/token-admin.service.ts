@@ -54,7 +54,7 @@ const isBatchCaller = (caller: CallerContext): boolean => !caller.accessor && !!
 
 /** Sweeps one tidy runs at most (each revokes up to a batch per category). */
 const TIDY_PASSES = 100;
-const TIDY_STARTED =
+export const TIDY_STARTED =
   "Tidy operation successfully started. Any information from the operation will be printed to Vault's server logs.";
 
 /**

@@ -103,6 +103,14 @@ describe('login rules', () => {
     );
   });
 
+  it('refuses the internal response-wrapping policy at login, with 400 as Vault', () => {
+    const err = failure(() =>
+      loginPolicies({ ...DEFAULT_TOKEN_SETTINGS, tokenPolicies: ['web', 'Response-Wrapping'] }),
+    );
+    expect(err.message).toBe('cannot assign policy "response-wrapping"');
+    expect(err.code).toBe('invalid_request');
+  });
+
   it('checks bound CIDRs', () => {
     expect(cidrAllows([], 'anything')).toBe(true);
     expect(cidrAllows(['10.0.0.0/8'], '10.1.2.3')).toBe(true);

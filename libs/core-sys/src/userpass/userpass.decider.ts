@@ -6,6 +6,7 @@ import {
   type UserpassUserData,
 } from '@coffer/contracts';
 import { sanitizePolicies } from '../tokens/token-policies';
+import { assertAssignable } from '../tokens/token.decider';
 import type { UserpassEvent, UserTokenSettings } from './userpass.events';
 
 export interface UserState {
@@ -108,6 +109,8 @@ export function loginPolicies(settings: UserTokenSettings): string[] {
   let policies = sanitizePolicies(settings.tokenPolicies, !settings.tokenNoDefaultPolicy);
   if (settings.tokenNoDefaultPolicy) policies = policies.filter((p) => p !== 'default');
   if (policies.includes('root')) throw invalidRequest('auth methods cannot create root tokens');
+  // Vault refuses internal policies (response-wrapping) at every login, whatever the method.
+  assertAssignable(policies);
   return policies;
 }
 

@@ -79,7 +79,7 @@ export class WrappingService {
 
   async unwrap(req: RequestOf<C['unwrap']>): Promise<ResponseOf<C['unwrap']>> {
     const pending = await this.release(req, 'unwrapped');
-    return { kind: 'raw', status: 200, body: pending.wrapped.response };
+    return { kind: 'raw', status: 200, body: pending.wrapped.response, rewrappable: true };
   }
 
   async lookup(req: RequestOf<C['lookup']>): Promise<ResponseOf<C['lookup']>> {

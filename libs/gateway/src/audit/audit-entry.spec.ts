@@ -1,5 +1,6 @@
 import { auditHmac } from '@coffer/contracts';
 import { deviceFormat, hashStructure, requestLine, responseLine, type AuditedRequest } from './audit-entry';
+import { auditedResult } from './audit-trail';
 
 const SALT = 'salt';
 const h = (v: string) => auditHmac(SALT, v);
@@ -82,6 +83,47 @@ describe('audit entries', () => {
         headers: { 'x-request-id': [h('abc')], 'user-agent': ['curl'] },
       },
     });
+  });
+
+  it('audits a wrapped answer by its wrap_info: token and accessors hashed, no data or auth', () => {
+    const wrapInfo = {
+      token: 'hvs.wrapping',
+      accessor: 'wacc',
+      ttl: 300,
+      creation_time: '2026-01-02T03:04:05.123456789Z',
+      creation_path: 'auth/token/create',
+      wrapped_accessor: 'inner',
+    };
+    const result = {
+      kind: 'envelope' as const,
+      data: { secret: 'hunter2' },
+      warnings: [],
+      auth: null,
+    };
+    const outcome = auditedResult(result, wrapInfo);
+    const entry = JSON.parse(responseLine(request, outcome, [], deviceFormat(SALT, {}), request.time));
+    expect(entry.response.wrap_info).toEqual({
+      token: h('hvs.wrapping'),
+      accessor: h('wacc'),
+      ttl: 300,
+      creation_time: '2026-01-02T03:04:05.123456789Z',
+      creation_path: 'auth/token/create',
+      wrapped_accessor: h('inner'),
+    });
+    expect(entry.response.data).toBeUndefined();
+    expect(entry.response.auth).toBeUndefined();
+    const clearAccessors = deviceFormat(SALT, { hmac_accessor: 'false' });
+    const clear = JSON.parse(responseLine(request, outcome, [], clearAccessors, request.time));
+    expect(clear.response.wrap_info).toMatchObject({ token: h('hvs.wrapping'), accessor: 'wacc' });
+    expect(auditedResult(result).response?.data).toEqual({ secret: 'hunter2' });
+  });
+
+  it('names the token type: batch tokens are the ones without an accessor', () => {
+    const batch = { ...request, token: { ...request.token!, accessor: '' } };
+    const entry = JSON.parse(requestLine(batch, undefined, [], deviceFormat(SALT, {})));
+    expect(entry.auth.token_type).toBe('batch');
+    expect(entry.auth.accessor).toBeUndefined();
+    expect(entry.request.client_token_accessor).toBeUndefined();
   });
 
   it('elides list responses when asked, and carries the error', () => {

@@ -1,4 +1,10 @@
-import { auditHmac, type AuditedHeader, type AuthBlock, type ResolvedToken } from '@coffer/contracts';
+import {
+  auditHmac,
+  type AuditedHeader,
+  type AuthBlock,
+  type ResolvedToken,
+  type WrapInfo,
+} from '@coffer/contracts';
 
 /**
  * Vault's audit entries (audit/types.go) and their hashing (audit/hashstructure.go): every string
@@ -32,7 +38,7 @@ export interface AuditedOutcome {
     data?: unknown;
     auth?: AuthBlock | null;
     warnings?: string[] | null;
-    wrap_info?: unknown;
+    wrap_info?: WrapInfo;
   };
   error?: string;
 }
@@ -100,13 +106,14 @@ function authEntry(req: AuditedRequest, h: ReturnType<typeof hashers>): Record<s
   if (!token) return req.clientToken ? { client_token: h.hash(req.clientToken) } : undefined;
   return omitEmpty({
     client_token: req.clientToken ? h.hash(req.clientToken) : undefined,
-    accessor: h.accessor(token.accessor),
+    accessor: token.accessor ? h.accessor(token.accessor) : undefined,
     display_name: token.displayName,
     policies: req.policies,
     token_policies: token.policies,
     identity_policies: token.identityPolicies,
     entity_id: token.entityId,
-    token_type: 'service',
+    // batch tokens are the ones without an accessor
+    token_type: token.accessor === '' ? 'batch' : 'service',
     token_ttl:
       token.expiresAt > 0
         ? Math.max(0, Math.round((token.expiresAt - req.time.getTime()) / 1000))
@@ -141,7 +148,7 @@ function requestEntry(
     mount_accessor: req.mount?.accessor,
     mount_point: req.mount?.path,
     client_token: req.clientToken ? h.hash(req.clientToken) : undefined,
-    client_token_accessor: req.token ? h.accessor(req.token.accessor) : undefined,
+    client_token_accessor: req.token?.accessor ? h.accessor(req.token.accessor) : undefined,
     namespace: { id: req.namespace === '' ? 'root' : req.namespace },
     path: req.path,
     data: req.data && Object.keys(req.data).length > 0 ? hashStructure(req.data, h.hash) : undefined,
@@ -173,6 +180,18 @@ function responseAuth(auth: AuthBlock, h: ReturnType<typeof hashers>): Record<st
     token_type: auth.token_type,
     token_ttl: auth.lease_duration,
     num_uses: auth.num_uses === 0 ? undefined : auth.num_uses,
+  });
+}
+
+/** Vault's hashWrapInfo: the token always, the accessors with hmac_accessor; the rest clear. */
+function wrapInfoEntry(info: WrapInfo, h: ReturnType<typeof hashers>): Record<string, unknown> {
+  return omitEmpty({
+    token: h.hash(info.token),
+    accessor: h.accessor(info.accessor),
+    ttl: info.ttl,
+    creation_time: info.creation_time,
+    creation_path: info.creation_path,
+    wrapped_accessor: info.wrapped_accessor ? h.accessor(info.wrapped_accessor) : undefined,
   });
 }
 
@@ -214,7 +233,7 @@ export function responseLine(
         auth: res.auth ? responseAuth(res.auth, h) : undefined,
         data: data !== null && data !== undefined ? hashStructure(data, h.hash) : undefined,
         warnings: res.warnings ?? undefined,
-        wrap_info: res.wrap_info ? hashStructure(res.wrap_info, h.hash) : undefined,
+        wrap_info: res.wrap_info ? wrapInfoEntry(res.wrap_info, h) : undefined,
       })
     : undefined;
   const entry = omitEmpty({

@@ -1,4 +1,4 @@
-import { DomainError } from '@coffer/contracts';
+import { DomainError, type WrapInfo } from '@coffer/contracts';
 import type { EngineResult } from '../response/envelope';
 import type { RequestKind } from '../request/request-kind';
 import type { Routing } from '../routing/route-resolver';
@@ -19,8 +19,12 @@ export function provisionalOperation(kind: RequestKind): string {
   return kind === 'write' ? 'update' : kind;
 }
 
-/** An engine's answer as its response entry sees it. */
-export function auditedResult(result: EngineResult): AuditedOutcome {
+/**
+ * An engine's answer as its response entry sees it. A wrapped answer is audited as Vault does: its
+ * wrap_info only, the wrapped data and auth never (they live in the wrapping token's cubbyhole).
+ */
+export function auditedResult(result: EngineResult, wrapInfo?: WrapInfo): AuditedOutcome {
+  if (wrapInfo) return { response: { wrap_info: wrapInfo } };
   if (result.kind === 'raw') {
     const body: unknown = result.body;
     return { response: { data: body !== null && typeof body === 'object' ? body : undefined } };

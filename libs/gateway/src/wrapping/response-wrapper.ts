@@ -1,4 +1,4 @@
-import { coreWrapResponse } from '@coffer/contracts';
+import { coreWrapResponse, type WrapInfo } from '@coffer/contracts';
 import type { Headers, Transport } from '@coffer/transport';
 import { buildEnvelope, jsonResult, type EngineResult, type HttpResult } from '../response/envelope';
 
@@ -17,18 +17,20 @@ export interface WrapSettings {
 /**
  * Vault's response wrapping, after the engine answered and the answer was rendered: a request
  * with a wrap TTL of a second or more gets, instead of its answer, a wrap_info naming the
- * single-use token core-sys keeps the rendered answer under. Raw answers (sys/unwrap's own,
- * sys/health...) and answers without a body (204) are never wrapped.
+ * single-use token core-sys keeps the rendered answer under. Raw answers (sys/health...) and
+ * answers without a body (204) are never wrapped, except an unwrapped response (marked
+ * rewrappable), which Vault wraps again as it is under a new token.
  */
 export async function wrapIfRequested(
   transport: Transport,
   settings: WrapSettings,
   result: EngineResult,
   rendered: HttpResult,
-): Promise<HttpResult> {
+): Promise<{ http: HttpResult; wrapInfo?: WrapInfo }> {
   const { wrapTtl } = settings;
-  if (wrapTtl === undefined || wrapTtl < 1) return rendered;
-  if (result.kind === 'raw' || rendered.body === undefined || rendered.status !== 200) return rendered;
+  if (wrapTtl === undefined || wrapTtl < 1) return { http: rendered };
+  const wrappable = result.kind !== 'raw' || result.rewrappable === true;
+  if (!wrappable || rendered.body === undefined || rendered.status !== 200) return { http: rendered };
   const wrapInfo = await transport.request(
     coreWrapResponse,
     {
@@ -39,8 +41,9 @@ export async function wrapIfRequested(
     },
     { headers: settings.headers, timeoutMs: settings.timeoutMs, write: true },
   );
-  return jsonResult(200, {
+  const http = jsonResult(200, {
     ...buildEnvelope(settings.requestId, { data: null, warnings: [] }),
     wrap_info: wrapInfo,
   });
+  return { http, wrapInfo };
 }
