@@ -1,1 +1,2 @@
 export { IntervalLoop, type IntervalLoopOptions } from './interval-loop';
+export { SweepJob } from './sweep-job';

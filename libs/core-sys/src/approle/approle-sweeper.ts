@@ -1,12 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { IntervalLoop } from '@coffer/scheduling';
+import { SweepJob } from '@coffer/scheduling';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { ApproleSalt } from './approle-salt';
 import { ApproleSecretIdService } from './approle-secret-id.service';
@@ -20,33 +14,17 @@ const SWEEP_BATCH = 100;
  * replica; a destroy is an append at the version read, so replicas sweeping the same one settle.
  */
 @Injectable()
-export class ApproleSecretIdSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('ApproleSecretIdSweeper');
-  private readonly loop: IntervalLoop;
-
+export class ApproleSecretIdSweeper extends SweepJob {
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly secretIds: ApproleSecretIdService,
     private readonly salt: ApproleSalt,
   ) {
-    this.loop = new IntervalLoop({
-      intervalMs: SWEEP_INTERVAL_MS,
-      run: () => this.sweep(),
-      onError: (error) =>
-        this.logger.warn(`secret id sweep failed: ${error instanceof Error ? error.message : String(error)}`),
-    });
-  }
-
-  onApplicationBootstrap(): void {
-    this.loop.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+    super('ApproleSecretIdSweeper', 'secret id sweep', SWEEP_INTERVAL_MS);
   }
 
   /** One pass; answers how many secret ids it destroyed. */
-  async sweep(): Promise<number> {
+  override async sweep(): Promise<number> {
     if (this.runtime.cipher.sealed) {
       // The salts must not outlive the keyring in memory.
       this.salt.forget();

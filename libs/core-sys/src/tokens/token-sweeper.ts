@@ -1,12 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { IntervalLoop } from '@coffer/scheduling';
+import { SweepJob } from '@coffer/scheduling';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { TokenRepository } from './token.repository';
 import { TokenRevocationService } from './token-revocation.service';
@@ -38,10 +32,7 @@ export const DEFAULT_TOKEN_SWEEP_SETTINGS: TokenSweepSettings = {
  * appends at a known stream version, so replicas sweeping the same token do not conflict.
  */
 @Injectable()
-export class TokenSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('TokenSweeper');
-  private readonly loop: IntervalLoop;
-
+export class TokenSweeper extends SweepJob {
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly repo: TokenRepository,
@@ -49,25 +40,11 @@ export class TokenSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly salt: TokenSalt,
     @Inject(TOKEN_SWEEP_SETTINGS) private readonly settings: TokenSweepSettings,
   ) {
-    this.loop = new IntervalLoop({
-      intervalMs: settings.intervalMs,
-      run: () => this.sweep(),
-      // Never the token data: only what went wrong.
-      onError: (error) =>
-        this.logger.warn(`token sweep failed: ${error instanceof Error ? error.message : String(error)}`),
-    });
-  }
-
-  onApplicationBootstrap(): void {
-    this.loop.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+    super('TokenSweeper', 'token sweep', settings.intervalMs);
   }
 
   /** One pass; answers how many tokens it revoked. */
-  async sweep(): Promise<number> {
+  override async sweep(): Promise<number> {
     if (this.runtime.cipher.sealed) {
       // Nothing may be written while sealed, and the salt must not outlive the keyring in memory.
       this.salt.forget();

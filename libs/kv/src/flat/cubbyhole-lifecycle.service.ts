@@ -1,13 +1,7 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { coreTokenAlive } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { IntervalLoop } from '@coffer/scheduling';
+import { SweepJob } from '@coffer/scheduling';
 import { KV_OPTIONS, KV_RUNTIME, type KvModuleOptions } from '../kv.di';
 import { Vacuum } from '../shared/vacuum';
 import { CubbyholeEventLog } from './cubbyhole.projection';
@@ -24,10 +18,7 @@ type Reason = 'token_revoked' | 'token_gone';
  * missed broadcast never leaves data behind.
  */
 @Injectable()
-export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('kv.cubbyhole');
-  private readonly loop: IntervalLoop;
-
+export class CubbyholeLifecycleService extends SweepJob {
   constructor(
     @Inject(KV_RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(KV_OPTIONS) private readonly options: KvModuleOptions,
@@ -35,23 +26,7 @@ export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnAppl
     private readonly log: CubbyholeEventLog,
     private readonly vacuum: Vacuum,
   ) {
-    this.loop = new IntervalLoop({
-      intervalMs: options.cubbyholeSweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
-      run: () => this.sweep(),
-      // Sealed or core-sys briefly unavailable: the next pass catches up.
-      onError: (error) =>
-        this.logger.warn(
-          `cubbyhole sweep skipped: ${error instanceof Error ? error.message : 'unknown error'}`,
-        ),
-    });
-  }
-
-  onApplicationBootstrap(): void {
-    this.loop.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+    super('kv.cubbyhole', 'cubbyhole sweep', options.cubbyholeSweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
   }
 
   async tokensRevoked(tokenRefs: readonly string[]): Promise<void> {
@@ -61,7 +36,7 @@ export class CubbyholeLifecycleService implements OnApplicationBootstrap, OnAppl
   }
 
   /** One pass over every cubbyhole owner; resolves when done (the timer runs it in the background). */
-  async sweep(): Promise<number> {
+  override async sweep(): Promise<number> {
     const batch = this.options.cubbyholeSweepBatchSize ?? DEFAULT_SWEEP_BATCH;
     let after = '';
     let destroyed = 0;
