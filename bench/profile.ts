@@ -2,7 +2,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { startCluster } from '../test/support';
-import { prepare } from './lib/coffer';
+import { prepareKv } from './suites/kv.suite';
 import { runHttpLoad } from './lib/http-load';
 import { summariseProfile, type Window } from './lib/cpu-profile';
 
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     if (p.pid !== undefined) pids.set(p.pid, p.name);
   try {
     const target = { baseUrl: cluster.baseUrl, rootToken: cluster.rootToken };
-    await prepare(target);
+    await prepareKv(target);
     window.fromUs = nowUs();
     const common = {
       origin: target.baseUrl,

@@ -4,7 +4,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { natsUrl, pgUrl, REPO_ROOT } from '@coffer/testing';
 import { startCluster, startDevServer } from '../test/support';
 import { fastifyBaseline, natsBaseline, pgBaseline, type LoadShape } from './lib/baselines';
-import { prepare, runScenarios, type CofferTarget } from './lib/coffer';
+import type { CofferTarget } from './lib/suite';
+import { BENCH_SUITES } from './suites';
 import {
   benchmarksDocument,
   describeMachine,
@@ -15,8 +16,8 @@ import {
 } from './lib/report';
 
 /**
- * `npm run bench`: KV v2 writes, KV v2 reads and cubbyhole reads through the gateway in dev and
- * cluster mode, plus the baselines of each step of the path, in one run. Prints a markdown table
+ * `npm run bench`: every engine's suite (`bench/suites`) through the gateway in dev and cluster
+ * mode, plus the baselines of each step of the path, in one run. Prints a markdown table
  * and writes docs/benchmarks.md. `npm run bench -- --duration 2 --connections 16` for a smoke run.
  */
 interface Options {
@@ -24,6 +25,7 @@ interface Options {
   connections: number;
   modes: Mode[];
   kvReplicas: number;
+  suites: string[];
   pgPool: number;
   write: boolean;
   out: string;
@@ -41,6 +43,13 @@ const modeList = (value: string): Mode[] => {
   return modes as Mode[];
 };
 
+const suiteList = (value: string): string[] => {
+  const names = value.split(',').map((s) => s.trim());
+  for (const n of names)
+    if (!BENCH_SUITES.some((s) => s.name === n)) throw new InvalidArgumentError(`unknown suite "${n}"`);
+  return names;
+};
+
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function measureCoffer(mode: 'dev' | 'cluster', shape: LoadShape, opts: Options): Promise<Row[]> {
@@ -56,9 +65,13 @@ async function measureCoffer(mode: 'dev' | 'cluster', shape: LoadShape, opts: Op
           stop: c.stop,
         }));
   try {
-    await prepare(server.target);
-    const scenarios = await runScenarios(server.target, shape, log);
-    return scenarios.map((s) => ({ mode, scenario: s.name, summary: s.summary }));
+    const rows: Row[] = [];
+    for (const suite of BENCH_SUITES.filter((s) => opts.suites.includes(s.name))) {
+      log(` ${suite.name}`);
+      const scenarios = await suite.run(server.target, shape, log);
+      rows.push(...scenarios.map((s) => ({ mode, scenario: s.name, summary: s.summary })));
+    }
+    return rows;
   } finally {
     await server.stop();
   }
@@ -74,6 +87,12 @@ async function main(): Promise<void> {
       'dev',
       'cluster',
     ] as Mode[])
+    .option(
+      '--suites <list>',
+      `comma-separated suites: ${BENCH_SUITES.map((s) => s.name).join(',')}`,
+      suiteList,
+      BENCH_SUITES.map((s) => s.name),
+    )
     .option('--kv-replicas <n>', 'kv replicas in cluster mode', positiveInt, 1)
     .option('--pg-pool <n>', 'pool size of the pg baseline (the services use 10)', positiveInt, 10)
     .option('--no-write', 'print the table only; leave docs/benchmarks.md alone')
@@ -108,6 +127,7 @@ async function main(): Promise<void> {
       rows,
       describeMachine(),
       { ...shape, kvReplicas: opts.kvReplicas },
+      BENCH_SUITES.flatMap((s) => s.targets),
       new Date(),
     );
     await mkdir(path.dirname(opts.out), { recursive: true });

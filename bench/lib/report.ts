@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { formatNumber, markdownTable } from '../../tools/lib/markdown';
 import type { Summary } from '../../tools/lib/stats';
+import type { BenchTarget } from './suite';
 
 export type Mode = 'baseline' | 'dev' | 'cluster';
 
@@ -73,15 +74,21 @@ export interface RunShape {
   kvReplicas: number;
 }
 
-export function benchmarksDocument(rows: Row[], machine: Machine, shape: RunShape, date: Date): string {
+export function benchmarksDocument(
+  rows: Row[],
+  machine: Machine,
+  shape: RunShape,
+  targets: readonly BenchTarget[],
+  date: Date,
+): string {
   const find = (scenario: string) =>
     rows.find((r) => r.mode === 'cluster' && r.scenario === scenario)?.summary;
-  const reads = find('KV v2 read');
-  const writes = find('KV v2 write');
-  const verdict = (s: Summary | undefined, target: number) =>
-    s === undefined
-      ? 'not measured'
-      : `${formatNumber(s.rps, 0)}/s, p99 ${formatNumber(s.p99, 1)} ms (${s.rps >= target && s.p99 < 20 ? 'met' : 'not met'})`;
+  const verdict = (t: BenchTarget) => {
+    const s: Summary | undefined = find(t.scenario);
+    if (s === undefined) return 'not measured';
+    const met = s.rps >= t.minRps && (t.maxP99 === undefined || s.p99 < t.maxP99);
+    return `${formatNumber(s.rps, 0)}/s, p99 ${formatNumber(s.p99, 1)} ms (${met ? 'met' : 'not met'})`;
+  };
   return [
     '# Benchmarks',
     '',
@@ -108,8 +115,7 @@ export function benchmarksDocument(rows: Row[], machine: Machine, shape: RunShap
     '',
     '## Targets (cluster mode, 2-core machine)',
     '',
-    `- KV v2 reads ≥ 4,000/s with p99 < 20 ms: ${verdict(reads, 4000)}`,
-    `- KV v2 writes ≥ 1,500/s with p99 < 20 ms: ${verdict(writes, 1500)}`,
+    ...targets.map((t) => `- ${t.label}: ${verdict(t)}`),
     '',
   ].join('\n');
 }

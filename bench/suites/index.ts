@@ -1,0 +1,5 @@
+import type { BenchSuite } from '../lib/suite';
+import { kvSuite } from './kv.suite';
+
+/** Every engine's benchmark suite, run in this order in each mode (`--suites kv,pki` picks some). */
+export const BENCH_SUITES: readonly BenchSuite[] = [kvSuite];
