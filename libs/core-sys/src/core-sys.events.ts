@@ -1,5 +1,6 @@
 import type { ServiceAggregate } from '@coffer/event-store';
 import { IDENTITY_LOG } from './identity/identity.events';
+import { GROUP_LOG } from './identity/group.events';
 import { LEASE_LOG } from './leases/lease.events';
 import { MOUNTS_LOG } from './mounts/mounts.events';
 import { POLICY_LOG } from './policies/policy.events';
@@ -19,6 +20,7 @@ export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
   TOKEN_ROLE_LOG,
   USERPASS_LOG,
   IDENTITY_LOG,
+  GROUP_LOG,
   APPROLE_ROLE_LOG,
   APPROLE_SECRET_ID_LOG,
   APPROLE_SALT_LOG,

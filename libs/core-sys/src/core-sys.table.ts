@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { ServiceDb } from '@coffer/event-store';
 import type { IdentityDatabase } from './identity/identity.table';
+import type { IdentityGroupDatabase } from './identity/group.table';
 import type { LeasesDatabase } from './leases/lease.table';
 import type { MountsDatabase } from './mounts/mounts.table';
 import type { PoliciesDatabase } from './policies/policy.table';
@@ -20,6 +21,7 @@ export interface CoreSysDatabase
     TokenDatabase,
     UserpassDatabase,
     IdentityDatabase,
+    IdentityGroupDatabase,
     TokenRoleDatabase,
     ApproleDatabase,
     AuditDatabase,

@@ -10,6 +10,8 @@ import {
   entityListData,
   noData,
 } from './core-sys-data.schema';
+import { identityGroupRouteDefs } from './identity-group.routes';
+import { identityLookupRouteDefs } from './identity-lookup.routes';
 
 /**
  * The identity store (mount type "identity", at identity/): entities and entity aliases.
@@ -175,5 +177,7 @@ export const identityRoutes: RouteTable = {
         delete: { contract: identityContracts.aliasByIdDelete, summary: 'Delete an alias' },
       },
     },
+    ...identityGroupRouteDefs,
+    ...identityLookupRouteDefs,
   ],
 };

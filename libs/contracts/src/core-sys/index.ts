@@ -20,3 +20,11 @@ export type {
   UserpassUserData,
 } from './core-sys-data.schema';
 export * from './audit.routes';
+export * from './identity-group.routes';
+export * from './identity-lookup.routes';
+export type {
+  GroupAliasData,
+  GroupAliasListData,
+  GroupData,
+  GroupListData,
+} from './identity-group-data.schema';

@@ -14,7 +14,7 @@ import { decideAliasCreate, decideAliasUpdate, type AliasAppend, type AliasState
 import { IdentityEventLog } from './identity.projection';
 import { IdentityRepository } from './identity.repository';
 import { IdentityService, isUniqueViolation } from './identity.service';
-import { aliasList, aliasView, type MountLookup } from './identity.view';
+import { aliasList, aliasView, lookupMounts, type MountLookup } from './identity.view';
 
 interface AliasInput {
   id: string;
@@ -156,13 +156,11 @@ export class AliasAdminService {
     await this.identity.announceChange(result.before, result.after);
   }
 
-  private async mountLookup(aliases: AliasState[]): Promise<MountLookup> {
-    const found = new Map<string, { path: string; type: string }>();
-    for (const accessor of new Set(aliases.map((a) => a.mountAccessor))) {
-      const mount = await this.mounts.authMountByAccessor(accessor);
-      if (mount) found.set(accessor, { path: mount.path, type: mount.type });
-    }
-    return (accessor) => found.get(accessor);
+  private mountLookup(aliases: AliasState[]): Promise<MountLookup> {
+    return lookupMounts(
+      (a) => this.mounts.authMountByAccessor(a),
+      aliases.map((a) => a.mountAccessor),
+    );
   }
 
   private now(): number {

@@ -13,8 +13,9 @@ import { MountsService } from '../mounts/mounts.service';
 import { decideEntityWrite, type EntityInput, type EntityState } from './identity.decider';
 import { IdentityEventLog } from './identity.projection';
 import { IdentityRepository } from './identity.repository';
+import { GroupService } from './group.service';
 import { IdentityService, isUniqueViolation } from './identity.service';
-import { entityList, entityView, type MountLookup } from './identity.view';
+import { entityList, entityView, lookupMounts, type MountLookup } from './identity.view';
 
 /** Where the entity of a write or read is named: the body, the id path or the name path. */
 export type EntityRef = { by: 'body' } | { by: 'id'; id: string } | { by: 'name'; name: string };
@@ -33,6 +34,7 @@ export class EntityAdminService {
     private readonly log: IdentityEventLog,
     private readonly identity: IdentityService,
     @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
+    private readonly groups: GroupService,
   ) {}
 
   /** Create (200 {id, name, aliases}) or update (204), Vault's handleEntityUpdateCommon. */
@@ -76,24 +78,47 @@ export class EntityAdminService {
   async read(ref: EntityRef): Promise<Res<'entityByIdRead'>> {
     const found = await this.find(ref);
     if (!found) throw notFound();
-    return { data: entityView(found, await this.mountLookup([found])) };
+    return { data: await this.view(found) };
+  }
+
+  /** An entity as read, with the groups it is in (direct, and inherited through nesting). */
+  async view(entity: EntityState): Promise<NonNullable<Res<'entityByIdRead'>['data']>> {
+    const groups = await this.groups.groupsOfEntity(entity.id);
+    const ids = (direct: boolean) => groups.filter((g) => g.direct === direct).map((g) => g.id);
+    return entityView(entity, await this.mountLookup([entity]), { direct: ids(true), inherited: ids(false) });
   }
 
   async delete(ref: EntityRef): Promise<Res<'entityByIdDelete'>> {
-    await retryOnConflict(async () => {
+    const deleted = await this.deleteOne(ref);
+    await this.groups.removeEntities(deleted);
+    return {};
+  }
+
+  /** Vault's handleEntityBatchDelete: unknown ids are skipped. */
+  async batchDelete(entityIds: string[] | undefined): Promise<Res<'entityByIdDelete'>> {
+    if (!entityIds || entityIds.length === 0) throw invalidRequest('missing entity ids to delete');
+    const deleted: string[] = [];
+    for (const id of new Set(entityIds)) if (id) deleted.push(...(await this.deleteOne({ by: 'id', id })));
+    await this.groups.removeEntities(deleted);
+    return {};
+  }
+
+  /** Deletes the entity (and its aliases); answers its id, or nothing when there was none. */
+  private deleteOne(ref: EntityRef): Promise<string[]> {
+    return retryOnConflict(async () => {
       const found =
         ref.by === 'id'
           ? await this.repo.entityById(ref.id)
           : ref.by === 'name'
             ? await this.repo.entityByName(ref.name)
             : undefined;
-      if (!found) return;
+      if (!found) return [];
       const { before, after } = await this.log.append(found.state.id, found.version, [
         { type: 'EntityDeleted', data: { deletedAt: this.runtime.clock().getTime() } },
       ]);
       await this.identity.announceChange(before, after);
+      return [found.state.id];
     });
-    return {};
   }
 
   async list(byId: boolean): Promise<Res<'entityByIdList'>> {
@@ -115,14 +140,9 @@ export class EntityAdminService {
     return undefined;
   }
 
-  private async mountLookup(entities: EntityState[]): Promise<MountLookup> {
-    const accessors = new Set(entities.flatMap((e) => e.aliases.map((a) => a.mountAccessor)));
-    const found = new Map<string, { path: string; type: string }>();
-    for (const accessor of accessors) {
-      const mount = await this.mounts.authMountByAccessor(accessor);
-      if (mount) found.set(accessor, { path: mount.path, type: mount.type });
-    }
-    return (accessor) => found.get(accessor);
+  private mountLookup(entities: EntityState[]): Promise<MountLookup> {
+    const accessors = entities.flatMap((e) => e.aliases.map((a) => a.mountAccessor));
+    return lookupMounts((a) => this.mounts.authMountByAccessor(a), accessors);
   }
 }
 

@@ -23,6 +23,7 @@ function entity(over: Partial<EntityState> = {}): EntityState {
     createdAt: 1,
     updatedAt: 1,
     aliases: [],
+    mergedEntityIds: [],
     ...over,
   };
 }
@@ -36,6 +37,7 @@ function alias(over: Partial<AliasState> = {}): AliasState {
     customMetadata: {},
     createdAt: 1,
     updatedAt: 1,
+    mergedFromCanonicalIds: [],
     ...over,
   };
 }

@@ -9,6 +9,8 @@ export interface AliasState {
   customMetadata: Record<string, string>;
   createdAt: number;
   updatedAt: number;
+  /** entities this alias belonged to before merges, oldest first */
+  mergedFromCanonicalIds: string[];
 }
 
 export interface EntityState {
@@ -20,13 +22,15 @@ export interface EntityState {
   createdAt: number;
   updatedAt: number;
   aliases: AliasState[];
+  /** entities merged into this one (their tokens act as this entity) */
+  mergedEntityIds: string[];
 }
 
 export function evolve(state: EntityState | null, event: IdentityEvent): EntityState | null {
   switch (event.type) {
     case 'EntityCreated': {
       const { createdAt, ...fields } = event.data;
-      return { ...fields, createdAt, updatedAt: createdAt, aliases: [] };
+      return { ...fields, createdAt, updatedAt: createdAt, aliases: [], mergedEntityIds: [] };
     }
     case 'EntityUpdated': {
       if (!state) return null;
@@ -38,7 +42,13 @@ export function evolve(state: EntityState | null, event: IdentityEvent): EntityS
     case 'EntityAliasAdded': {
       if (!state) return null;
       const { aliasId, ...fields } = event.data;
-      const alias: AliasState = { id: aliasId, canonicalId: state.id, ...fields };
+      const kept = state.aliases.find((a) => a.id === aliasId)?.mergedFromCanonicalIds ?? [];
+      const alias: AliasState = {
+        id: aliasId,
+        canonicalId: state.id,
+        ...fields,
+        mergedFromCanonicalIds: kept,
+      };
       return { ...state, aliases: [...state.aliases.filter((a) => a.id !== aliasId), alias] };
     }
     case 'EntityAliasUpdated': {
@@ -48,6 +58,26 @@ export function evolve(state: EntityState | null, event: IdentityEvent): EntityS
     }
     case 'EntityAliasRemoved':
       return state && { ...state, aliases: state.aliases.filter((a) => a.id !== event.data.aliasId) };
+    case 'EntitiesMerged': {
+      if (!state) return null;
+      const { aliases, removedAliasIds, mergedEntityIds, mergedAt } = event.data;
+      const moved = new Set(aliases.map((a) => a.aliasId));
+      const own = state.aliases.filter((a) => !removedAliasIds.includes(a.id) && !moved.has(a.id));
+      const incoming: AliasState[] = aliases.map(({ aliasId, ...fields }) => ({
+        id: aliasId,
+        canonicalId: state.id,
+        ...fields,
+        updatedAt: mergedAt,
+      }));
+      return {
+        ...state,
+        aliases: [...own, ...incoming],
+        mergedEntityIds: [...new Set([...state.mergedEntityIds, ...mergedEntityIds])],
+        updatedAt: mergedAt,
+      };
+    }
+    case 'EntityMergedInto':
+      return null;
   }
 }
 

@@ -58,6 +58,27 @@ export const entityAliasRemovedV1 = z.object({
 });
 export type EntityAliasRemovedData = z.infer<typeof entityAliasRemovedV1>;
 
+/** An alias that came over from a merged entity (its creation time and merge trail kept). */
+export const mergedAliasV1 = aliasFieldsV1.extend({
+  createdAt: z.number().int(),
+  mergedFromCanonicalIds: z.array(z.string()),
+});
+
+/** Other entities were merged into this one: their aliases (but conflicting ones) are now its own. */
+export const entitiesMergedV1 = z.object({
+  fromEntityIds: z.array(z.string()),
+  /** ids this entity now also stands for (the merged entities and what they had merged) */
+  mergedEntityIds: z.array(z.string()),
+  aliases: z.array(mergedAliasV1),
+  /** this entity's own aliases dropped in favour of a conflicting merged one */
+  removedAliasIds: z.array(z.string()),
+  mergedAt: z.number().int(),
+});
+export type EntitiesMergedData = z.infer<typeof entitiesMergedV1>;
+
+/** The entity was merged into another and is gone; its tokens now act as that entity. */
+export const entityMergedIntoV1 = z.object({ toEntityId: z.string(), mergedAt: z.number().int() });
+
 export const IDENTITY_EVENT_TYPES = {
   entityCreated: { name: 'EntityCreated', version: 1, schema: entityCreatedV1 },
   entityUpdated: { name: 'EntityUpdated', version: 1, schema: entityUpdatedV1 },
@@ -65,6 +86,8 @@ export const IDENTITY_EVENT_TYPES = {
   aliasAdded: { name: 'EntityAliasAdded', version: 1, schema: entityAliasAddedV1 },
   aliasUpdated: { name: 'EntityAliasUpdated', version: 1, schema: entityAliasUpdatedV1 },
   aliasRemoved: { name: 'EntityAliasRemoved', version: 1, schema: entityAliasRemovedV1 },
+  entitiesMerged: { name: 'EntitiesMerged', version: 1, schema: entitiesMergedV1 },
+  mergedInto: { name: 'EntityMergedInto', version: 1, schema: entityMergedIntoV1 },
 } as const;
 
 export type IdentityEvent = EventOf<typeof IDENTITY_EVENT_TYPES>;

@@ -54,14 +54,42 @@ export class IdentityRepository {
     return row !== undefined;
   }
 
-  /** Only what a token needs: its entity's policies and whether it is disabled. */
-  async standing(id: string): Promise<{ disabled: boolean; policies: string[] } | undefined> {
-    return this.db
+  /**
+   * Only what a token needs: its entity's policies and whether it is disabled. A token of an
+   * entity merged away acts as the entity it was merged into (Vault's MemDBEntityByMergedEntityID).
+   */
+  async standing(id: string): Promise<{ id: string; disabled: boolean; policies: string[] } | undefined> {
+    const own = await this.db
       .of()
       .selectFrom('identity_entities')
-      .select(['disabled', 'policies'])
+      .select(['id', 'disabled', 'policies'])
       .where('id', '=', id)
       .executeTakeFirst();
+    if (own) return own;
+    return this.db
+      .of()
+      .selectFrom('identity_merged_entities as m')
+      .innerJoin('identity_entities as e', 'e.id', 'm.entity_id')
+      .select(['e.id', 'e.disabled', 'e.policies'])
+      .where('m.merged_id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** The entity `id` names now: itself, or the one it was merged into. */
+  async currentEntityId(id: string): Promise<string | undefined> {
+    return (await this.standing(id))?.id;
+  }
+
+  /** Which of these ids are entities. */
+  async existingEntityIds(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db
+      .of()
+      .selectFrom('identity_entities')
+      .select('id')
+      .where('id', 'in', [...ids])
+      .execute();
+    return new Set(rows.map((r) => r.id));
   }
 
   async allEntities(): Promise<EntityState[]> {
@@ -134,6 +162,14 @@ export class IdentityRepository {
         .where('canonical_id', '=', after.id)
         .execute();
     }
+    for (const merged of after.mergedEntityIds) {
+      await this.db
+        .of(trx)
+        .insertInto('identity_merged_entities')
+        .values({ merged_id: merged, entity_id: after.id })
+        .onConflict((oc) => oc.column('merged_id').doUpdateSet({ entity_id: after.id }))
+        .execute();
+    }
     for (const alias of after.aliases) {
       const { id: _id, ...rest } = aliasToRow(alias);
       await this.db
@@ -146,6 +182,7 @@ export class IdentityRepository {
   }
 
   async deleteEntity(trx: CoreSysTrx, id: string): Promise<void> {
+    await this.db.of(trx).deleteFrom('identity_merged_entities').where('entity_id', '=', id).execute();
     await this.db.of(trx).deleteFrom('identity_aliases').where('canonical_id', '=', id).execute();
     await this.db.of(trx).deleteFrom('identity_entities').where('id', '=', id).execute();
   }

@@ -3,7 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { invalidation, type EntityFacts } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
-import { affectsTokens, decideAliasCreate, type EntityState } from './identity.decider';
+import { GroupRepository } from './group.repository';
+import { affectsTokens, decideAliasCreate, normalisePolicies, type EntityState } from './identity.decider';
 import { IdentityEventLog } from './identity.projection';
 import { IdentityRepository } from './identity.repository';
 
@@ -33,22 +34,35 @@ export class IdentityService {
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly repo: IdentityRepository,
     private readonly log: IdentityEventLog,
+    private readonly groups: GroupRepository,
   ) {}
 
+  /**
+   * A token's entity as the token sees it: the entity's own policies plus those of every group
+   * it is in, directly or through nesting (Vault's fetchEntityAndDerivedPolicies). A token of an
+   * entity merged away stands as the entity it was merged into.
+   */
   async standing(entityId: string): Promise<EntityStanding | null> {
-    return (await this.repo.standing(entityId)) ?? null;
+    const own = await this.repo.standing(entityId);
+    if (!own) return null;
+    const groups = await this.groups.groupsOfEntity(own.id);
+    const policies = normalisePolicies([...own.policies, ...groups.flatMap((g) => g.policies)]);
+    return { disabled: own.disabled, policies };
   }
 
+  /** Entity facts for templating and the OIDC provider: its groups are direct and inherited. */
   async facts(entityId: string): Promise<EntityFacts | null> {
-    const found = await this.repo.entityById(entityId);
+    const id = await this.repo.currentEntityId(entityId);
+    const found = id === undefined ? undefined : await this.repo.entityById(id);
     if (!found) return null;
     const { state } = found;
+    const groups = await this.groups.groupsOfEntity(state.id);
     return {
       id: state.id,
       name: state.name,
       metadata: state.metadata,
       aliases: state.aliases.map((a) => ({ mount_accessor: a.mountAccessor, name: a.name })),
-      groups: [],
+      groups: groups.map((g) => ({ id: g.id, name: g.name })),
     };
   }
 

@@ -15,6 +15,7 @@ export interface IdentityEntitiesTable {
   updated_at: number;
   /** version of the entity's stream this row reflects */
   version: number;
+  merged_entity_ids: ColumnType<string[], string | undefined, string>;
 }
 
 export interface IdentityAliasesTable {
@@ -25,11 +26,19 @@ export interface IdentityAliasesTable {
   custom_metadata: Json<Record<string, string>>;
   created_at: number;
   updated_at: number;
+  merged_from: ColumnType<string[], string | undefined, string>;
+}
+
+/** Where the id of an entity merged away now points (its tokens act as that entity). */
+export interface IdentityMergedEntitiesTable {
+  merged_id: string;
+  entity_id: string;
 }
 
 export interface IdentityDatabase {
   identity_entities: IdentityEntitiesTable;
   identity_aliases: IdentityAliasesTable;
+  identity_merged_entities: IdentityMergedEntitiesTable;
 }
 
 export const ENTITY_COLUMNS = [
@@ -41,6 +50,7 @@ export const ENTITY_COLUMNS = [
   'created_at',
   'updated_at',
   'version',
+  'merged_entity_ids',
 ] as const;
 export const ALIAS_COLUMNS = [
   'id',
@@ -50,6 +60,7 @@ export const ALIAS_COLUMNS = [
   'custom_metadata',
   'created_at',
   'updated_at',
+  'merged_from',
 ] as const;
 
 /** An entity row as read (ENTITY_COLUMNS). */
@@ -71,6 +82,7 @@ export function rowToAlias(row: AliasRow): AliasState {
     customMetadata: row.custom_metadata,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    mergedFromCanonicalIds: row.merged_from,
   };
 }
 
@@ -86,6 +98,7 @@ export function rowToEntity(row: EntityRow, aliases: AliasRow[]): VersionedEntit
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       aliases: aliases.map(rowToAlias).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id)),
+      mergedEntityIds: row.merged_entity_ids,
     },
   };
 }
@@ -101,6 +114,7 @@ export function entityToRow(state: EntityState, version: number) {
     created_at: state.createdAt,
     updated_at: state.updatedAt,
     version,
+    merged_entity_ids: JSON.stringify(state.mergedEntityIds),
   };
 }
 
@@ -113,5 +127,6 @@ export function aliasToRow(alias: AliasState) {
     custom_metadata: JSON.stringify(alias.customMetadata),
     created_at: alias.createdAt,
     updated_at: alias.updatedAt,
+    merged_from: JSON.stringify(alias.mergedFromCanonicalIds),
   };
 }

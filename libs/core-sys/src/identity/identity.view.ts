@@ -4,14 +4,15 @@ import type { AliasState, EntityState } from './identity.decider';
 /** Path and type of an auth mount, by accessor (absent when the mount is gone). */
 export type MountLookup = (accessor: string) => { path: string; type: string } | undefined;
 
-const iso = (ms: number): string => new Date(ms).toISOString();
-const mapOrNull = (m: Record<string, string>): Record<string, string> | null =>
+export const iso = (ms: number): string => new Date(ms).toISOString();
+export const listOrNull = (ids: string[]): string[] | null => (ids.length > 0 ? ids : null);
+export const mapOrNull = (m: Record<string, string>): Record<string, string> | null =>
   Object.keys(m).length > 0 ? m : null;
 
-type MountFields = { mount_type?: string; mount_path?: string };
+export type MountFields = { mount_type?: string; mount_path?: string };
 type ListedAlias = NonNullable<EntityListData['key_info'][string]['aliases']>[number];
 
-function withMount<T extends MountFields>(out: T, accessor: string, mounts: MountLookup): T {
+export function withMount<T extends MountFields>(out: T, accessor: string, mounts: MountLookup): T {
   const mount = mounts(accessor);
   if (mount) {
     out.mount_type = mount.type;
@@ -29,7 +30,7 @@ export function entityAliasView(alias: AliasState, mounts: MountLookup): EntityD
       mount_accessor: alias.mountAccessor,
       metadata: null,
       name: alias.name,
-      merged_from_canonical_ids: null,
+      merged_from_canonical_ids: listOrNull(alias.mergedFromCanonicalIds),
       creation_time: iso(alias.createdAt),
       last_update_time: iso(alias.updatedAt),
       local: false,
@@ -40,21 +41,31 @@ export function entityAliasView(alias: AliasState, mounts: MountLookup): EntityD
   );
 }
 
-export function entityView(entity: EntityState, mounts: MountLookup): EntityData {
+/** The groups of an entity: direct ones, and those they are nested in (ids, sorted). */
+export interface EntityGroupIds {
+  direct: string[];
+  inherited: string[];
+}
+
+export function entityView(
+  entity: EntityState,
+  mounts: MountLookup,
+  groups: EntityGroupIds = { direct: [], inherited: [] },
+): EntityData {
   return {
     id: entity.id,
     name: entity.name,
     metadata: mapOrNull(entity.metadata),
-    merged_entity_ids: null,
+    merged_entity_ids: listOrNull(entity.mergedEntityIds),
     policies: entity.policies,
     disabled: entity.disabled,
     namespace_id: 'root',
     creation_time: iso(entity.createdAt),
     last_update_time: iso(entity.updatedAt),
     aliases: entity.aliases.map((a) => entityAliasView(a, mounts)),
-    direct_group_ids: [],
-    inherited_group_ids: [],
-    group_ids: [],
+    direct_group_ids: groups.direct,
+    inherited_group_ids: groups.inherited,
+    group_ids: [...groups.direct, ...groups.inherited],
   };
 }
 
@@ -86,7 +97,7 @@ export function aliasView(alias: AliasState, mounts: MountLookup): AliasData {
       metadata: null,
       custom_metadata: alias.customMetadata,
       name: alias.name,
-      merged_from_canonical_ids: null,
+      merged_from_canonical_ids: listOrNull(alias.mergedFromCanonicalIds),
       namespace_id: 'root',
       local: false,
       creation_time: iso(alias.createdAt),
@@ -113,4 +124,17 @@ export function aliasList(aliases: AliasState[], mounts: MountLookup): AliasList
     );
   }
   return { keys: aliases.map((a) => a.id), key_info: keyInfo };
+}
+
+/** Path and type of each auth mount named by `accessors`, looked up once each. */
+export async function lookupMounts(
+  find: (accessor: string) => Promise<{ path: string; type: string } | undefined>,
+  accessors: Iterable<string>,
+): Promise<MountLookup> {
+  const found = new Map<string, { path: string; type: string }>();
+  for (const accessor of new Set(accessors)) {
+    const mount = await find(accessor);
+    if (mount) found.set(accessor, { path: mount.path, type: mount.type });
+  }
+  return (accessor) => found.get(accessor);
 }

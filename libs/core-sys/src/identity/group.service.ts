@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../core-sys.di';
+import { groupByName, type GroupGraph } from './group.decider';
+import type { GroupEvent } from './group.events';
+import { ROOT_GRAPH } from './group.events';
+import { GroupEventLog } from './group.projection';
+import { GroupRepository, type EntityGroupRow } from './group.repository';
+import { IdentityService } from './identity.service';
+
+/** Vault's generated group names: "group_" + 8 random hex digits. */
+const generateGroupName = (): string => `group_${randomBytes(4).toString('hex')}`;
+
+/** What a decision on the graph appends, and what the use case answers. */
+export interface GraphDecision<T> {
+  events: GroupEvent[];
+  result: T;
+}
+
+/**
+ * The group graph of the (root) namespace: every write reads it whole, decides, and appends at
+ * the version it read, again on a concurrent write. Caches are told after commit: group changes
+ * alter entity facts (groups) and token policies of every member, so both are dropped.
+ */
+@Injectable()
+export class GroupService {
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly repo: GroupRepository,
+    private readonly log: GroupEventLog,
+    private readonly identity: IdentityService,
+  ) {}
+
+  async graph(): Promise<GroupGraph> {
+    return (await this.repo.graph(ROOT_GRAPH)).graph;
+  }
+
+  async write<T>(decide: (graph: GroupGraph) => Promise<GraphDecision<T>> | GraphDecision<T>): Promise<T> {
+    const outcome = await retryOnConflict(async () => {
+      const { graph, version } = await this.repo.graph(ROOT_GRAPH);
+      const decision = await decide(graph);
+      if (decision.events.length > 0) await this.log.append(ROOT_GRAPH, version, decision.events);
+      return decision;
+    });
+    if (outcome.events.length > 0) await this.identity.announce([], true);
+    return outcome.result;
+  }
+
+  /** Deleted entities leave their groups (Vault's handleEntityDeleteCommon). */
+  async removeEntities(entityIds: string[]): Promise<void> {
+    if (entityIds.length === 0) return;
+    await this.write((graph) => {
+      const member = [...graph.values()].some((g) => g.memberEntityIds.some((e) => entityIds.includes(e)));
+      const at = this.now();
+      return {
+        events: member ? [{ type: 'GroupEntityMembersRemoved', data: { entityIds, at } }] : [],
+        result: undefined,
+      };
+    });
+  }
+
+  /** Merged entities' memberships pass to the entity they were merged into. */
+  async mergeEntities(fromEntityIds: string[], toEntityId: string): Promise<void> {
+    await this.write((graph) => {
+      const member = [...graph.values()].some((g) =>
+        g.memberEntityIds.some((e) => fromEntityIds.includes(e)),
+      );
+      const data = { fromEntityIds, toEntityId, at: this.now() };
+      return { events: member ? [{ type: 'GroupEntityMembersMerged', data }] : [], result: undefined };
+    });
+  }
+
+  groupsOfEntity(entityId: string): Promise<EntityGroupRow[]> {
+    return this.repo.groupsOfEntity(entityId);
+  }
+
+  /** A generated group name nobody uses yet. */
+  freshName(graph: GroupGraph): string {
+    for (;;) {
+      const name = generateGroupName();
+      if (!groupByName(graph, name)) return name;
+    }
+  }
+
+  now(): number {
+    return this.runtime.clock().getTime();
+  }
+}
