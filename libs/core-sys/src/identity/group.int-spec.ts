@@ -159,6 +159,12 @@ describe('groups', () => {
       ],
     });
 
+    expect(data(await readEntity(entityId))).toMatchObject({
+      direct_group_ids: [inner],
+      inherited_group_ids: [outer],
+      group_ids: [inner, outer],
+    });
+
     const invalidations = await h.record(invalidation);
     await updateGroup(inner, { member_entity_ids: [] });
     expect((await h.client.request(coreTokenResolve, { token })).identityPolicies).toEqual([]);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { CoreSysDb, type CoreSysTrx } from '../core-sys.table';
 import type { GroupGraph, GroupState } from './group.decider';
 import {
@@ -53,13 +54,13 @@ export class GroupRepository {
       .withRecursive('reach(id, direct)', (db) =>
         db
           .selectFrom('identity_group_entity_members')
-          .select(['group_id as id', (eb) => eb.val(true).as('direct')])
+          .select(['group_id as id', sql<boolean>`true`.as('direct')])
           .where('entity_id', '=', entityId)
           .union(
             db
               .selectFrom('identity_group_edges as e')
               .innerJoin('reach as r', 'r.id', 'e.child_id')
-              .select(['e.parent_id as id', (eb) => eb.val(false).as('direct')]),
+              .select(['e.parent_id as id', sql<boolean>`false`.as('direct')]),
           ),
       )
       .selectFrom('reach')
@@ -69,7 +70,7 @@ export class GroupRepository {
     const byId = new Map<string, EntityGroupRow>();
     for (const r of rows) {
       const seen = byId.get(r.id);
-      const direct = Boolean(r.direct);
+      const direct = r.direct === true;
       if (!seen) byId.set(r.id, { id: r.id, name: r.name, policies: r.policies, direct });
       else if (direct) seen.direct = true;
     }
