@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jsonObjectSchema } from '../fields';
+import { aliasData } from './core-sys-data.schema';
 
 /**
  * The `data` of the identity group, group-alias, lookup and merge routes, as Vault's
@@ -59,20 +60,8 @@ export const groupListData = z.object({
 });
 export type GroupListData = z.input<typeof groupListData>;
 
-export const groupAliasData = z.object({
-  id: z.string(),
-  canonical_id: z.string(),
-  mount_accessor: z.string(),
-  metadata: userMap.nullable(),
-  custom_metadata: userMap.nullable(),
-  name: z.string(),
-  merged_from_canonical_ids: strings.nullable(),
-  namespace_id: z.string(),
-  local: z.boolean(),
-  creation_time: z.string(),
-  last_update_time: z.string(),
-  ...aliasMount,
-});
+/** A group alias read: an entity alias's shape, without custom metadata. */
+export const groupAliasData = aliasData.extend({ custom_metadata: userMap.nullable() });
 export type GroupAliasData = z.input<typeof groupAliasData>;
 
 export const groupAliasListData = z.object({

@@ -173,11 +173,11 @@ describe('group writes', () => {
     expect(normaliseGroupPolicies([' dev', 'ops', 'DEV', '', 'ops '])).toEqual(['dev', 'ops']);
   });
 
-  it('writes nothing when nothing changes', () => {
+  it('bumps modify_index on every write, even an identical one (Vault upserts)', () => {
     const a = chain.get('a') as GroupState;
-    expect(
-      write({ graph: chain, group: a, input: { policies: ['pa'], memberGroupIds: ['b'] } }).events,
-    ).toEqual([]);
+    const d = write({ graph: chain, group: a, input: { policies: ['pa'], memberGroupIds: ['b'] } });
+    expect(d.events).toHaveLength(1);
+    expect(d.group).toMatchObject({ modifyIndex: 2, updatedAt: NOW, policies: ['pa'] });
   });
 });
 

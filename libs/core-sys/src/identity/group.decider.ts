@@ -1,6 +1,6 @@
 import { invalidRequest } from '@coffer/contracts';
 import type { GroupEvent } from './group.events';
-import { normalisePolicies, sameMap } from './identity.decider';
+import { normalisePolicies } from './identity.decider';
 
 export type GroupType = 'internal' | 'external';
 
@@ -279,14 +279,8 @@ export function decideGroupWrite(cmd: GroupWriteCommand): GroupWriteDecision {
     const { alias: _a, updatedAt: _u, modifyIndex: _m, ...data } = group;
     return { created: true, group, events: [{ type: 'GroupCreated', data }] };
   }
+  // Vault upserts on every write, even an identical one: modify_index and the update time move.
   const fields = { name, metadata, policies, memberEntityIds, memberGroupIds };
-  const unchanged =
-    name === current.name &&
-    sameMap(metadata, current.metadata) &&
-    sameList(policies, current.policies) &&
-    sameList(memberEntityIds, current.memberEntityIds) &&
-    sameList(memberGroupIds, current.memberGroupIds);
-  if (unchanged) return { created: false, group: current, events: [] };
   return {
     created: false,
     group: touched(current, cmd.nowMs, fields),
@@ -375,8 +369,4 @@ export function decideGroupAliasWrite(cmd: GroupAliasWriteCommand): GroupAliasWr
 
 function dedupeSorted(ids: readonly string[]): string[] {
   return [...new Set(ids.map((s) => s.trim()).filter((s) => s !== ''))].sort();
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -1,6 +1,7 @@
 import type { GroupAliasData, GroupAliasListData, GroupData, GroupListData } from '@coffer/contracts';
 import { parentIds, type GroupAliasState, type GroupGraph, type GroupState } from './group.decider';
-import { iso, listOrNull, mapOrNull, withMount, type MountLookup } from './identity.view';
+import type { AliasState } from './identity.decider';
+import { aliasView, iso, listOrNull, mapOrNull, withMount, type MountLookup } from './identity.view';
 
 /** Vault's handleGroupReadCommon. */
 export function groupView(g: GroupState, graph: GroupGraph, mounts: MountLookup): GroupData {
@@ -63,25 +64,21 @@ export function groupList(
   return { keys: groups.map((g) => (byId ? g.id : g.name)), key_info: keyInfo };
 }
 
+/** A group alias as an alias of the group (no custom metadata, never merged). */
+const asAlias = (a: GroupAliasState): AliasState => ({
+  id: a.id,
+  canonicalId: a.groupId,
+  mountAccessor: a.mountAccessor,
+  name: a.name,
+  customMetadata: {},
+  createdAt: a.createdAt,
+  updatedAt: a.updatedAt,
+  mergedFromCanonicalIds: [],
+});
+
 /** A group alias read (Vault's handleAliasReadCommon on the group alias table). */
 export function groupAliasView(a: GroupAliasState, mounts: MountLookup): GroupAliasData {
-  return withMount<GroupAliasData>(
-    {
-      id: a.id,
-      canonical_id: a.groupId,
-      mount_accessor: a.mountAccessor,
-      metadata: null,
-      custom_metadata: null,
-      name: a.name,
-      merged_from_canonical_ids: null,
-      namespace_id: 'root',
-      local: false,
-      creation_time: iso(a.createdAt),
-      last_update_time: iso(a.updatedAt),
-    },
-    a.mountAccessor,
-    mounts,
-  );
+  return { ...aliasView(asAlias(a), mounts), custom_metadata: null };
 }
 
 export function groupAliasList(aliases: GroupAliasState[], mounts: MountLookup): GroupAliasListData {
