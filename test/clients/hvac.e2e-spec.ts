@@ -330,5 +330,41 @@ describe('dev: the hvac client', () => {
       expect((await hvac.call('secrets.identity.read_entity', { args: [id] })).data.disabled).toBe(true);
       expect((await hvac.call('secrets.identity.delete_entity', { args: [id] })).status_code).toBe(204);
     });
+
+    it('nests groups, looks one up, and merges entities', async () => {
+      const entity = async (name: string): Promise<string> =>
+        (await hvac.call('secrets.identity.create_or_update_entity', { kwargs: { name } })).data.id;
+      const [a, b] = [await entity(uniq('hvac-a')), await entity(uniq('hvac-b'))];
+      const inner = uniq('hvac-inner');
+      const created = await hvac.call('secrets.identity.create_or_update_group', {
+        kwargs: { name: inner, policies: ['default'], member_entity_ids: [a] },
+      });
+      const innerId: string = created.data.id;
+      const outer = await hvac.call('secrets.identity.create_or_update_group', {
+        kwargs: { name: uniq('hvac-outer'), member_group_ids: [innerId] },
+      });
+      const read = await hvac.call('secrets.identity.read_group', { args: [innerId] });
+      expect(read.data).toMatchObject({
+        name: inner,
+        member_entity_ids: [a],
+        parent_group_ids: [outer.data.id],
+      });
+      expect((await hvac.call('secrets.identity.lookup_group', { kwargs: { name: inner } })).data.id).toBe(
+        innerId,
+      );
+      expect((await hvac.call('secrets.identity.list_groups')).data.keys).toContain(innerId);
+      const merged = await hvac.call('secrets.identity.merge_entities', {
+        kwargs: { from_entity_ids: [a], to_entity_id: b },
+      });
+      expect(merged.status_code).toBe(204);
+      expect(
+        (await hvac.call('secrets.identity.read_group', { args: [innerId] })).data.member_entity_ids,
+      ).toEqual([b]);
+      expect((await hvac.call('secrets.identity.read_entity', { args: [b] })).data).toMatchObject({
+        merged_entity_ids: [a],
+        direct_group_ids: [innerId],
+        inherited_group_ids: [outer.data.id],
+      });
+    });
   });
 });
