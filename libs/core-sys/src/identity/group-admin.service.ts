@@ -39,8 +39,11 @@ export class GroupAdminService {
     const input = groupInputOf(body);
     let id = body.id;
     if (ref.by === 'id') id = ref.id;
-    if (ref.by === 'name') input.name = ref.name;
-    if (ref.by === 'id' && id === '') throw invalidRequest('empty group ID');
+    if (ref.by === 'name') {
+      // Vault's pathGroupNameUpdate: the path's name picks the group, a body id plays no part.
+      input.name = ref.name;
+      id = undefined;
+    }
     if (ref.by === 'name' && !input.name) throw invalidRequest('empty group name');
     const existingEntities = await this.entities.existingEntityIds(input.memberEntityIds ?? []);
 
