@@ -10,6 +10,7 @@ import {
   type MountInfo,
 } from '@coffer/contracts';
 import { waitFor } from '@coffer/testing';
+import { sql } from 'kysely';
 import { startCoreSysHarness, type DevCoreSysHarness } from '../test-support/dev-harness';
 
 jest.setTimeout(30_000);
@@ -198,6 +199,16 @@ describe('groups', () => {
     ).toMatchObject({
       code: 'not_found',
     });
+  });
+  it('keeps the group-graph log behind the barrier', async () => {
+    const marker = 'group-policy-marker-7f3a';
+    await group('sealed-grp', { policies: [marker], metadata: { note: marker } });
+    const log = await sql<{ stream: string; t: string }>`
+      select stream, e::text as t from core_sys.event_log e where stream like 'group-graph/%'`.execute(
+      h.database.db,
+    );
+    expect(log.rows.length).toBeGreaterThan(0);
+    expect(log.rows.map((r) => r.t).join('\n')).not.toContain(marker);
   });
 });
 
