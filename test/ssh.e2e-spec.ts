@@ -28,7 +28,10 @@ describe.each(TARGETS)('%s: ssh engine', (kind) => {
 
   const expect400 = async (res: Promise<{ status: number; body: any }>, text: string | RegExp) => {
     const { status, body } = await res;
-    expect({ status, errors: body.errors }).toEqual({ status: 400, errors: [expect.stringMatching(text)] });
+    expect({ status, errors: body.errors }).toEqual({
+      status: 400,
+      errors: [typeof text === 'string' ? text : expect.stringMatching(text)],
+    });
   };
   const sign = (role: string, body: Record<string, unknown>, client = root) =>
     client.post(`${mount}/sign/${role}`, body);
@@ -183,7 +186,7 @@ describe.each(TARGETS)('%s: ssh engine', (kind) => {
       const second = await sign('users', { public_key: user.publicKey });
       expect(second.body.data.serial_number).not.toBe(serial_number);
       expect(await describeCertificate(dir, second.body.data.signed_key)).toMatch(
-        /Extensions: \n\s+permit-pty\n\n/,
+        /Extensions: \n\s+permit-pty\n$/,
       );
     });
 
@@ -247,7 +250,7 @@ describe.each(TARGETS)('%s: ssh engine', (kind) => {
       await root.put(`auth/${auth}/users/alice`, { password: 'pw', token_policies: [policy] });
       const login = (await target.anon.post(`auth/${auth}/login/alice`, { password: 'pw' })).body.auth;
       await root.post(`identity/entity/id/${login.entity_id}`, {
-        metadata: { login: me, evil: `${me},root` },
+        metadata: { login: me, evil: `${me},intruder` },
       });
       const alice = target.anon.withToken(login.client_token);
       const role = { key_type: 'ca', allow_user_certificates: true, allowed_users_template: true };
@@ -262,11 +265,11 @@ describe.each(TARGETS)('%s: ssh engine', (kind) => {
         `Key ID: "vault-${auth}-alice-`,
       );
       await expect400(
-        sign('tmpl', { public_key: user.publicKey, valid_principals: 'root' }, alice),
-        'root is not a valid value for valid_principals',
+        sign('tmpl', { public_key: user.publicKey, valid_principals: 'intruder' }, alice),
+        'intruder is not a valid value for valid_principals',
       );
       await expect400(
-        sign('evil', { public_key: user.publicKey, valid_principals: 'root' }, alice),
+        sign('evil', { public_key: user.publicKey, valid_principals: 'intruder' }, alice),
         /not a single principal/,
       );
     });
@@ -296,8 +299,8 @@ describe.each(TARGETS)('%s: ssh engine', (kind) => {
         'public_key failed to meet the key requirements: key of type ecdsa is not allowed',
       );
       await expect400(
-        sign('strict', { public_key: pk, valid_principals: 'root' }),
-        'root is not a valid value for valid_principals',
+        sign('strict', { public_key: pk, valid_principals: 'intruder' }),
+        'intruder is not a valid value for valid_principals',
       );
       await expect400(sign('strict', { public_key: pk }), 'empty valid principals not allowed by role');
       await expect400(
@@ -412,7 +415,7 @@ describe.each(TARGETS)('%s: ssh engine', (kind) => {
       await expect400(root.post(`${mount}/creds/otp`, { ip: 'not-an-ip' }), 'Invalid IP "not-an-ip"');
       await expect400(root.post(`${mount}/creds/otp`, {}), 'Missing ip');
       await expect400(
-        root.post(`${mount}/creds/otp`, { ip: '127.0.0.1', username: 'root' }),
+        root.post(`${mount}/creds/otp`, { ip: '127.0.0.1', username: 'intruder' }),
         'Username is not present is allowed users list',
       );
       await expect400(root.post(`${mount}/creds/none`, { ip: '127.0.0.1' }), 'Role "none" not found');
@@ -502,7 +505,7 @@ describe.each(TARGETS)('%s: ssh engine', (kind) => {
         key_bits: 2048,
       });
       const res = await root.post(`${mount}/creds/dyn`, { ip: '127.0.0.1' });
-      expect(res.status).toBe(200);
+      expect({ status: res.status, errors: res.body.errors }).toEqual({ status: 200, errors: undefined });
       expect(res.body.data).toMatchObject({
         key_type: 'dynamic',
         username: me,

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
@@ -27,6 +27,8 @@ export function run(
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
+    // a program that never reads its stdin closes it: that is not a failure
+    child.stdin.on('error', () => undefined);
     child.stdin.end(opts.input ?? '');
   });
 }
@@ -70,11 +72,12 @@ export interface Sshd {
  * authorized_keys file. `hostCertificate` (text) is presented to clients when given.
  */
 export async function startSshd(
-  dir: string,
+  parent: string,
   opts: { trustedUserCaKeys?: string; hostCertificate?: (hostPublicKey: string) => Promise<string> } = {},
 ): Promise<Sshd> {
   // sshd started by root wants its privilege separation directory (Debian creates it at boot).
   if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  const dir = mkdtempSync(path.join(parent, 'sshd-'));
   const host = await keygen(dir, 'ssh_host_ed25519_key');
   const port = await freePort();
   const authorizedKeys = path.join(dir, 'authorized_keys');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, type SFTPWrapper } from 'ssh2';
+import { Client } from 'ssh2';
 import { DomainError } from '@coffer/contracts';
 
 /** Where and as whom the engine logs in to a host (dynamic keys). */
@@ -25,18 +25,12 @@ function connect(login: HostLogin): Promise<Client> {
   });
 }
 
-function writeFile(sftp: SFTPWrapper, path: string, content: string, mode: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    sftp.writeFile(path, content, { mode }, (error) =>
-      error ? reject(upstream('failed to upload', error)) : resolve(),
-    );
-  });
-}
-
-function exec(client: Client, command: string): Promise<void> {
+/** Runs `command` on the host with `input` on its stdin; fails unless it exits 0. */
+function exec(client: Client, command: string, input = ''): Promise<void> {
   return new Promise((resolve, reject) => {
     client.exec(command, (error, stream) => {
       if (error) return reject(upstream('failed to run the install script', error));
+      stream.end(input);
       stream.on('data', () => undefined);
       stream.stderr.on('data', () => undefined);
       stream.on('close', (code: number | null) =>
@@ -51,7 +45,7 @@ function exec(client: Client, command: string): Promise<void> {
 const quote = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`;
 
 /**
- * Runs the install script on the host: uploads it and the key line to /tmp under fresh names,
+ * Runs the install script on the host: writes it and the key line to /tmp under fresh names,
  * then `<script> <install|uninstall> <key file> <authorized_keys>` (the script removes the key file).
  */
 export async function runInstallScript(
@@ -63,15 +57,12 @@ export async function runInstallScript(
 ): Promise<void> {
   const client = await connect(login);
   try {
-    const sftp = await new Promise<SFTPWrapper>((resolve, reject) =>
-      client.sftp((error, s) => (error ? reject(upstream('failed to open sftp', error)) : resolve(s))),
-    );
     const id = randomUUID();
     const scriptPath = `/tmp/${id}.sh`;
     const keyPath = `/tmp/${id}`;
-    await writeFile(sftp, scriptPath, script, 0o700);
-    await writeFile(sftp, keyPath, `${keyLine}\n`, 0o600);
-    sftp.end();
+    // Uploaded through the shell (no sftp subsystem needed), readable by the admin user only.
+    await exec(client, `umask 077 && cat > ${scriptPath} && chmod 700 ${scriptPath}`, script);
+    await exec(client, `umask 077 && cat > ${keyPath}`, `${keyLine}\n`);
     await exec(
       client,
       `${scriptPath} ${option} ${keyPath} ${quote(authorizedKeys)}; status=$?; rm -f ${scriptPath}; exit $status`,
