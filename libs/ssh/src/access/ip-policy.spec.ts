@@ -29,7 +29,9 @@ describe('ssh ip and username rules', () => {
   });
   it('lets zero-address roles take any IP', () => {
     expect(() => checkIp('r', role, '192.168.1.1', ['r'])).not.toThrow();
-    expect(refusal(() => checkIp('r', role, '192.168.1.1', []))).toBe('Error validating IP: IP does not belong to role');
+    expect(refusal(() => checkIp('r', role, '192.168.1.1', []))).toBe(
+      'Error validating IP: IP does not belong to role',
+    );
   });
   it('parses IPs', () => {
     expect(parseIp('10.0.0.1')).toBe('10.0.0.1');

@@ -3,6 +3,7 @@ import { invalidRequest, notFound, type RequestOf, type ResponseOf } from '@coff
 import type { ssh } from '@coffer/contracts/ssh';
 import { z } from 'zod';
 import { RecordStore } from '../records/record.store';
+import { sshRoleSchema, type SshRole } from '../roles/role.model';
 import { generateKeyPair, parsePrivateKey, parsePublicKey, publicKeyText, type SigningKey } from './ca-keys';
 
 const caRecordSchema = z.object({ private_key: z.string(), public_key: z.string() });
@@ -77,10 +78,21 @@ export class CaService {
     return { kind: 'raw', status: 200, contentType: 'text/plain', body: ca.public_key };
   }
 
-  /** The mount's CA signer; 400 when no CA is configured. */
-  async signer(mountUuid: string): Promise<SigningKey> {
-    const record = await this.records.getVersioned(mountUuid, 'ca', CA, caRecordSchema);
-    if (!record) throw invalidRequest('no keys configured');
+  /** The role and the CA signer of a sign request, read in one round trip. */
+  async roleAndSigner(mountUuid: string, roleName: string): Promise<{ role?: SshRole; signer?: SigningKey }> {
+    const [role, ca] = await this.records.getPair(
+      mountUuid,
+      { kind: 'role', name: roleName, schema: sshRoleSchema },
+      { kind: 'ca', name: CA, schema: caRecordSchema },
+    );
+    return { role: role?.value, signer: ca ? this.signerOf(mountUuid, ca) : undefined };
+  }
+
+  /** The CA record's signer, parsed once per record version. */
+  private signerOf(
+    mountUuid: string,
+    record: { value: z.infer<typeof caRecordSchema>; version: number },
+  ): SigningKey {
     const cached = this.signers.get(mountUuid);
     if (cached?.version === record.version) return cached.key;
     const key = parsePrivateKey(record.value.private_key);

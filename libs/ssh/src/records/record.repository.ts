@@ -24,6 +24,20 @@ export class RecordRepository {
       .executeTakeFirst();
   }
 
+  /** Several records of a mount in one round trip (the hot path of sign: role and CA). */
+  async getMany(
+    mountUuid: string,
+    keys: ReadonlyArray<{ kind: RecordKind; name: string }>,
+  ): Promise<Array<RecordRow & { kind: string }>> {
+    return this.db
+      .of()
+      .selectFrom('records')
+      .select(['kind', 'name', 'body', 'stream_version'])
+      .where('mount_uuid', '=', mountUuid)
+      .where((eb) => eb.or(keys.map((k) => eb.and([eb('kind', '=', k.kind), eb('name', '=', k.name)]))))
+      .execute();
+  }
+
   async list(mountUuid: string, kind: RecordKind): Promise<RecordRow[]> {
     return this.db
       .of()

@@ -30,17 +30,22 @@ export class RecordStore {
       : undefined;
   }
 
-  /** The record and the stream version it reflects (a cache key: it changes with every write). */
-  async getVersioned<T>(
+  /** Two records read in one round trip, each with its stream version. */
+  async getPair<A, B>(
     mountUuid: string,
-    kind: RecordKind,
-    name: string,
-    schema: z.ZodType<T>,
-  ): Promise<{ value: T; version: number } | undefined> {
-    const row = await this.repo.get(mountUuid, kind, name);
-    if (!row) return undefined;
-    const value = schema.parse(this.sealed.open(row.body, recordStream({ mountUuid, kind, name })));
-    return { value, version: row.stream_version };
+    a: { kind: RecordKind; name: string; schema: z.ZodType<A> },
+    b: { kind: RecordKind; name: string; schema: z.ZodType<B> },
+  ): Promise<[{ value: A; version: number } | undefined, { value: B; version: number } | undefined]> {
+    const rows = await this.repo.getMany(mountUuid, [a, b]);
+    const pick = <T>(k: { kind: RecordKind; name: string; schema: z.ZodType<T> }) => {
+      const row = rows.find((r) => r.kind === k.kind && r.name === k.name);
+      if (!row) return undefined;
+      const value = k.schema.parse(
+        this.sealed.open(row.body, recordStream({ mountUuid, kind: k.kind, name: k.name })),
+      );
+      return { value, version: row.stream_version };
+    };
+    return [pick(a), pick(b)];
   }
 
   async list<T>(

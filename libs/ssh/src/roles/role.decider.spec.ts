@@ -21,7 +21,9 @@ describe('ssh role rules', () => {
     const dynamic = roleFrom({ key_type: 'dynamic', default_user: 'u', key: 'k', admin_user: 'a' });
     expect(dynamic).toMatchObject({ key_bits: 1024, port: 22 });
     expect(dynamic.install_script).toContain('authorized_keys');
-    expect(roleFrom({ key_type: 'ca', allow_host_certificates: 'true', ttl: '1h', max_ttl: '2h' })).toMatchObject({
+    expect(
+      roleFrom({ key_type: 'ca', allow_host_certificates: 'true', ttl: '1h', max_ttl: '2h' }),
+    ).toMatchObject({
       ttl: 3600,
       max_ttl: 7200,
       algorithm_signer: '',
@@ -41,9 +43,9 @@ describe('ssh role rules', () => {
       `invalid 'key': "k"`,
     );
     expect(refused({ key_type: 'dynamic', default_user: 'u', key: 'k' })).toBe('missing admin username');
-    expect(refused({ key_type: 'dynamic', default_user: 'u', key: 'k', admin_user: 'a', key_bits: 4096 })).toBe(
-      'invalid key_bits field',
-    );
+    expect(
+      refused({ key_type: 'dynamic', default_user: 'u', key: 'k', admin_user: 'a', key_bits: 4096 }),
+    ).toBe('invalid key_bits field');
     expect(refused({ key_type: 'ca' })).toBe(
       "Either 'allow_user_certificates' or 'allow_host_certificates' must be set to 'true'",
     );
@@ -56,9 +58,9 @@ describe('ssh role rules', () => {
     expect(refused({ key_type: 'otp', default_user: 'u', cidr_list: '10.0.0.0/33' })).toBe(
       'failed to validate cidr_list',
     );
-    expect(refused({ key_type: 'ca', allow_user_certificates: true, allowed_user_key_lengths: { rsa: 'x' } })).toMatch(
-      /^error processing allowed_user_key_lengths/,
-    );
+    expect(
+      refused({ key_type: 'ca', allow_user_certificates: true, allowed_user_key_lengths: { rsa: 'x' } }),
+    ).toMatch(/^error processing allowed_user_key_lengths/);
   });
 
   it('reads back only the fields of the key type', () => {
@@ -66,8 +68,17 @@ describe('ssh role rules', () => {
     expect(Object.keys(otp).sort()).toEqual(
       ['allowed_users', 'cidr_list', 'default_user', 'exclude_cidr_list', 'key_type', 'port'].sort(),
     );
-    const ca = roleView(roleFrom({ key_type: 'ca', allow_user_certificates: true, allowed_user_key_lengths: { rsa: [2048, '4096'] } }));
-    expect(ca).toMatchObject({ algorithm_signer: 'default', allowed_user_key_lengths: { rsa: [2048, 4096] } });
+    const ca = roleView(
+      roleFrom({
+        key_type: 'ca',
+        allow_user_certificates: true,
+        allowed_user_key_lengths: { rsa: [2048, '4096'] },
+      }),
+    );
+    expect(ca).toMatchObject({
+      algorithm_signer: 'default',
+      allowed_user_key_lengths: { rsa: [2048, 4096] },
+    });
     expect(ca).not.toHaveProperty('cidr_list');
   });
 });

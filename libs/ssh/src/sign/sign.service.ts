@@ -4,7 +4,6 @@ import type { ssh } from '@coffer/contracts/ssh';
 import type sshpk from 'sshpk';
 import { CaService } from '../ca/ca.service';
 import { parsePublicKey, publicKeyHash } from '../ca/ca-keys';
-import { RoleService } from '../roles/role.service';
 import { IdentityTemplates } from '../shared/identity';
 import { randomSerial, signCertificate } from './certificate';
 import {
@@ -34,14 +33,13 @@ function subjectKey(key: sshpk.Key): SubjectKey {
 @Injectable()
 export class SignService {
   constructor(
-    private readonly roles: RoleService,
     private readonly ca: CaService,
     private readonly identity: IdentityTemplates,
   ) {}
 
   async sign(req: RequestOf<typeof ssh.sign>, caller: CallerContext): Promise<ResponseOf<typeof ssh.sign>> {
     const roleName = req.params.name;
-    const role = await this.roles.find(req.mount.uuid, roleName);
+    const { role, signer } = await this.ca.roleAndSigner(req.mount.uuid, roleName);
     if (!role) throw invalidRequest(`Unknown role: ${roleName}`);
     if (role.key_type !== 'ca') throw invalidRequest(`role ${JSON.stringify(roleName)} is not a ca role`);
     const body = req.body;
@@ -71,7 +69,7 @@ export class SignService {
     const ttl = certificateTtl(body.ttl, role, req.mount);
     const critical = criticalOptions(body.critical_options, role);
     const exts = extensions(body.extensions, role);
-    const signer = await this.ca.signer(req.mount.uuid);
+    if (!signer) throw invalidRequest('no keys configured');
     const algorithm = signatureAlgorithm(role, signer.algorithm === 'rsa');
 
     const now = Math.floor(Date.now() / 1000);
