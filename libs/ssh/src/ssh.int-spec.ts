@@ -49,7 +49,7 @@ describe('ssh service (Postgres, NATS, two replicas)', () => {
   const call = (i: number, contract: Contract, operation: string, path: string, body = {}, params = {}) =>
     replicas[i % replicas.length]!.client.request(
       contract,
-      { operation, mount, path, params, body, query: {}, headers: {} } as never,
+      { operation, mount, path, params, body, query: {}, headers: {} },
       { headers: headers() },
     ) as Promise<{ data: any; secret?: any }>;
 
