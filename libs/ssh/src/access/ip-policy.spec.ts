@@ -1,16 +1,7 @@
-import { DomainError } from '@coffer/contracts';
+import { refusal } from '../test-support/refusal';
 import { roleFrom } from '../test-support/role-fixtures';
 import { checkIp, credsUsername, parseIp, roleCoversIp } from './ip-policy';
 
-const refusal = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof DomainError) return error.message;
-    throw error;
-  }
-  throw new Error('accepted');
-};
 const role = roleFrom({
   key_type: 'otp',
   default_user: 'ops',

@@ -13,15 +13,18 @@ export interface RecordRow {
 export class RecordRepository {
   constructor(private readonly db: SshDb) {}
 
-  async get(mountUuid: string, kind: RecordKind, name: string): Promise<RecordRow | undefined> {
+  /** The records of one kind of a mount. */
+  private ofKind(mountUuid: string, kind: RecordKind) {
     return this.db
       .of()
       .selectFrom('records')
       .select(['name', 'body', 'stream_version'])
       .where('mount_uuid', '=', mountUuid)
-      .where('kind', '=', kind)
-      .where('name', '=', name)
-      .executeTakeFirst();
+      .where('kind', '=', kind);
+  }
+
+  async get(mountUuid: string, kind: RecordKind, name: string): Promise<RecordRow | undefined> {
+    return this.ofKind(mountUuid, kind).where('name', '=', name).executeTakeFirst();
   }
 
   /** Several records of a mount in one round trip (the hot path of sign: role and CA). */
@@ -39,14 +42,7 @@ export class RecordRepository {
   }
 
   async list(mountUuid: string, kind: RecordKind): Promise<RecordRow[]> {
-    return this.db
-      .of()
-      .selectFrom('records')
-      .select(['name', 'body', 'stream_version'])
-      .where('mount_uuid', '=', mountUuid)
-      .where('kind', '=', kind)
-      .orderBy('name')
-      .execute();
+    return this.ofKind(mountUuid, kind).orderBy('name').execute();
   }
 
   async insert(trx: SshTrx, row: { mount_uuid: string; kind: RecordKind } & RecordRow): Promise<void> {

@@ -1,16 +1,9 @@
-import { DomainError } from '@coffer/contracts';
+import { refusal } from '../test-support/refusal';
 import { roleFrom } from '../test-support/role-fixtures';
 import { roleView } from './role.decider';
 
-const refused = (body: Record<string, unknown>, keyExists = true): string => {
-  try {
-    roleFrom(body, keyExists);
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'invalid_request') return error.message;
-    throw error;
-  }
-  throw new Error('accepted');
-};
+const refused = (body: Record<string, unknown>, keyExists = true): string =>
+  refusal(() => roleFrom(body, keyExists));
 
 describe('ssh role rules', () => {
   it('applies the defaults of each key type', () => {

@@ -1,4 +1,4 @@
-import { DomainError } from '@coffer/contracts';
+import { refusal } from '../test-support/refusal';
 import { caRole } from '../test-support/role-fixtures';
 import {
   certificateTtl,
@@ -12,15 +12,6 @@ import {
   validPrincipals,
 } from './sign.policy';
 
-const refusal = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'invalid_request') return error.message;
-    throw error;
-  }
-  throw new Error('accepted');
-};
 const mount = { config: { default_lease_ttl: 0, max_lease_ttl: 0 } };
 
 describe('certificate type', () => {
