@@ -48,6 +48,10 @@ describe('ssh role rules', () => {
     expect(refused({ key_type: 'ca', allow_user_certificates: true, algorithm_signer: 'md5' })).toBe(
       'unknown algorithm signer "md5"',
     );
+    expect(refused({ key_type: 'ca', allow_user_certificates: true, ttl: -5 })).toBe(
+      'ttl must not be negative',
+    );
+    expect(refused({ key_type: 'otp', default_user: 'u', port: 70000 })).toBe('invalid port');
     expect(refused({ key_type: 'otp', default_user: 'u', cidr_list: '10.0.0.0/33' })).toBe(
       'failed to validate cidr_list',
     );

@@ -92,6 +92,8 @@ export function decideRole(body: RoleBody, keyExists: (name: string) => boolean)
     not_before_duration: 30,
   };
   if (body.port < 0 || body.port > 65535) throw invalidRequest('invalid port');
+  for (const field of ['ttl', 'max_ttl', 'not_before_duration'] as const)
+    if (body[field] < 0) throw invalidRequest(`${field} must not be negative`);
   if (keyType === 'otp') {
     if (body.default_user === '') throw invalidRequest('missing default user');
     if (body.admin_user !== '') throw invalidRequest('admin user not required for OTP type');

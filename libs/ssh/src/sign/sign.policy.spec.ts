@@ -98,6 +98,7 @@ describe('ttl', () => {
       60,
     );
     expect(certificateTtl(undefined, caRole({ max_ttl: '10m' }), mount)).toBe(600);
+    expect(refusal(() => certificateTtl(-5, caRole(), mount))).toBe('ttl must not be negative');
     expect(refusal(() => certificateTtl(7200, caRole({ max_ttl: '1h' }), mount))).toBe(
       'ttl is larger than maximum allowed 3600',
     );

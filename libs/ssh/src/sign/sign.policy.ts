@@ -89,6 +89,7 @@ export function certificateTtl(
   role: SshRole,
   mount: Pick<MountInfo, 'config'>,
 ): number {
+  if (requested !== undefined && requested < 0) throw invalidRequest('ttl must not be negative');
   let ttl = requested ?? role.ttl;
   if (ttl === 0) ttl = mount.config.default_lease_ttl || SYSTEM_DEFAULT_LEASE_TTL;
   const max = role.max_ttl || mount.config.max_lease_ttl || SYSTEM_MAX_LEASE_TTL;
