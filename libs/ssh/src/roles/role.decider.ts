@@ -131,6 +131,8 @@ export function decideRole(body: RoleBody, keyExists: (name: string) => boolean)
     ...base,
     key_type: 'ca',
     port: 0,
+    cidr_list: '',
+    exclude_cidr_list: '',
     allowed_users_template: body.allowed_users_template,
     allowed_domains: body.allowed_domains,
     ttl: body.ttl,

@@ -1,10 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { invalidRequest, type CallerContext, type RequestOf, type ResponseOf } from '@coffer/contracts';
 import type { ssh } from '@coffer/contracts/ssh';
 import type sshpk from 'sshpk';
+import type { ServiceRuntime } from '@coffer/event-store';
 import { CaService } from '../ca/ca.service';
 import { parsePublicKey, publicKeyHash } from '../ca/ca-keys';
 import { IdentityTemplates } from '../shared/identity';
+import { SSH_RUNTIME } from '../ssh.di';
 import { randomSerial, signCertificate } from './certificate';
 import {
   certificateTtl,
@@ -35,6 +37,7 @@ export class SignService {
   constructor(
     private readonly ca: CaService,
     private readonly identity: IdentityTemplates,
+    @Inject(SSH_RUNTIME) private readonly runtime: ServiceRuntime,
   ) {}
 
   async sign(req: RequestOf<typeof ssh.sign>, caller: CallerContext): Promise<ResponseOf<typeof ssh.sign>> {
@@ -72,7 +75,7 @@ export class SignService {
     if (!signer) throw invalidRequest('no keys configured');
     const algorithm = signatureAlgorithm(role, signer.algorithm === 'rsa');
 
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(this.runtime.clock().getTime() / 1000);
     const serial = randomSerial();
     const signedKey = signCertificate(
       {
