@@ -153,6 +153,7 @@ export class ApproleSecretIdService {
       period: settings.tokenPeriod,
       mount: { accessor: req.mount.accessor, config: req.mount.config },
       boundCidrs,
+      tokenType: settings.tokenType,
     });
     return { data: null, auth, warnings };
   }

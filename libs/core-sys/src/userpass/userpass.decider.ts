@@ -74,6 +74,14 @@ export function applyTokenFields(current: UserTokenSettings, fields: UserpassTok
   if (fields.token_type !== undefined) next.tokenType = parseTokenType(fields.token_type);
   const cidrs = fields.token_bound_cidrs ?? fields.bound_cidrs;
   if (cidrs !== undefined) next.tokenBoundCidrs = cidrs.filter((c) => c !== '').map(validateCidr);
+  if (next.tokenType === 'batch' || next.tokenType === 'default-batch') {
+    if (next.tokenPeriod !== 0)
+      throw invalidRequest("'token_type' cannot be 'batch' or 'default_batch' when set to generate periodic tokens");
+    if (next.tokenNumUses !== 0)
+      throw invalidRequest(
+        "'token_type' cannot be 'batch' or 'default_batch' when set to generate tokens with limited use count",
+      );
+  }
   if (next.tokenMaxTtl > 0 && next.tokenTtl > next.tokenMaxTtl) {
     throw invalidRequest("'token_ttl' cannot be greater than 'token_max_ttl'");
   }
@@ -92,10 +100,9 @@ function parseTokenType(type: string): string {
       return 'default';
     case 'service':
     case 'default-service':
-      return type;
     case 'batch':
     case 'default-batch':
-      throw invalidRequest('batch tokens are not supported');
+      return type;
     default:
       throw invalidRequest(`invalid 'token_type' value ${JSON.stringify(type)}`);
   }
