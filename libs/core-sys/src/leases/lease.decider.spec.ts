@@ -69,6 +69,17 @@ describe('lease TTLs', () => {
     expect(decideRenew(s, 5000, { ttl: 0, max_ttl: 0 }, T0, 300).ttl).toBe(300);
   });
 
+  it("warns with Vault's text when the increment is capped, and refuses past the max", () => {
+    const s = issued();
+    expect(decideRenew(s, 100, { ttl: 0, max_ttl: 0 }, T0).warnings).toEqual([]);
+    expect(decideRenew(s, 10_000, { ttl: 0, max_ttl: 0 }, T0 + 1000).warnings).toEqual([
+      'TTL of "2h46m40s" exceeded the effective max_ttl of "1h59m59s"; TTL value is capped accordingly',
+    ]);
+    expect(() => decideRenew(s, 10, { ttl: 0, max_ttl: 0 }, s.maxExpiresAt)).toThrow(
+      'past the max TTL, cannot renew',
+    );
+  });
+
   it('refuses renewals as Vault: unknown, irrevocable, expired, not renewable', () => {
     expect(() => assertRenewable(undefined, T0)).toThrow('lease not found');
     expect(() => assertRenewable({ ...issued(), irrevocable: true }, T0)).toThrow('lease is irrevocable');

@@ -122,7 +122,11 @@ export class LeaseService {
       await this.log.append(leaseId, found?.version ?? 0, [
         { type: 'LeaseRenewed', data: { renewedAt: renewal.renewedAt, expiresAt: renewal.expiresAt } },
       ]);
-      return { data: null, lease: { lease_id: leaseId, renewable: true, lease_duration: renewal.ttl } };
+      return {
+        data: null,
+        lease: { lease_id: leaseId, renewable: true, lease_duration: renewal.ttl },
+        warnings: renewal.warnings,
+      };
     });
   }
 
@@ -192,6 +196,22 @@ export class LeaseService {
     return count;
   }
 
+  /**
+   * Vault's unmount revokes the mount's leases (RevokePrefix, sync) before it removes the mount;
+   * the first failure stops it, names the lease, and the mount stays.
+   */
+  async revokeMountLeasesNow(mountUuid: string): Promise<void> {
+    const ids = [...(await this.repo.idsOfMount(mountUuid))].sort();
+    for (const [idx, id] of ids.entries()) {
+      try {
+        await this.revokeNow(id, 'revoked', false);
+      } catch (error) {
+        const message = isDomainError(error) ? error.message : 'internal error';
+        throw invalidRequest(`failed to revoke ${JSON.stringify(id)} (${idx + 1} / ${ids.length}): ${message}`);
+      }
+    }
+  }
+
   /** Revoking tokens revokes the leases created with them: they become due now (the manager revokes). */
   async revokeForTokens(accessors: readonly string[]): Promise<number> {
     let count = 0;
@@ -217,7 +237,8 @@ export class LeaseService {
       if (!force) {
         const message = isDomainError(error) ? error.message : 'internal error';
         await this.recordFailure(leaseId, message);
-        throw invalidRequest(`failed to revoke entry: ${message}`);
+        // Vault's revokeEntry wraps the backend's error with the (nil) response it got.
+        throw invalidRequest(`failed to revoke entry: resp: (*logical.Response)(nil) err: ${message}`);
       }
     }
     return retryOnConflict(async () => {
