@@ -38,7 +38,7 @@ import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.ser
 import { operationsOf, resolveRoute, type MountServing, type ResolvedRoute } from './routing/route-resolver';
 import { SealStateService } from './routing/seal-state.service';
 import type { GatewayLogger } from './gateway.logger';
-import { wrapIfRequested } from './wrapping/response-wrapper';
+import { wrapFormatOf, wrapIfRequested } from './wrapping/response-wrapper';
 
 export interface GatewayRequest extends Omit<RawRequest, 'body'> {
   clientAddress: string;
@@ -243,7 +243,15 @@ export class GatewayService {
     });
     this.afterSuccess(routing, operation);
     const rendered = renderEngineResponse(result, operation, requestId);
-    const wrap = { wrapTtl, path, requestId, headers, timeoutMs: this.engineTimeoutMs };
+    const wrap = {
+      wrapTtl,
+      path,
+      requestId,
+      headers,
+      timeoutMs: this.engineTimeoutMs,
+      format: wrapFormatOf(req.headers),
+      mountType: routing.match.mount.type,
+    };
     const answered = await wrapIfRequested(this.transport, wrap, result, rendered);
     if (trace.audit) {
       const audited = trace.audit;
