@@ -146,13 +146,24 @@ export class GatewayService {
     }
     if (isAudited(routing, kind, sealed)) {
       const mount = routing.kind === 'failed' ? undefined : routing.match.mount;
+      const entry = routing.kind === 'failed' ? undefined : routing.match.entry;
       trace.audit = {
         id: requestId,
         time: new Date(),
         operation: provisionalOperation(kind),
         path,
         namespace: mount?.namespace ?? '',
-        ...(mount ? { mount: { type: mount.type, accessor: mount.accessor, path: mount.path } } : {}),
+        ...(mount
+          ? {
+              mount: {
+                type: mount.type,
+                accessor: mount.accessor,
+                path: mount.path,
+                nonHmacRequestKeys: entry?.audit_non_hmac_request_keys ?? [],
+                nonHmacResponseKeys: entry?.audit_non_hmac_response_keys ?? [],
+              },
+            }
+          : {}),
         ...(token !== undefined ? { clientToken: token } : {}),
         policies: [],
         remoteAddress: req.clientAddress,
@@ -208,6 +219,7 @@ export class GatewayService {
       aclPath,
       params: aclParams,
       wrapTtl,
+      exactOperation: trace.audit !== undefined,
       exists: async () => {
         const check = routing.route.existenceCheck;
         if (!check) return false;

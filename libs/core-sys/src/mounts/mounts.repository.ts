@@ -17,6 +17,8 @@ const COLUMNS = [
   'force_no_cache',
   'listing_visibility',
   'token_type',
+  'audit_non_hmac_request_keys',
+  'audit_non_hmac_response_keys',
   'local',
   'seal_wrap',
   'external_entropy_access',
@@ -39,6 +41,8 @@ function toRecord(row: Row): MountRecord {
       forceNoCache: row.force_no_cache,
       listingVisibility: row.listing_visibility,
       tokenType: row.token_type,
+      auditNonHmacRequestKeys: row.audit_non_hmac_request_keys,
+      auditNonHmacResponseKeys: row.audit_non_hmac_response_keys,
     },
     local: row.local,
     sealWrap: row.seal_wrap,
@@ -114,6 +118,8 @@ export class MountsRepository {
         force_no_cache: m.config.forceNoCache,
         listing_visibility: m.config.listingVisibility,
         token_type: m.config.tokenType,
+        audit_non_hmac_request_keys: JSON.stringify(m.config.auditNonHmacRequestKeys),
+        audit_non_hmac_response_keys: JSON.stringify(m.config.auditNonHmacResponseKeys),
         local: m.local,
         seal_wrap: m.sealWrap,
         external_entropy_access: m.externalEntropyAccess,
@@ -137,6 +143,8 @@ export class MountsRepository {
         force_no_cache: m.config.forceNoCache,
         listing_visibility: m.config.listingVisibility,
         token_type: m.config.tokenType,
+        audit_non_hmac_request_keys: JSON.stringify(m.config.auditNonHmacRequestKeys),
+        audit_non_hmac_response_keys: JSON.stringify(m.config.auditNonHmacResponseKeys),
       })
       .where('uuid', '=', m.uuid)
       .execute();

@@ -21,7 +21,14 @@ export interface AuditedRequest {
   /** the path after /v1/, as the caller named it */
   path: string;
   namespace: string;
-  mount?: { type: string; accessor: string; path: string };
+  mount?: {
+    type: string;
+    accessor: string;
+    path: string;
+    /** the mount's audit_non_hmac_request_keys / _response_keys: their values stay clear */
+    nonHmacRequestKeys?: readonly string[];
+    nonHmacResponseKeys?: readonly string[];
+  };
   clientToken?: string;
   token?: ResolvedToken;
   /** the token's effective policy names (token + identity) */
@@ -54,14 +61,30 @@ export interface DeviceFormat {
 
 type Hash = (value: string) => string;
 
-/** Every string of a JSON value hashed, structure and other scalars kept (hashstructure.go). */
-export function hashStructure(value: unknown, hash: Hash): unknown {
-  if (typeof value === 'string') return hash(value);
-  if (Array.isArray(value)) return value.map((v) => hashStructure(v, hash));
+/** What Go's time.Time UnmarshalText accepts (RFC 3339): Vault leaves timestamps clear. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Every string of a JSON value hashed, structure and other scalars kept (hashstructure.go):
+ * timestamps stay clear, and so does every string whose nearest enclosing key is one of
+ * `ignoredKeys` (the mount's audit_non_hmac_*_keys), at any depth.
+ */
+export function hashStructure(
+  value: unknown,
+  hash: Hash,
+  ignoredKeys: readonly string[] = [],
+  key?: string,
+): unknown {
+  if (typeof value === 'string') {
+    if (RFC3339.test(value)) return value;
+    return key !== undefined && ignoredKeys.includes(key) ? value : hash(value);
+  }
+  if (Array.isArray(value)) return value.map((v) => hashStructure(v, hash, ignoredKeys, key));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value)) {
-      Object.defineProperty(out, key, { value: hashStructure(v, hash), enumerable: true, writable: true });
+    for (const [k, v] of Object.entries(value)) {
+      const hashed = hashStructure(v, hash, ignoredKeys, k);
+      Object.defineProperty(out, k, { value: hashed, enumerable: true, writable: true });
     }
     return out;
   }
@@ -151,7 +174,10 @@ function requestEntry(
     client_token_accessor: req.token?.accessor ? h.accessor(req.token.accessor) : undefined,
     namespace: { id: req.namespace === '' ? 'root' : req.namespace },
     path: req.path,
-    data: req.data && Object.keys(req.data).length > 0 ? hashStructure(req.data, h.hash) : undefined,
+    data:
+      req.data && Object.keys(req.data).length > 0
+        ? hashStructure(req.data, h.hash, req.mount?.nonHmacRequestKeys)
+        : undefined,
     remote_address: req.remoteAddress,
     headers: headersEntry(req, audited, h),
     wrap_ttl: req.wrapTtl,
@@ -231,7 +257,10 @@ export function responseLine(
         mount_accessor: req.mount?.accessor,
         mount_point: req.mount?.path,
         auth: res.auth ? responseAuth(res.auth, h) : undefined,
-        data: data !== null && data !== undefined ? hashStructure(data, h.hash) : undefined,
+        data:
+          data !== null && data !== undefined
+            ? hashStructure(data, h.hash, req.mount?.nonHmacResponseKeys)
+            : undefined,
         warnings: res.warnings ?? undefined,
         wrap_info: res.wrap_info ? wrapInfoEntry(res.wrap_info, h) : undefined,
       })
