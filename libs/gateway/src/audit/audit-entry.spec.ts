@@ -177,6 +177,7 @@ describe('audit entries', () => {
       hmacAccessor: true,
       elideListResponses: false,
       prefix: '',
+      jsonx: false,
     });
   });
 });

@@ -5,6 +5,7 @@ import {
   type ResolvedToken,
   type WrapInfo,
 } from '@coffer/contracts';
+import { encodeJsonx } from './audit-jsonx';
 
 /**
  * Vault's audit entries (audit/types.go) and their hashing (audit/hashstructure.go): every string
@@ -57,6 +58,8 @@ export interface DeviceFormat {
   hmacAccessor: boolean;
   elideListResponses: boolean;
   prefix: string;
+  /** format=jsonx: Vault's XML rendering of the entry (no line break after it, as Vault) */
+  jsonx: boolean;
 }
 
 type Hash = (value: string) => string;
@@ -105,6 +108,7 @@ export function deviceFormat(salt: string, options: Record<string, string>): Dev
     hmacAccessor: flag('hmac_accessor', true),
     elideListResponses: flag('elide_list_responses', false),
     prefix: options['prefix'] ?? '',
+    jsonx: options['format'] === 'jsonx',
   };
 }
 
@@ -221,6 +225,12 @@ function wrapInfoEntry(info: WrapInfo, h: ReturnType<typeof hashers>): Record<st
   });
 }
 
+function serialise(entry: Record<string, unknown>, format: DeviceFormat): string {
+  return format.jsonx
+    ? `${format.prefix}${encodeJsonx(entry)}`
+    : `${format.prefix}${JSON.stringify(entry)}\n`;
+}
+
 /** One "request" entry, serialised with the device's prefix. */
 export function requestLine(
   req: AuditedRequest,
@@ -236,7 +246,7 @@ export function requestLine(
     request: requestEntry(req, audited, h),
     error,
   });
-  return `${format.prefix}${JSON.stringify(entry)}\n`;
+  return serialise(entry, format);
 }
 
 /** One "response" entry, serialised with the device's prefix. */
@@ -273,5 +283,5 @@ export function responseLine(
     response,
     error: outcome.error,
   });
-  return `${format.prefix}${JSON.stringify(entry)}\n`;
+  return serialise(entry, format);
 }
