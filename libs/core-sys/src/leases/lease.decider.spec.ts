@@ -6,6 +6,7 @@ import {
   decideRenew,
   decideRevocationFailure,
   evolve,
+  irrevocableLimit,
   prefixDirectory,
   SYSTEM_MAX_LEASE_TTL,
   type LeaseState,
@@ -119,5 +120,18 @@ describe('prefixes', () => {
     expect(prefixDirectory('aws/creds')).toBe('aws/creds/');
     expect(prefixDirectory('')).toBe('');
     expect(childKeys(['a/b/c', 'a/b/d/e', 'a/x', 'b/y'], 'a/b/')).toEqual(['c', 'd/']);
+  });
+});
+
+describe('irrevocable listing limit', () => {
+  it("reads limit as Vault's processLimit", () => {
+    expect(irrevocableLimit('')).toBe(10_000);
+    expect(irrevocableLimit('None')).toBe('none');
+    expect(irrevocableLimit('5')).toBe(5);
+    expect(() => irrevocableLimit('0')).toThrow("limit must be 'none' or a positive integer");
+    expect(() => irrevocableLimit('-2')).toThrow("limit must be 'none' or a positive integer");
+    expect(() => irrevocableLimit('x')).toThrow(
+      'invalid \'limit\' provided: strconv.Atoi: parsing "x": invalid syntax',
+    );
   });
 });

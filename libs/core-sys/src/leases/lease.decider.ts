@@ -216,3 +216,21 @@ export function childKeys(ids: readonly string[], prefix: string): string[] {
 
 export const leaseIdRequired = (): DomainError => invalidRequest('lease_id must be specified');
 export const invalidLease = (): DomainError => invalidRequest('invalid lease');
+
+/** Vault's MaxIrrevocableLeasesToReturn and its warning. */
+export const MAX_IRREVOCABLE_LEASES = 10_000;
+export const MAX_IRREVOCABLE_WARNING =
+  'Command halted because many irrevocable leases were found. To emit the entire list, re-run the command with force set true.';
+
+/** Vault's processLimit: "" the default, "none" everything, else a positive integer (strconv.Atoi). */
+export function irrevocableLimit(raw: string): number | 'none' {
+  if (raw === '') return MAX_IRREVOCABLE_LEASES;
+  if (raw.toLowerCase() === 'none') return 'none';
+  if (!/^[+-]?\d+$/.test(raw))
+    throw invalidRequest(
+      `invalid 'limit' provided: strconv.Atoi: parsing ${JSON.stringify(raw)}: invalid syntax`,
+    );
+  const limit = Number(raw);
+  if (limit < 1) throw invalidRequest("limit must be 'none' or a positive integer");
+  return limit;
+}

@@ -23,8 +23,10 @@ import {
   decideRevocationFailure,
   DEFAULT_REVOCATION_POLICY,
   invalidLease,
+  irrevocableLimit,
   leaseIdRequired,
   lookupView,
+  MAX_IRREVOCABLE_WARNING,
   prefixDirectory,
   type LeaseState,
   type RevocationPolicy,
@@ -174,18 +176,16 @@ export class LeaseService {
 
   async list(req: Req<'list'>): Promise<Res<'list'>> {
     if (req.query.type.toLowerCase() !== 'irrevocable') return {};
-    const limit = /^\d+$/.test(req.query.limit) ? Number(req.query.limit) : 10_000;
-    const leases = await this.repo.irrevocable(limit);
+    const limit = irrevocableLimit(req.query.limit);
+    // one more than the limit tells whether Vault's "command halted" warning applies
+    const found = await this.repo.irrevocable(limit === 'none' ? Number.MAX_SAFE_INTEGER : limit + 1);
+    const leases = limit === 'none' ? found : found.slice(0, limit);
     return {
       data: {
         lease_count: leases.length,
-        leases: leases.map((l) => ({
-          lease_id: l.leaseId,
-          mount_id: l.mountAccessor,
-          error: l.lastError,
-          expire_time: new Date(l.expiresAt).toISOString(),
-        })),
+        leases: leases.map((l) => ({ lease_id: l.leaseId, mount_id: l.mountAccessor, error: l.lastError })),
       },
+      warnings: leases.length < found.length ? [MAX_IRREVOCABLE_WARNING] : [],
     };
   }
 
@@ -207,7 +207,9 @@ export class LeaseService {
         await this.revokeNow(id, 'revoked', false);
       } catch (error) {
         const message = isDomainError(error) ? error.message : 'internal error';
-        throw invalidRequest(`failed to revoke ${JSON.stringify(id)} (${idx + 1} / ${ids.length}): ${message}`);
+        throw invalidRequest(
+          `failed to revoke ${JSON.stringify(id)} (${idx + 1} / ${ids.length}): ${message}`,
+        );
       }
     }
   }
