@@ -87,7 +87,10 @@ describe('batch tokens from auth methods (Vault: router settles token_type with 
     expect(await userFails('per', { token_type: 'batch', token_period: '1h' })).toMatchObject({
       message: "'token_type' cannot be 'batch' or 'default_batch' when set to generate periodic tokens",
     });
-    expect(await userFails('uses', { token_type: 'default-batch', token_num_uses: 3 })).toMatchObject({
+    expect(await userFails('def', { token_type: 'default-batch' })).toMatchObject({
+      message: `invalid 'token_type' value "default-batch"`,
+    });
+    expect(await userFails('uses', { token_type: 'batch', token_num_uses: 3 })).toMatchObject({
       message:
         "'token_type' cannot be 'batch' or 'default_batch' when set to generate tokens with limited use count",
     });

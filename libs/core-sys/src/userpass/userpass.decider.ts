@@ -74,7 +74,8 @@ export function applyTokenFields(current: UserTokenSettings, fields: UserpassTok
   if (fields.token_type !== undefined) next.tokenType = parseTokenType(fields.token_type);
   const cidrs = fields.token_bound_cidrs ?? fields.bound_cidrs;
   if (cidrs !== undefined) next.tokenBoundCidrs = cidrs.filter((c) => c !== '').map(validateCidr);
-  if (next.tokenType === 'batch' || next.tokenType === 'default-batch') {
+  // Vault's text names default_batch too, a value its users and roles no longer accept
+  if (next.tokenType === 'batch') {
     if (next.tokenPeriod !== 0)
       throw invalidRequest("'token_type' cannot be 'batch' or 'default_batch' when set to generate periodic tokens");
     if (next.tokenNumUses !== 0)
@@ -98,10 +99,9 @@ function parseTokenType(type: string): string {
     case '':
     case 'default':
       return 'default';
+    // Vault's tokenutil: the default-* types are the mount's (sys/auth tune), not a user's or role's
     case 'service':
-    case 'default-service':
     case 'batch':
-    case 'default-batch':
       return type;
     default:
       throw invalidRequest(`invalid 'token_type' value ${JSON.stringify(type)}`);
