@@ -254,7 +254,9 @@ export class TokenAdminService {
     if (state.role === undefined || state.role === '') return state;
     const role = await this.roles.find(state.role);
     if (!role)
-      throw invalidRequest(`original token role ${JSON.stringify(state.role)} could not be found, not renewing`);
+      throw invalidRequest(
+        `original token role ${JSON.stringify(state.role)} could not be found, not renewing`,
+      );
     return { ...state, period: role.state.tokenPeriod, explicitMaxTtl: role.state.tokenExplicitMaxTtl };
   }
 

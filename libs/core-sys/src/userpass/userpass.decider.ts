@@ -77,7 +77,9 @@ export function applyTokenFields(current: UserTokenSettings, fields: UserpassTok
   // Vault's text names default_batch too, a value its users and roles no longer accept
   if (next.tokenType === 'batch') {
     if (next.tokenPeriod !== 0)
-      throw invalidRequest("'token_type' cannot be 'batch' or 'default_batch' when set to generate periodic tokens");
+      throw invalidRequest(
+        "'token_type' cannot be 'batch' or 'default_batch' when set to generate periodic tokens",
+      );
     if (next.tokenNumUses !== 0)
       throw invalidRequest(
         "'token_type' cannot be 'batch' or 'default_batch' when set to generate tokens with limited use count",

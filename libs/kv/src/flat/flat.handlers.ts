@@ -19,7 +19,8 @@ const kvScope = (req: Pick<EngineRequest, 'mount'>): FlatScope => ({ mountUuid: 
 function cubbyholeScope(req: Pick<EngineRequest, 'mount'>, caller: CallerContext): FlatScope {
   if (!caller.tokenRef) throw invalidRequest('client token empty');
   // Vault's router: a batch token (the one kind without an accessor) has no cubbyhole.
-  if (!caller.accessor) throw invalidRequest("cubbyhole operations are only supported by 'service' type tokens");
+  if (!caller.accessor)
+    throw invalidRequest("cubbyhole operations are only supported by 'service' type tokens");
   return { mountUuid: req.mount.uuid, owner: caller.tokenRef };
 }
 
