@@ -2,19 +2,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { waitFor } from '@coffer/testing';
 import { startTarget, START_TIMEOUT_MS, TARGETS, uniq, type ApiClient, type Target } from './support';
 
 jest.setTimeout(90_000);
-
-async function pollFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /**
  * Vault details of issue 7's platform over HTTP, dev and cluster: batch tokens from auth
@@ -151,23 +142,30 @@ describe.each(TARGETS)('%s: Vault parity of the platform', (kind) => {
     const app = uniq('audited');
     await root.post(`secret/data/${app}`, { data: { x: 1 }, visible: 'clear-text', hidden: 'masked' });
     await root.post(`secret/data/${app}`, { data: { x: 2 } });
-    const entries = await pollFor(async () => {
-      const lines = (await readFile(json, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
-      const found = lines
-        .map(
-          (l) => JSON.parse(l) as { type: string; request: { path: string; operation: string; data?: any } },
-        )
-        .filter((e) => e.type === 'request' && e.request.path === `secret/data/${app}`);
-      return found.length >= 2 ? found : undefined;
-    }, 'the audited writes');
+    const entries = await waitFor(
+      async () => {
+        const lines = (await readFile(json, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '');
+        const found = lines
+          .map(
+            (l) =>
+              JSON.parse(l) as { type: string; request: { path: string; operation: string; data?: any } },
+          )
+          .filter((e) => e.type === 'request' && e.request.path === `secret/data/${app}`);
+        return found.length >= 2 ? found : undefined;
+      },
+      { timeoutMs: 10_000, message: 'the audited writes' },
+    );
     expect(entries.map((e) => e.request.operation)).toEqual(['create', 'update']);
     expect(entries[0]?.request.data.visible).toBe('clear-text');
     expect(entries[0]?.request.data.hidden).toMatch(/^hmac-sha256:/);
 
-    const text = await pollFor(async () => {
-      const t = await readFile(xml, 'utf8').catch(() => '');
-      return t.includes(`secret/data/${app}`) ? t : undefined;
-    }, 'the jsonx entries');
+    const text = await waitFor(
+      async () => {
+        const t = await readFile(xml, 'utf8').catch(() => '');
+        return t.includes(`secret/data/${app}`) ? t : undefined;
+      },
+      { timeoutMs: 10_000, message: 'the jsonx entries' },
+    );
     expect(text).toContain(`<json:string name="path">secret/data/${app}</json:string>`);
     expect(text).toContain('<json:string name="type">request</json:string>');
     expect(text).not.toContain('\n');
