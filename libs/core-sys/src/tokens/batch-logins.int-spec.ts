@@ -33,22 +33,17 @@ const anon = {
   sudo: false,
 };
 
+const userWrite = (name: string, body: Record<string, unknown>) => ({
+  mount: up,
+  operation: 'create' as const,
+  path: `users/${name}`,
+  params: { username: name },
+  body: { password: 'pw', ...body },
+});
 const user = (name: string, body: Record<string, unknown>) =>
-  h.call(userpassContracts.userWrite, {
-    mount: up,
-    operation: 'create',
-    path: `users/${name}`,
-    params: { username: name },
-    body: { password: 'pw', ...body },
-  });
+  h.call(userpassContracts.userWrite, userWrite(name, body));
 const userFails = (name: string, body: Record<string, unknown>) =>
-  h.fail(userpassContracts.userWrite, {
-    mount: up,
-    operation: 'create',
-    path: `users/${name}`,
-    params: { username: name },
-    body: { password: 'pw', ...body },
-  });
+  h.fail(userpassContracts.userWrite, userWrite(name, body));
 const login = async (name: string) => {
   const res = await h.call(
     userpassContracts.login,
