@@ -90,7 +90,13 @@ describe("third-party unwrap and rewrap pass the caller's ACL (Vault: the routes
 
 describe('X-Vault-Wrap-Format: jwt', () => {
   it('hands the wrapping token out as an ES512 JWT that unwraps as client token or as `token`', async () => {
-    const info = await wrap('jwt-1', { format: 'jwt', wrappedAccessor: 'wrapped-acc' });
+    const info = await h.client.request(coreWrapResponse, {
+      response: { ...response('jwt-1'), auth: { accessor: 'wrapped-acc' } },
+      ttl: 300,
+      creationPath: 'secret/data/a',
+      format: 'jwt',
+      wrappedAccessor: 'wrapped-acc',
+    });
     expect(decodeProtectedHeader(info.token)).toEqual({ alg: 'ES512', typ: 'JWT' });
     const claims = decodeJwt(info.token);
     expect(claims).toMatchObject({
@@ -109,13 +115,15 @@ describe('X-Vault-Wrap-Format: jwt', () => {
     });
     expect(looked.data).toMatchObject({ creation_ttl: 300, creation_path: 'secret/data/a' });
     const res = await h.call(wrappingContracts.unwrap, unwrapReq({}, info.token));
-    expect(res.body).toEqual(response('jwt-1'));
+    expect(res.body).toEqual({ ...response('jwt-1'), auth: { accessor: 'wrapped-acc' } });
     expect(await h.fail(wrappingContracts.unwrap, unwrapReq({}, info.token))).toMatchObject({
       message: INVALID,
     });
 
-    const second = await wrap('jwt-2', { format: 'jwt' });
+    // an approle secret id's accessor is the wrapped accessor, not the JWT's accessor claim
+    const second = await wrap('jwt-2', { format: 'jwt', wrappedAccessor: 'secret-id-acc' });
     expect(decodeJwt(second.token)).toMatchObject({ accessor: '' });
+    expect(second.wrapped_accessor).toBe('secret-id-acc');
     const third = await h.call(wrappingContracts.unwrap, unwrapReq({ token: second.token }, h.rootToken));
     expect(third.body).toEqual(response('jwt-2'));
   });

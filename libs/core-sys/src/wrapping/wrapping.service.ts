@@ -72,7 +72,8 @@ export class WrappingService {
             token: issued.token,
             createdAt,
             ttl: creationTtl,
-            wrappedAccessor: req.wrappedAccessor ?? '',
+            // Vault's claim is the wrapped auth block's accessor only (not an approle secret id's)
+            wrappedAccessor: authAccessorOf(req.response),
           })
         : issued.token;
     return {
@@ -180,3 +181,10 @@ export class WrappingService {
 }
 
 const permissionDenied = (): DomainError => new DomainError('permission_denied', 'permission denied');
+
+function authAccessorOf(response: Record<string, unknown>): string {
+  const auth = response['auth'];
+  if (auth === null || typeof auth !== 'object') return '';
+  const accessor = (auth as Record<string, unknown>)['accessor'];
+  return typeof accessor === 'string' ? accessor : '';
+}
