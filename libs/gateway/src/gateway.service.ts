@@ -232,6 +232,13 @@ export class GatewayService {
       },
     });
     ctx.sudo = sudo ?? ctx.root;
+    // Vault's router: a mount being unmounted (tainted) answers no request
+    if (routing.match.entry.tainted === true) {
+      throw new DomainError(
+        'no_handler',
+        `no handler for route ${JSON.stringify(path)}. route entry is tainted.`,
+      );
+    }
     const headers = encodeContext(ctx);
     engineRequest.operation = operation;
     if (trace.audit) trace.audit.operation = operation;

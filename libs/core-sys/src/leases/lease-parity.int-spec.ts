@@ -78,8 +78,19 @@ describe("unmounting revokes the mount's leases first (Vault's unmountInternal)"
     } finally {
       engine.failRevoke = undefined;
     }
-    expect(await mountAt('dynsecret/')).toBeDefined();
+    // the mount stays, tainted as Vault leaves it (the gateway refuses requests to it)
+    const table = await h.client.request(coreMountTable, {});
+    expect(table.mounts.find((e) => e.path === 'dynsecret/')).toMatchObject({ tainted: true });
     expect(await leaseExists(leaseId)).toBe(true);
+    // enabling at the path is still refused while the tainted mount is there
+    expect(
+      await h.fail(sysContracts.mountEnable, {
+        mount: sys.mount(),
+        path: 'mounts/dynsecret',
+        params: { path: 'dynsecret' },
+        body: { type: 'kv' },
+      }),
+    ).toMatchObject({ message: 'path is already in use at dynsecret/' });
 
     await h.call(sysContracts.mountDisable, disable);
     expect(engine.revokedIds()).toContain(leaseId);

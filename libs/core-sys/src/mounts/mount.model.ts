@@ -36,6 +36,8 @@ export const mountRecordSchema = z.object({
   local: z.boolean(),
   sealWrap: z.boolean(),
   externalEntropyAccess: z.boolean(),
+  /** being unmounted (Vault's Tainted): requests are refused until the unmount completes */
+  tainted: z.boolean().optional(),
 });
 export type MountRecord = z.infer<typeof mountRecordSchema>;
 

@@ -95,5 +95,6 @@ export function toMountEntry(m: MountRecord): MountEntry {
     local: m.local,
     seal_wrap: m.sealWrap,
     ...auditKeysView(m),
+    ...(m.tainted ? { tainted: true } : {}),
   };
 }

@@ -264,6 +264,13 @@ export function decideDisableAuth(table: readonly MountRecord[], rawPath: string
   return { type: 'AuthMethodDisabled', data: { uuid: mount.uuid, path: mount.path, type: mount.type } };
 }
 
+/** Vault's taintMountEntry: marks the mount being unmounted (once). */
+export function decideTaint(table: readonly MountRecord[], uuid: string): MountEvent | undefined {
+  const mount = table.find((m) => m.uuid === uuid);
+  if (!mount || mount.tainted === true) return undefined;
+  return { type: 'MountTainted', data: { uuid: mount.uuid, path: mount.path } };
+}
+
 export interface TuneDecision {
   event: MountEvent | undefined;
   warnings: string[];
@@ -375,5 +382,7 @@ export function evolveMounts(table: readonly MountRecord[], event: MountEvent): 
     case 'MountDisabled':
     case 'AuthMethodDisabled':
       return table.filter((m) => m.uuid !== event.data.uuid);
+    case 'MountTainted':
+      return table.map((m) => (m.uuid === event.data.uuid ? { ...m, tainted: true } : m));
   }
 }

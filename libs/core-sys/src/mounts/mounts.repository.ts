@@ -22,6 +22,7 @@ const COLUMNS = [
   'local',
   'seal_wrap',
   'external_entropy_access',
+  'tainted',
 ] as const;
 
 type Row = Pick<Selectable<MountsTable>, (typeof COLUMNS)[number]>;
@@ -47,6 +48,7 @@ function toRecord(row: Row): MountRecord {
     local: row.local,
     sealWrap: row.seal_wrap,
     externalEntropyAccess: row.external_entropy_access,
+    ...(row.tainted ? { tainted: true } : {}),
   });
 }
 
@@ -148,6 +150,10 @@ export class MountsRepository {
       })
       .where('uuid', '=', m.uuid)
       .execute();
+  }
+
+  async taint(trx: CoreSysTrx, uuid: string): Promise<void> {
+    await this.db.of(trx).updateTable('mounts').set({ tainted: true }).where('uuid', '=', uuid).execute();
   }
 
   async delete(trx: CoreSysTrx, uuid: string): Promise<void> {

@@ -24,6 +24,7 @@ import {
   decideEnableAuth,
   decideEnableSecret,
   decideTune,
+  decideTaint,
   defaultMounts,
   enableInputOf,
   tuneInputOf,
@@ -92,6 +93,9 @@ export class MountsService {
     // a failing revocation answers its error and the mount stays.
     const planned = await this.#plannedDisable(kind, path);
     if (planned) {
+      // Vault taints the mount first: no new request reaches it while its leases are revoked,
+      // and it stays tainted if a revocation fails (a retried unmount finishes the job)
+      await this.#write((table) => ({ events: [decideTaint(table, planned.data.uuid)], result: undefined }));
       await this.leases.revokeMountLeasesNow(planned.data.uuid);
       if (planned.type === 'AuthMethodDisabled') await this.revocation.revokeByPathPrefix(planned.data.path);
     }

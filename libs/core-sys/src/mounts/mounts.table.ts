@@ -20,6 +20,7 @@ export interface MountsTable {
   local: boolean;
   seal_wrap: boolean;
   external_entropy_access: boolean;
+  tainted: ColumnType<boolean, boolean | undefined, boolean>;
   enabled_at: ColumnType<Date, Date, never>;
 }
 
