@@ -23,6 +23,11 @@ export const mountEntrySchema = mountInfoSchema.extend({
   table: z.enum(['secret', 'auth', 'system']),
   local: z.boolean().default(false),
   seal_wrap: z.boolean().default(false),
+  /** the mount's audit_non_hmac_* keys (audit devices leave their values clear) */
+  audit_non_hmac_request_keys: z.array(z.string()).optional(),
+  audit_non_hmac_response_keys: z.array(z.string()).optional(),
+  /** being unmounted (Vault's Tainted): the gateway refuses requests to it */
+  tainted: z.boolean().optional(),
 });
 export type MountEntry = z.infer<typeof mountEntrySchema>;
 export const coreMountTable = defineContract(

@@ -38,7 +38,7 @@ import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.ser
 import { operationsOf, resolveRoute, type MountServing, type ResolvedRoute } from './routing/route-resolver';
 import { SealStateService } from './routing/seal-state.service';
 import type { GatewayLogger } from './gateway.logger';
-import { wrapIfRequested } from './wrapping/response-wrapper';
+import { wrapFormatOf, wrapIfRequested } from './wrapping/response-wrapper';
 
 export interface GatewayRequest extends Omit<RawRequest, 'body'> {
   clientAddress: string;
@@ -146,13 +146,24 @@ export class GatewayService {
     }
     if (isAudited(routing, kind, sealed)) {
       const mount = routing.kind === 'failed' ? undefined : routing.match.mount;
+      const entry = routing.kind === 'failed' ? undefined : routing.match.entry;
       trace.audit = {
         id: requestId,
         time: new Date(),
         operation: provisionalOperation(kind),
         path,
         namespace: mount?.namespace ?? '',
-        ...(mount ? { mount: { type: mount.type, accessor: mount.accessor, path: mount.path } } : {}),
+        ...(mount
+          ? {
+              mount: {
+                type: mount.type,
+                accessor: mount.accessor,
+                path: mount.path,
+                nonHmacRequestKeys: entry?.audit_non_hmac_request_keys ?? [],
+                nonHmacResponseKeys: entry?.audit_non_hmac_response_keys ?? [],
+              },
+            }
+          : {}),
         ...(token !== undefined ? { clientToken: token } : {}),
         policies: [],
         remoteAddress: req.clientAddress,
@@ -208,6 +219,7 @@ export class GatewayService {
       aclPath,
       params: aclParams,
       wrapTtl,
+      exactOperation: trace.audit !== undefined,
       exists: async () => {
         const check = routing.route.existenceCheck;
         if (!check) return false;
@@ -220,6 +232,13 @@ export class GatewayService {
       },
     });
     ctx.sudo = sudo ?? ctx.root;
+    // Vault's router: a mount being unmounted (tainted) answers no request
+    if (routing.match.entry.tainted === true) {
+      throw new DomainError(
+        'no_handler',
+        `no handler for route ${JSON.stringify(path)}. route entry is tainted.`,
+      );
+    }
     const headers = encodeContext(ctx);
     engineRequest.operation = operation;
     if (trace.audit) trace.audit.operation = operation;
@@ -243,7 +262,15 @@ export class GatewayService {
     });
     this.afterSuccess(routing, operation);
     const rendered = renderEngineResponse(result, operation, requestId);
-    const wrap = { wrapTtl, path, requestId, headers, timeoutMs: this.engineTimeoutMs };
+    const wrap = {
+      wrapTtl,
+      path,
+      requestId,
+      headers,
+      timeoutMs: this.engineTimeoutMs,
+      format: wrapFormatOf(req.headers),
+      mountType: routing.match.mount.type,
+    };
     const answered = await wrapIfRequested(this.transport, wrap, result, rendered);
     if (trace.audit) {
       const audited = trace.audit;

@@ -25,6 +25,8 @@ const mountConfigData = z.object({
   force_no_cache: z.boolean(),
   listing_visibility: z.string().optional(),
   token_type: z.string().optional(),
+  audit_non_hmac_request_keys: strings.optional(),
+  audit_non_hmac_response_keys: strings.optional(),
 });
 
 /** One mount entry (logical_system.go mountInfo). */
@@ -63,6 +65,8 @@ export const mountTuneData = z.object({
   description: z.string(),
   listing_visibility: z.string().optional(),
   token_type: z.string().optional(),
+  audit_non_hmac_request_keys: strings.optional(),
+  audit_non_hmac_response_keys: strings.optional(),
   options: stringMapSchema.optional(),
 });
 export type MountTuneData = z.input<typeof mountTuneData>;

@@ -86,6 +86,12 @@ const mountConfigBody = z
     force_no_cache: mountFlag('Disable caching.'),
     listing_visibility: listingVisibility(),
     token_type: fieldString('Auth methods: token type issued at login.'),
+    audit_non_hmac_request_keys: weakStringList({
+      description: 'Keys of request data audit devices log without HMAC.',
+    }),
+    audit_non_hmac_response_keys: weakStringList({
+      description: 'Keys of response data audit devices log without HMAC.',
+    }),
   })
   .describe('Configuration of the mount.');
 
@@ -115,6 +121,12 @@ export const sysMountTuneBody = z.object({
   options: mountOptions('Engine options (kv: version upgrade 1 -> 2).'),
   listing_visibility: listingVisibility(),
   token_type: fieldString('Auth methods: token type issued at login.'),
+  audit_non_hmac_request_keys: weakStringList({
+    description: 'Keys of request data audit devices log without HMAC ("" clears).',
+  }),
+  audit_non_hmac_response_keys: weakStringList({
+    description: 'Keys of response data audit devices log without HMAC ("" clears).',
+  }),
 });
 export type SysMountTuneBody = z.output<typeof sysMountTuneBody>;
 

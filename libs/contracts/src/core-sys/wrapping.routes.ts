@@ -48,6 +48,8 @@ export const coreWrapResponse = defineContract(
     creationPath: z.string(),
     /** accessor of the token the wrapped response issued, if any */
     wrappedAccessor: z.string().optional(),
+    /** X-Vault-Wrap-Format: jwt makes the wrapping token an ES512-signed JWT (Vault) */
+    format: z.literal('jwt').optional(),
   }),
   wrapInfoSchema,
 );

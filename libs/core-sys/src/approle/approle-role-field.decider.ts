@@ -33,7 +33,7 @@ const ttlAboveMax = (ttl: number, max: number) => max > 0 && ttl > max;
 const ROLE_FIELDS: Readonly<Record<string, RoleField>> = {
   policies: {
     keys: ['token_policies', 'policies'],
-    read: (v) => ({ token_policies: v.token_policies }),
+    read: (v) => ({ token_policies: v.token_policies, ...(v.policies ? { policies: v.policies } : {}) }),
     reset: { token_policies: [] },
   },
   'secret-id-num-uses': {
@@ -68,7 +68,7 @@ const ROLE_FIELDS: Readonly<Record<string, RoleField>> = {
   period: {
     keys: ['token_period', 'period'],
     missing: 'period',
-    read: (v) => ({ token_period: v.token_period }),
+    read: (v) => ({ token_period: v.token_period, ...(v.period ? { period: v.period } : {}) }),
     reset: { token_period: 0 },
     // Vault names the deprecated period field here (0s when only token_period was given)
     refuse: (_current, update, maxLeaseTtl) =>

@@ -153,6 +153,7 @@ export class ApproleSecretIdService {
       period: settings.tokenPeriod,
       mount: { accessor: req.mount.accessor, config: req.mount.config },
       boundCidrs,
+      tokenType: settings.tokenType,
     });
     return { data: null, auth, warnings };
   }
@@ -254,20 +255,23 @@ export class ApproleSecretIdService {
     return found;
   }
 
-  /** Destroys up to `limit` expired secret ids (Vault's tidy); answers how many. */
   /**
-   * tidy/secret-id: destroys now every secret id the sweeper would destroy later (those past their
-   * TTL). Vault answers 202 with its "tidy started" warning.
+   * tidy/secret-id: destroys now every secret id the sweeper would destroy later: those past
+   * their TTL and the dangling ones (their role is gone). Vault's accessor index cannot dangle
+   * here (a secret id and its accessor are one row); an orphaned secret id can. Vault answers
+   * 202 with its "tidy started" warning.
    */
   async tidy(): Promise<Res<'tidySecretId'>> {
     while ((await this.destroyExpired(TIDY_BATCH)) === TIDY_BATCH);
     return { status: 202, warnings: [TIDY_STARTED] };
   }
 
+  /** Destroys up to `limit` expired, then dangling, secret ids (Vault's tidy); answers how many. */
   async destroyExpired(limit: number): Promise<number> {
     const expired = await this.repo.expiredSecretIds(this.now(), limit);
-    for (const { mountUuid, hmac } of expired) await this.destroyHmac(mountUuid, hmac);
-    return expired.length;
+    const dangling = expired.length < limit ? await this.repo.danglingSecretIds(limit - expired.length) : [];
+    for (const { mountUuid, hmac } of [...expired, ...dangling]) await this.destroyHmac(mountUuid, hmac);
+    return expired.length + dangling.length;
   }
 
   private async destroyHmac(mountUuid: string, hmac: string): Promise<void> {

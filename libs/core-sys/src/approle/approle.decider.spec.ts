@@ -22,6 +22,8 @@ const role = (over: Partial<RoleState> = {}): RoleState => ({
   secretIdTtl: 0,
   localSecretIds: false,
   settings: DEFAULT_TOKEN_SETTINGS,
+  legacyPolicies: [],
+  legacyPeriod: 0,
   ...over,
 });
 const secret = (over: Partial<SecretIdState> = {}): SecretIdState => ({

@@ -25,6 +25,9 @@ export interface RoleState {
   secretIdTtl: number;
   localSecretIds: boolean;
   settings: UserTokenSettings;
+  /** deprecated `policies` / `period`: echoed on reads while set (Vault's backwards compat data) */
+  legacyPolicies: string[];
+  legacyPeriod: number;
 }
 
 export interface SecretIdState {
@@ -148,7 +151,29 @@ export function decideRoleWrite(
     secretIdTtl,
     localSecretIds: current?.localSecretIds ?? body.local_secret_ids ?? false,
     settings,
+    legacyPolicies: upgradeValue(body.policies, body.token_policies, current?.legacyPolicies ?? [], () => [
+      ...settings.tokenPolicies,
+    ]),
+    legacyPeriod: upgradeValue(
+      body.period,
+      body.token_period,
+      current?.legacyPeriod ?? 0,
+      () => settings.tokenPeriod,
+    ),
   };
+}
+
+/**
+ * Vault's tokenutil.UpgradeValue for a deprecated field: given alone, it mirrors the new value;
+ * given with the new field, it mirrors it too; the new field alone clears it; neither keeps it.
+ */
+function upgradeValue<T>(oldGiven: unknown, newGiven: unknown, current: T, mirrored: () => T): T {
+  if (newGiven === undefined) return oldGiven === undefined ? current : mirrored();
+  return oldGiven === undefined ? cleared(current) : mirrored();
+}
+
+function cleared<T>(value: T): T {
+  return (Array.isArray(value) ? [] : 0) as T;
 }
 
 export interface SecretIdSettings {
@@ -251,6 +276,9 @@ export function roleView(role: RoleState): ApproleRoleData {
     token_policies: s.tokenPolicies,
     token_ttl: s.tokenTtl,
     token_type: s.tokenType,
+    // Vault's backwards compat data: only while set
+    ...(role.legacyPeriod !== 0 ? { period: role.legacyPeriod } : {}),
+    ...(role.legacyPolicies.length > 0 ? { policies: role.legacyPolicies } : {}),
   };
 }
 

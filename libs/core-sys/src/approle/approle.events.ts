@@ -20,6 +20,9 @@ export const roleWrittenV1 = z.object({
   secretIdTtl: z.number().int().nonnegative(),
   localSecretIds: z.boolean(),
   settings: userTokenSettingsV1,
+  /** the deprecated policies / period as Vault keeps them (tokenutil.UpgradeValue); absent before */
+  legacyPolicies: z.array(z.string()).default([]),
+  legacyPeriod: z.number().int().nonnegative().default(0),
   writtenAt: z.number().int(),
 });
 export type RoleWrittenData = z.infer<typeof roleWrittenV1>;

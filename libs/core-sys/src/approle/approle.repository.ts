@@ -132,6 +132,25 @@ export class ApproleRepository {
     return rows.map((r) => ({ mountUuid: r.mount_uuid, hmac: r.hmac }));
   }
 
+  /**
+   * Secret ids whose role is gone (a role deleted while one was being issued, or a delete cut
+   * short): what Vault's tidy calls dangling entries.
+   */
+  async danglingSecretIds(limit: number): Promise<{ mountUuid: string; hmac: string }[]> {
+    const rows = await this.db
+      .of()
+      .selectFrom('approle_secret_ids as s')
+      .leftJoin('approle_roles as r', (join) =>
+        join.onRef('r.mount_uuid', '=', 's.mount_uuid').onRef('r.role_name', '=', 's.role_name'),
+      )
+      .select(['s.mount_uuid', 's.hmac'])
+      .where('r.role_name', 'is', null)
+      .orderBy('s.created_at')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ mountUuid: r.mount_uuid, hmac: r.hmac }));
+  }
+
   async saveSecretId(trx: CoreSysTrx, state: SecretIdState, version: number, exists: boolean): Promise<void> {
     const row = secretIdToRow(state, version);
     if (!exists) {

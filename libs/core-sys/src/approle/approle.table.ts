@@ -15,6 +15,8 @@ export interface ApproleRolesTable {
   secret_id_ttl: number;
   local_secret_ids: boolean;
   token_settings: Json<UserTokenSettings>;
+  legacy_policies: Json<string[]>;
+  legacy_period: number;
   /** version of the role's stream this row reflects */
   version: number;
 }
@@ -59,6 +61,8 @@ export const ROLE_COLUMNS = [
   'secret_id_ttl',
   'local_secret_ids',
   'token_settings',
+  'legacy_policies',
+  'legacy_period',
   'version',
 ] as const;
 export type RoleRow = Pick<Selectable<ApproleRolesTable>, (typeof ROLE_COLUMNS)[number]>;
@@ -98,6 +102,8 @@ export function rowToRole(row: RoleRow): Versioned<RoleState> {
       secretIdTtl: row.secret_id_ttl,
       localSecretIds: row.local_secret_ids,
       settings: row.token_settings,
+      legacyPolicies: row.legacy_policies,
+      legacyPeriod: row.legacy_period,
     },
   };
 }
@@ -113,6 +119,8 @@ export function roleToRow(state: RoleState, version: number) {
     secret_id_ttl: state.secretIdTtl,
     local_secret_ids: state.localSecretIds,
     token_settings: JSON.stringify(state.settings),
+    legacy_policies: JSON.stringify(state.legacyPolicies),
+    legacy_period: state.legacyPeriod,
     version,
   };
 }

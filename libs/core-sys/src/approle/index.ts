@@ -1,6 +1,7 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { Migration } from 'kysely';
 import * as m0080 from './migrations/0080_approle';
+import * as m0113 from './migrations/0113_approle_legacy_fields';
 import { writerProvider } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
 import { ApproleSalt } from './approle-salt';
@@ -36,4 +37,5 @@ export const approleProviders: Provider[] = [
 export const approleControllers: Type[] = [ApproleHandlers];
 export const approleMigrations: Record<string, Migration> = {
   '0080_approle': m0080,
+  '0113_approle_legacy_fields': m0113,
 };

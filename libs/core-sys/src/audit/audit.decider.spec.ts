@@ -36,7 +36,7 @@ describe('audit decider', () => {
   it.each([
     [{ type: 'syslog2' }, 'unknown backend type: "syslog2"'],
     [{ options: {} }, 'file_path is required'],
-    [{ options: { file_path: 'stdout', format: 'jsonx' } }, 'unknown format type "jsonx"'],
+    [{ options: { file_path: 'stdout', format: 'yaml' } }, 'unknown format type "yaml"'],
     [{ options: { file_path: 'stdout', mode: 'rw' } }, 'invalid file mode "rw"'],
     [
       { options: { file_path: 'stdout', log_raw: 'maybe' } },

@@ -49,7 +49,7 @@ function invalid(message: string): DomainError {
 function checkOptions(type: string, options: Record<string, string>): DomainError | undefined {
   if (!DEVICE_TYPES.includes(type)) return invalid(`unknown backend type: "${type}"`);
   const format = options['format'] ?? 'json';
-  if (format !== 'json') return invalid(`unknown format type "${format}"`);
+  if (format !== 'json' && format !== 'jsonx') return invalid(`unknown format type "${format}"`);
   for (const flag of ['log_raw', 'hmac_accessor', 'elide_list_responses']) {
     const value = options[flag];
     if (value !== undefined && !['true', 'false', '1', '0'].includes(value))

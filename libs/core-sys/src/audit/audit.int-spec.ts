@@ -1,3 +1,6 @@
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import {
   auditContracts,
@@ -94,6 +97,30 @@ describe('audit devices (NATS + Postgres)', () => {
     });
     expect(await h.failure(hash('nope', 'x'))).toMatchObject({ message: 'unknown audit backend nope/' });
     expect(Object.keys(await list()).sort()).toEqual(['file/', 'sock/']);
+  });
+
+  it("refuses a file device whose path cannot be opened for append, with Vault's sanity-check text", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-check-'));
+    // a directory is not a file one can append to
+    expect(await h.failure(enable('dir', { type: 'file', options: { file_path: dir } }))).toEqual(
+      expect.objectContaining({
+        code: 'invalid_request',
+        message: `sanity check failed; unable to open "${dir}" for writing: open ${dir}: is a directory`,
+      }),
+    );
+    // the parent is a file: MkdirAll fails first
+    const parentFile = join(dir, 'plain');
+    writeFileSync(parentFile, '');
+    const below = join(parentFile, 'audit.log');
+    expect(await h.failure(enable('below', { type: 'file', options: { file_path: below } }))).toMatchObject({
+      message: `sanity check failed; unable to open "${below}" for writing: mkdir ${parentFile}: not a directory`,
+    });
+    expect(Object.keys(await list()).sort()).toEqual(['file/', 'sock/']);
+    // a path whose directory is missing is created, as Vault's MkdirAll does; jsonx is a format
+    const nested = join(dir, 'a', 'b', 'audit.log');
+    await enable('nested', { type: 'file', options: { file_path: nested, format: 'jsonx' } });
+    expect(statSync(nested).mode & 0o777).toBe(0o600);
+    await disable('nested');
   });
 
   it('disables a device (its salt is lost) and disabling an unknown path is a no-op', async () => {

@@ -12,6 +12,7 @@ import {
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { decide, foldAudit, normaliseAuditPath, type AuditCommand, type AuditState } from './audit.decider';
+import { fileDeviceRefusal } from './audit-file-check';
 import { AuditEventLog } from './audit.projection';
 import { AuditRepository } from './audit.repository';
 
@@ -120,6 +121,11 @@ export class AuditService {
       const outcome = decide(foldAudit(events), command);
       if (outcome instanceof DomainError) throw outcome;
       if (outcome.length === 0) return false;
+      // the device's factory runs after the table's checks, as in Vault's enableAudit
+      if (command.kind === 'enable' && command.type === 'file') {
+        const refusal = await fileDeviceRefusal(command.options);
+        if (refusal) throw refusal;
+      }
       await this.log.append(undefined, events.length, outcome);
       return true;
     });

@@ -6,6 +6,7 @@ import {
   decideRenew,
   decideRevocationFailure,
   evolve,
+  irrevocableLimit,
   prefixDirectory,
   SYSTEM_MAX_LEASE_TTL,
   type LeaseState,
@@ -69,6 +70,17 @@ describe('lease TTLs', () => {
     expect(decideRenew(s, 5000, { ttl: 0, max_ttl: 0 }, T0, 300).ttl).toBe(300);
   });
 
+  it("warns with Vault's text when the increment is capped, and refuses past the max", () => {
+    const s = issued();
+    expect(decideRenew(s, 100, { ttl: 0, max_ttl: 0 }, T0).warnings).toEqual([]);
+    expect(decideRenew(s, 10_000, { ttl: 0, max_ttl: 0 }, T0 + 1000).warnings).toEqual([
+      'TTL of "2h46m40s" exceeded the effective max_ttl of "1h59m59s"; TTL value is capped accordingly',
+    ]);
+    expect(() => decideRenew(s, 10, { ttl: 0, max_ttl: 0 }, s.maxExpiresAt)).toThrow(
+      'past the max TTL, cannot renew',
+    );
+  });
+
   it('refuses renewals as Vault: unknown, irrevocable, expired, not renewable', () => {
     expect(() => assertRenewable(undefined, T0)).toThrow('lease not found');
     expect(() => assertRenewable({ ...issued(), irrevocable: true }, T0)).toThrow('lease is irrevocable');
@@ -108,5 +120,18 @@ describe('prefixes', () => {
     expect(prefixDirectory('aws/creds')).toBe('aws/creds/');
     expect(prefixDirectory('')).toBe('');
     expect(childKeys(['a/b/c', 'a/b/d/e', 'a/x', 'b/y'], 'a/b/')).toEqual(['c', 'd/']);
+  });
+});
+
+describe('irrevocable listing limit', () => {
+  it("reads limit as Vault's processLimit", () => {
+    expect(irrevocableLimit('')).toBe(10_000);
+    expect(irrevocableLimit('None')).toBe('none');
+    expect(irrevocableLimit('5')).toBe(5);
+    expect(() => irrevocableLimit('0')).toThrow("limit must be 'none' or a positive integer");
+    expect(() => irrevocableLimit('-2')).toThrow("limit must be 'none' or a positive integer");
+    expect(() => irrevocableLimit('x')).toThrow(
+      'invalid \'limit\' provided: strconv.Atoi: parsing "x": invalid syntax',
+    );
   });
 });

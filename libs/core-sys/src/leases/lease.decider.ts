@@ -1,5 +1,6 @@
 import { DomainError, invalidRequest, type EngineSecret, type MountInfo } from '@coffer/contracts';
 import type { LeaseEvent, LeaseIssuedData } from './lease.events';
+import { humanDuration } from '../tokens/token-ttl';
 
 /** A live lease (revoked leases are gone: their stream ends with LeaseRevoked). */
 export interface LeaseState extends Omit<LeaseIssuedData, 'internal'> {
@@ -131,13 +132,23 @@ export function decideRenew(
   now: number,
   /** the mount's max lease TTL now (tuned since issue?); 0 = unknown */
   mountMaxTtlNow = 0,
-): { renewedAt: number; expiresAt: number; ttl: number } {
+): { renewedAt: number; expiresAt: number; ttl: number; warnings: string[] } {
   let ttl = increment > 0 ? increment : engine.ttl > 0 ? engine.ttl : state.ttl;
   let maxAt = state.maxExpiresAt;
   if (engine.max_ttl > 0) maxAt = Math.min(maxAt, state.issuedAt + engine.max_ttl * 1000);
   if (mountMaxTtlNow > 0) maxAt = Math.min(maxAt, state.issuedAt + mountMaxTtlNow * 1000);
-  if (now + ttl * 1000 > maxAt) ttl = Math.max(0, Math.floor((maxAt - now) / 1000));
-  return { renewedAt: now, expiresAt: now + ttl * 1000, ttl };
+  // Vault's CalculateTTL: whole seconds on both sides; past the max is an error, beyond it a cap
+  // with its warning.
+  const maxValidTtl = Math.floor(maxAt / 1000) - Math.floor(now / 1000);
+  if (maxValidTtl <= 0) throw invalidRequest('past the max TTL, cannot renew');
+  const warnings: string[] = [];
+  if (maxValidTtl < ttl) {
+    warnings.push(
+      `TTL of "${humanDuration(ttl)}" exceeded the effective max_ttl of "${humanDuration(maxValidTtl)}"; TTL value is capped accordingly`,
+    );
+    ttl = maxValidTtl;
+  }
+  return { renewedAt: now, expiresAt: now + ttl * 1000, ttl, warnings };
 }
 
 export interface RevocationPolicy {
@@ -205,3 +216,21 @@ export function childKeys(ids: readonly string[], prefix: string): string[] {
 
 export const leaseIdRequired = (): DomainError => invalidRequest('lease_id must be specified');
 export const invalidLease = (): DomainError => invalidRequest('invalid lease');
+
+/** Vault's MaxIrrevocableLeasesToReturn and its warning. */
+export const MAX_IRREVOCABLE_LEASES = 10_000;
+export const MAX_IRREVOCABLE_WARNING =
+  'Command halted because many irrevocable leases were found. To emit the entire list, re-run the command with force set true.';
+
+/** Vault's processLimit: "" the default, "none" everything, else a positive integer (strconv.Atoi). */
+export function irrevocableLimit(raw: string): number | 'none' {
+  if (raw === '') return MAX_IRREVOCABLE_LEASES;
+  if (raw.toLowerCase() === 'none') return 'none';
+  if (!/^[+-]?\d+$/.test(raw))
+    throw invalidRequest(
+      `invalid 'limit' provided: strconv.Atoi: parsing ${JSON.stringify(raw)}: invalid syntax`,
+    );
+  const limit = Number(raw);
+  if (limit < 1) throw invalidRequest("limit must be 'none' or a positive integer");
+  return limit;
+}

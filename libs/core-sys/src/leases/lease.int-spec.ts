@@ -195,7 +195,7 @@ describe('revoke', () => {
         await sysFails(leaseContracts.revoke, 'leases/revoke', { lease_id: lease.lease_id }),
       ).toMatchObject({
         code: 'invalid_request',
-        message: 'failed to revoke entry: backend says no',
+        message: 'failed to revoke entry: resp: (*logical.Response)(nil) err: backend says no',
       });
       expect((await lookup(lease.lease_id)).data).toMatchObject({ id: lease.lease_id });
     } finally {

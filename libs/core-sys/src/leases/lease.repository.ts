@@ -82,6 +82,8 @@ export class LeaseRepository {
       .selectFrom('leases')
       .select(LEASE_COLUMNS)
       .where('irrevocable', '=', true)
+      // Vault sorts by expire time, then lease id
+      .orderBy('expires_at')
       .orderBy('lease_id')
       .limit(limit)
       .execute();

@@ -23,8 +23,10 @@ import {
   decideRevocationFailure,
   DEFAULT_REVOCATION_POLICY,
   invalidLease,
+  irrevocableLimit,
   leaseIdRequired,
   lookupView,
+  MAX_IRREVOCABLE_WARNING,
   prefixDirectory,
   type LeaseState,
   type RevocationPolicy,
@@ -122,7 +124,11 @@ export class LeaseService {
       await this.log.append(leaseId, found?.version ?? 0, [
         { type: 'LeaseRenewed', data: { renewedAt: renewal.renewedAt, expiresAt: renewal.expiresAt } },
       ]);
-      return { data: null, lease: { lease_id: leaseId, renewable: true, lease_duration: renewal.ttl } };
+      return {
+        data: null,
+        lease: { lease_id: leaseId, renewable: true, lease_duration: renewal.ttl },
+        warnings: renewal.warnings,
+      };
     });
   }
 
@@ -170,18 +176,16 @@ export class LeaseService {
 
   async list(req: Req<'list'>): Promise<Res<'list'>> {
     if (req.query.type.toLowerCase() !== 'irrevocable') return {};
-    const limit = /^\d+$/.test(req.query.limit) ? Number(req.query.limit) : 10_000;
-    const leases = await this.repo.irrevocable(limit);
+    const limit = irrevocableLimit(req.query.limit);
+    // one more than the limit tells whether Vault's "command halted" warning applies
+    const found = await this.repo.irrevocable(limit === 'none' ? Number.MAX_SAFE_INTEGER : limit + 1);
+    const leases = limit === 'none' ? found : found.slice(0, limit);
     return {
       data: {
         lease_count: leases.length,
-        leases: leases.map((l) => ({
-          lease_id: l.leaseId,
-          mount_id: l.mountAccessor,
-          error: l.lastError,
-          expire_time: new Date(l.expiresAt).toISOString(),
-        })),
+        leases: leases.map((l) => ({ lease_id: l.leaseId, mount_id: l.mountAccessor, error: l.lastError })),
       },
+      warnings: leases.length < found.length ? [MAX_IRREVOCABLE_WARNING] : [],
     };
   }
 
@@ -190,6 +194,24 @@ export class LeaseService {
     let count = 0;
     for (const id of await this.repo.idsOfMount(mountUuid)) if (await this.queue(id)) count += 1;
     return count;
+  }
+
+  /**
+   * Vault's unmount revokes the mount's leases (RevokePrefix, sync) before it removes the mount;
+   * the first failure stops it, names the lease, and the mount stays.
+   */
+  async revokeMountLeasesNow(mountUuid: string): Promise<void> {
+    const ids = [...(await this.repo.idsOfMount(mountUuid))].sort();
+    for (const [idx, id] of ids.entries()) {
+      try {
+        await this.revokeNow(id, 'revoked', false);
+      } catch (error) {
+        const message = isDomainError(error) ? error.message : 'internal error';
+        throw invalidRequest(
+          `failed to revoke ${JSON.stringify(id)} (${idx + 1} / ${ids.length}): ${message}`,
+        );
+      }
+    }
   }
 
   /** Revoking tokens revokes the leases created with them: they become due now (the manager revokes). */
@@ -217,7 +239,8 @@ export class LeaseService {
       if (!force) {
         const message = isDomainError(error) ? error.message : 'internal error';
         await this.recordFailure(leaseId, message);
-        throw invalidRequest(`failed to revoke entry: ${message}`);
+        // Vault's revokeEntry wraps the backend's error with the (nil) response it got.
+        throw invalidRequest(`failed to revoke entry: resp: (*logical.Response)(nil) err: ${message}`);
       }
     }
     return retryOnConflict(async () => {

@@ -1,6 +1,8 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { Migration } from 'kysely';
 import { mountsMigration } from './migrations/0020_mounts';
+import * as mountAuditKeys from './migrations/0112_mount_audit_keys';
+import * as mountTainted from './migrations/0114_mount_tainted';
 import { writerProvider } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
 import { MountsViewService } from './mounts-view.service';
@@ -20,6 +22,8 @@ export const mountsProviders: Provider[] = [
 export const mountsControllers: Type[] = [MountsHandlers];
 export const mountsMigrations: Record<string, Migration> = {
   '0020_mounts': mountsMigration,
+  '0112_mount_audit_keys': mountAuditKeys,
+  '0114_mount_tainted': mountTainted,
 };
 
 export { MountsService, type MountKind } from './mounts.service';

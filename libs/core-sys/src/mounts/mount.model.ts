@@ -15,6 +15,9 @@ export const mountConfigSchema = z.object({
   listingVisibility: z.string(),
   /** auth methods only: "default-service", "default-batch", "service", "batch"; "" otherwise */
   tokenType: z.string(),
+  /** audit devices leave the values under these keys of request / response data clear */
+  auditNonHmacRequestKeys: z.array(z.string()).default([]),
+  auditNonHmacResponseKeys: z.array(z.string()).default([]),
 });
 export type MountConfig = z.infer<typeof mountConfigSchema>;
 
@@ -33,6 +36,8 @@ export const mountRecordSchema = z.object({
   local: z.boolean(),
   sealWrap: z.boolean(),
   externalEntropyAccess: z.boolean(),
+  /** being unmounted (Vault's Tainted): requests are refused until the unmount completes */
+  tainted: z.boolean().optional(),
 });
 export type MountRecord = z.infer<typeof mountRecordSchema>;
 

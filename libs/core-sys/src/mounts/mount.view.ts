@@ -25,6 +25,8 @@ export function mountInfo(m: MountRecord): MountInfoData {
   };
   if (m.config.listingVisibility !== '') config.listing_visibility = m.config.listingVisibility;
   if (isAuthPath(m.path)) config.token_type = m.config.tokenType || 'default-service';
+  // Vault shows the audit keys only when some are set (SyncCache).
+  Object.assign(config, auditKeysView(m));
   const info: MountInfoData = {
     type: m.type,
     description: m.description,
@@ -62,8 +64,20 @@ export function tuneInfo(m: MountRecord): MountTuneData {
   };
   if (m.config.listingVisibility !== '') out.listing_visibility = m.config.listingVisibility;
   if (isAuthPath(m.path)) out.token_type = m.config.tokenType || 'default-service';
+  Object.assign(out, auditKeysView(m));
   if (Object.keys(m.options).length > 0) out.options = { ...m.options };
   return out;
+}
+
+function auditKeysView(m: MountRecord): {
+  audit_non_hmac_request_keys?: string[];
+  audit_non_hmac_response_keys?: string[];
+} {
+  const { auditNonHmacRequestKeys: req, auditNonHmacResponseKeys: res } = m.config;
+  return {
+    ...(req.length > 0 ? { audit_non_hmac_request_keys: [...req] } : {}),
+    ...(res.length > 0 ? { audit_non_hmac_response_keys: [...res] } : {}),
+  };
 }
 
 /** The routing entry sent to the gateway and the engine services (coreMountTable). */
@@ -80,5 +94,7 @@ export function toMountEntry(m: MountRecord): MountEntry {
     table: m.table,
     local: m.local,
     seal_wrap: m.sealWrap,
+    ...auditKeysView(m),
+    ...(m.tainted ? { tainted: true } : {}),
   };
 }

@@ -53,6 +53,8 @@ export interface EnableInput {
   forceNoCache: boolean;
   listingVisibility: string;
   tokenType: string;
+  auditNonHmacRequestKeys: string[];
+  auditNonHmacResponseKeys: string[];
   options: Record<string, string>;
   local: boolean;
   sealWrap: boolean;
@@ -67,7 +69,12 @@ export interface TuneInput {
   options?: Record<string, string>;
   listingVisibility?: string;
   tokenType?: string;
+  auditNonHmacRequestKeys?: string[];
+  auditNonHmacResponseKeys?: string[];
 }
+
+/** A comma string slice as Vault's tune reads it: "" (or nothing) is no keys. */
+const keyList = (keys: readonly string[]): string[] => keys.filter((k) => k !== '');
 
 const TOKEN_TYPES = new Set(['', 'default-service', 'default-batch', 'service', 'batch']);
 
@@ -98,6 +105,8 @@ export function enableInputOf(body: SysMountEnableBody, auth: boolean): EnableIn
     forceNoCache: config.force_no_cache ?? false,
     listingVisibility: config.listing_visibility ?? '',
     tokenType: auth ? checkTokenType(config.token_type ?? '') || 'default-service' : '',
+    auditNonHmacRequestKeys: keyList(config.audit_non_hmac_request_keys ?? []),
+    auditNonHmacResponseKeys: keyList(config.audit_non_hmac_response_keys ?? []),
     options: body.options ?? {},
     local: body.local ?? false,
     sealWrap: body.seal_wrap ?? false,
@@ -115,6 +124,10 @@ export function tuneInputOf(body: SysMountTuneBody, auth: boolean): TuneInput {
   if (body.listing_visibility !== undefined) out.listingVisibility = body.listing_visibility;
   if (auth && body.token_type !== undefined && body.token_type !== '')
     out.tokenType = checkTokenType(body.token_type);
+  if (body.audit_non_hmac_request_keys !== undefined)
+    out.auditNonHmacRequestKeys = keyList(body.audit_non_hmac_request_keys);
+  if (body.audit_non_hmac_response_keys !== undefined)
+    out.auditNonHmacResponseKeys = keyList(body.audit_non_hmac_response_keys);
   return out;
 }
 
@@ -180,6 +193,8 @@ export function decideEnableSecret(
         forceNoCache: input.forceNoCache,
         listingVisibility: input.listingVisibility,
         tokenType: '',
+        auditNonHmacRequestKeys: input.auditNonHmacRequestKeys,
+        auditNonHmacResponseKeys: input.auditNonHmacResponseKeys,
       },
       local: input.local,
       sealWrap: input.sealWrap,
@@ -221,6 +236,8 @@ export function decideEnableAuth(
         forceNoCache: input.forceNoCache,
         listingVisibility: input.listingVisibility,
         tokenType: input.tokenType || 'default-service',
+        auditNonHmacRequestKeys: input.auditNonHmacRequestKeys,
+        auditNonHmacResponseKeys: input.auditNonHmacResponseKeys,
       },
       local: input.local,
       sealWrap: input.sealWrap,
@@ -247,6 +264,13 @@ export function decideDisableAuth(table: readonly MountRecord[], rawPath: string
   return { type: 'AuthMethodDisabled', data: { uuid: mount.uuid, path: mount.path, type: mount.type } };
 }
 
+/** Vault's taintMountEntry: marks the mount being unmounted (once). */
+export function decideTaint(table: readonly MountRecord[], uuid: string): MountEvent | undefined {
+  const mount = table.find((m) => m.uuid === uuid);
+  if (!mount || mount.tainted === true) return undefined;
+  return { type: 'MountTainted', data: { uuid: mount.uuid, path: mount.path } };
+}
+
 export interface TuneDecision {
   event: MountEvent | undefined;
   warnings: string[];
@@ -271,6 +295,10 @@ export function decideTune(table: readonly MountRecord[], rawPath: string, input
   config.maxLeaseTtl = newMax;
   if (input.listingVisibility !== undefined) config.listingVisibility = input.listingVisibility;
   if (input.tokenType !== undefined && mount.table !== 'secret') config.tokenType = input.tokenType;
+  if (input.auditNonHmacRequestKeys !== undefined)
+    config.auditNonHmacRequestKeys = input.auditNonHmacRequestKeys;
+  if (input.auditNonHmacResponseKeys !== undefined)
+    config.auditNonHmacResponseKeys = input.auditNonHmacResponseKeys;
   const options = { ...mount.options };
   if (input.options) {
     const requested = input.options['version'];
@@ -307,6 +335,8 @@ export function defaultMounts(ids: MountIds): MountEvent[] {
     forceNoCache: false,
     listingVisibility: '',
     tokenType: '',
+    auditNonHmacRequestKeys: [],
+    auditNonHmacResponseKeys: [],
   };
   const builtin = (
     path: string,
@@ -352,5 +382,7 @@ export function evolveMounts(table: readonly MountRecord[], event: MountEvent): 
     case 'MountDisabled':
     case 'AuthMethodDisabled':
       return table.filter((m) => m.uuid !== event.data.uuid);
+    case 'MountTainted':
+      return table.map((m) => (m.uuid === event.data.uuid ? { ...m, tainted: true } : m));
   }
 }

@@ -18,6 +18,8 @@ export const mountTunedV1 = z.object({
   options: stringMapSchema,
 });
 export const mountDisabledV1 = z.object({ uuid: z.string(), path: z.string(), type: z.string() });
+/** An unmount started: the mount refuses requests until its leases are revoked and it is gone. */
+export const mountTaintedV1 = z.object({ uuid: z.string(), path: z.string() });
 
 export const MOUNT_EVENT_TYPES = {
   mountEnabled: { name: 'MountEnabled', version: 1, schema: mountEnabledV1 },
@@ -26,6 +28,7 @@ export const MOUNT_EVENT_TYPES = {
   authMethodTuned: { name: 'AuthMethodTuned', version: 1, schema: mountTunedV1 },
   mountDisabled: { name: 'MountDisabled', version: 1, schema: mountDisabledV1 },
   authMethodDisabled: { name: 'AuthMethodDisabled', version: 1, schema: mountDisabledV1 },
+  mountTainted: { name: 'MountTainted', version: 1, schema: mountTaintedV1 },
 } as const;
 
 export type MountEvent = EventOf<typeof MOUNT_EVENT_TYPES>;

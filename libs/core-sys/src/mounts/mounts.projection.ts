@@ -26,6 +26,9 @@ export class MountsProjection implements Projection<MountEvents, number> {
         case 'AuthMethodDisabled':
           await this.repo.delete(trx, event.data.uuid);
           break;
+        case 'MountTainted':
+          await this.repo.taint(trx, event.data.uuid);
+          break;
       }
     }
     const revision = versionAfter(events);

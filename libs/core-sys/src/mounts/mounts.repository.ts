@@ -17,9 +17,12 @@ const COLUMNS = [
   'force_no_cache',
   'listing_visibility',
   'token_type',
+  'audit_non_hmac_request_keys',
+  'audit_non_hmac_response_keys',
   'local',
   'seal_wrap',
   'external_entropy_access',
+  'tainted',
 ] as const;
 
 type Row = Pick<Selectable<MountsTable>, (typeof COLUMNS)[number]>;
@@ -39,10 +42,13 @@ function toRecord(row: Row): MountRecord {
       forceNoCache: row.force_no_cache,
       listingVisibility: row.listing_visibility,
       tokenType: row.token_type,
+      auditNonHmacRequestKeys: row.audit_non_hmac_request_keys,
+      auditNonHmacResponseKeys: row.audit_non_hmac_response_keys,
     },
     local: row.local,
     sealWrap: row.seal_wrap,
     externalEntropyAccess: row.external_entropy_access,
+    ...(row.tainted ? { tainted: true } : {}),
   });
 }
 
@@ -114,6 +120,8 @@ export class MountsRepository {
         force_no_cache: m.config.forceNoCache,
         listing_visibility: m.config.listingVisibility,
         token_type: m.config.tokenType,
+        audit_non_hmac_request_keys: JSON.stringify(m.config.auditNonHmacRequestKeys),
+        audit_non_hmac_response_keys: JSON.stringify(m.config.auditNonHmacResponseKeys),
         local: m.local,
         seal_wrap: m.sealWrap,
         external_entropy_access: m.externalEntropyAccess,
@@ -137,9 +145,15 @@ export class MountsRepository {
         force_no_cache: m.config.forceNoCache,
         listing_visibility: m.config.listingVisibility,
         token_type: m.config.tokenType,
+        audit_non_hmac_request_keys: JSON.stringify(m.config.auditNonHmacRequestKeys),
+        audit_non_hmac_response_keys: JSON.stringify(m.config.auditNonHmacResponseKeys),
       })
       .where('uuid', '=', m.uuid)
       .execute();
+  }
+
+  async taint(trx: CoreSysTrx, uuid: string): Promise<void> {
+    await this.db.of(trx).updateTable('mounts').set({ tainted: true }).where('uuid', '=', uuid).execute();
   }
 
   async delete(trx: CoreSysTrx, uuid: string): Promise<void> {

@@ -14,6 +14,7 @@ import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
+import { LeaseService } from '../leases/lease.service';
 import { isAuthPath, type MountIds, type MountRecord } from './mount.model';
 import { toMountEntry } from './mount.view';
 import {
@@ -23,6 +24,7 @@ import {
   decideEnableAuth,
   decideEnableSecret,
   decideTune,
+  decideTaint,
   defaultMounts,
   enableInputOf,
   tuneInputOf,
@@ -57,6 +59,7 @@ export class MountsService {
     @Inject(TokenRevocationService)
     private readonly revocation: Pick<TokenRevocationService, 'revokeByPathPrefix'>,
     private readonly log: MountsEventLog,
+    @Inject(LeaseService) private readonly leases: Pick<LeaseService, 'revokeMountLeasesNow'>,
     @Inject(CORE_SYS_OPTIONS) private readonly options: Pick<CoreSysOptions, 'mountCatalogue'>,
   ) {}
 
@@ -86,6 +89,16 @@ export class MountsService {
    */
   async disable(kind: MountKind, path: string): Promise<NoDataResponse> {
     this.seal.assertUnsealed();
+    // Vault revokes the mount's leases (and an auth method's tokens) before removing the mount:
+    // a failing revocation answers its error and the mount stays.
+    const planned = await this.#plannedDisable(kind, path);
+    if (planned) {
+      // Vault taints the mount first: no new request reaches it while its leases are revoked,
+      // and it stays tainted if a revocation fails (a retried unmount finishes the job)
+      await this.#write((table) => ({ events: [decideTaint(table, planned.data.uuid)], result: undefined }));
+      await this.leases.revokeMountLeasesNow(planned.data.uuid);
+      if (planned.type === 'AuthMethodDisabled') await this.revocation.revokeByPathPrefix(planned.data.path);
+    }
     const { events } = await this.#write((table) => ({
       events: [kind === 'auth' ? decideDisableAuth(table, path) : decideDisableSecret(table, path)],
       result: undefined,
@@ -96,6 +109,11 @@ export class MountsService {
       await this.runtime.transport.publish(mountDisabled, event.data);
     }
     return { kind: 'injected' };
+  }
+
+  async #plannedDisable(kind: MountKind, path: string): Promise<MountEvent | undefined> {
+    const table = (await this.repo.snapshot()).mounts;
+    return kind === 'auth' ? decideDisableAuth(table, path) : decideDisableSecret(table, path);
   }
 
   /** POST sys/mounts/:path/tune or sys/auth/:path/tune. */

@@ -14,9 +14,13 @@ export interface MountsTable {
   force_no_cache: boolean;
   listing_visibility: string;
   token_type: string;
+  /** jsonb string arrays */
+  audit_non_hmac_request_keys: ColumnType<string[], string, string>;
+  audit_non_hmac_response_keys: ColumnType<string[], string, string>;
   local: boolean;
   seal_wrap: boolean;
   external_entropy_access: boolean;
+  tainted: ColumnType<boolean, boolean | undefined, boolean>;
   enabled_at: ColumnType<Date, Date, never>;
 }
 

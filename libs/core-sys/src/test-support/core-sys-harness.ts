@@ -42,6 +42,8 @@ export interface SysCall {
   params?: Record<string, string>;
   body?: Record<string, unknown>;
   query?: Record<string, string>;
+  /** forwarded request headers (routes that read the client token themselves) */
+  headers?: Record<string, string>;
 }
 
 /** A call to any mount (operation defaults to update). */

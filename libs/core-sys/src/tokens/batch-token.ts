@@ -38,3 +38,21 @@ export function openBatchToken(cipher: Cipher, token: string): BatchEntry | unde
     return undefined;
   }
 }
+
+/**
+ * Whether a login issues a batch token: Vault's router settles the auth method's token_type
+ * (user or role: default, service, batch, default-service, default-batch) against the mount's
+ * tuned token_type; "service" and "batch" on the mount win, the default-* ones only fill in.
+ */
+export function loginIssuesBatch(mountTokenType: string, methodTokenType: string): boolean {
+  switch (mountTokenType) {
+    case 'service':
+      return false;
+    case 'batch':
+      return true;
+    case 'default-batch':
+      return ['', 'default', 'default-batch', 'batch'].includes(methodTokenType);
+    default:
+      return !['', 'default', 'default-service', 'service'].includes(methodTokenType);
+  }
+}

@@ -17,7 +17,14 @@ import { SERVICE_RUNTIME } from '../core-sys.di';
 import { IdentityService } from '../identity/identity.service';
 import { MountsService } from '../mounts/mounts.service';
 import { PolicyService } from '../policies/policy.service';
-import { createParamsOf, decideChildSpec, decideRenew, isUsable, type TokenSpec } from './token.decider';
+import {
+  createParamsOf,
+  decideChildSpec,
+  decideRenew,
+  isUsable,
+  type TokenSpec,
+  type TokenState,
+} from './token.decider';
 import { isBatchToken } from './batch-token';
 import { tokenFromHeaders } from './token-crypto';
 import { TokenEventLog } from './token.projection';
@@ -26,6 +33,7 @@ import { TokenRevocationService } from './token-revocation.service';
 import { TokenSalt } from './token-salt';
 import { TokenService } from './token.service';
 import { TokenSweeper } from './token-sweeper';
+import { TokenRoleRepository } from '../token-roles/token-role.repository';
 import type { VersionedToken } from './token.table';
 import { mountTtls, type MountTtls } from './token-ttl';
 import { authBlock, lookupData } from './token.view';
@@ -77,6 +85,7 @@ export class TokenAdminService {
     @Inject(PolicyService) private readonly policies: Pick<PolicyService, 'existing'>,
     @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
     private readonly sweeper: TokenSweeper,
+    @Inject(TokenRoleRepository) private readonly roles: Pick<TokenRoleRepository, 'find'>,
   ) {}
 
   async create(req: CreateRequest, caller: CallerContext, orphanRoute: boolean): Promise<Res<'create'>> {
@@ -223,7 +232,7 @@ export class TokenAdminService {
       attempt = undefined;
       if (!current || !isUsable(current.state, this.now())) throw invalidRequest('token not found');
       const mount = await this.mountTtlsOf(current.state.mountAccessor);
-      const decision = decideRenew(current.state, increment, this.now(), mount);
+      const decision = decideRenew(await this.withRoleCaps(current.state), increment, this.now(), mount);
       const after = await this.log.append(current.state.accessor, current.version, [
         { type: 'TokenRenewed', data: decision.renewed },
       ]);
@@ -235,6 +244,20 @@ export class TokenAdminService {
     await this.runtime.transport.flush();
     const identityPolicies = await this.displayedIdentityPolicies(state.entityId);
     return { data: null, auth: authBlock(state, clientToken, identityPolicies, ttl), warnings };
+  }
+
+  /**
+   * Vault's token store renews a role's token with the role's current token_period and
+   * token_explicit_max_ttl (authRenew re-reads the role), not those captured at creation.
+   */
+  private async withRoleCaps(state: TokenState): Promise<TokenState> {
+    if (state.role === undefined || state.role === '') return state;
+    const role = await this.roles.find(state.role);
+    if (!role)
+      throw invalidRequest(
+        `original token role ${JSON.stringify(state.role)} could not be found, not renewing`,
+      );
+    return { ...state, period: role.state.tokenPeriod, explicitMaxTtl: role.state.tokenExplicitMaxTtl };
   }
 
   private async lookupView(found: VersionedToken, id: string): Promise<TokenLookupData> {

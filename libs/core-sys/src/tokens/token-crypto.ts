@@ -36,7 +36,7 @@ export class TokenHasher {
   private readonly hashKey: Buffer;
   private readonly refKey: Buffer;
 
-  constructor(salt: Buffer) {
+  constructor(private readonly salt: Buffer) {
     this.hashKey = Buffer.from(hkdfSync('sha256', salt, Buffer.alloc(0), 'coffer token hash v1', 32));
     this.refKey = Buffer.from(hkdfSync('sha256', salt, Buffer.alloc(0), 'coffer token ref v1', 32));
   }
@@ -47,6 +47,11 @@ export class TokenHasher {
 
   ref(token: string): string {
     return createHmac('sha256', this.refKey).update(token, 'utf8').digest('base64url');
+  }
+
+  /** Key material for another use of the cluster secret (HKDF with its own label). */
+  derive(label: string, length: number): Buffer {
+    return Buffer.from(hkdfSync('sha512', this.salt, Buffer.alloc(0), label, length));
   }
 
   /** Constant-time check that `token` hashes to `storedHash`. */

@@ -11,7 +11,8 @@ import {
   type TokenSpec,
   type TokenState,
 } from './token.decider';
-import { isBatchToken, openBatchToken, sealBatchToken } from './batch-token';
+import { MountsRepository } from '../mounts/mounts.repository';
+import { isBatchToken, loginIssuesBatch, openBatchToken, sealBatchToken } from './batch-token';
 import { generateAccessor, generateToken } from './token-crypto';
 import { TokenEventLog } from './token.projection';
 import { TokenRepository } from './token.repository';
@@ -53,6 +54,8 @@ export interface LoginTokenRequest {
   mount: { accessor: string; config: { default_lease_ttl: number; max_lease_ttl: number } };
   /** the auth method's token_bound_cidrs */
   boundCidrs?: string[];
+  /** the user's or role's token_type (settled against the mount's tuned token_type) */
+  tokenType?: string;
 }
 
 /**
@@ -69,6 +72,7 @@ export class TokenService {
     private readonly log: TokenEventLog,
     private readonly salt: TokenSalt,
     private readonly identity: IdentityService,
+    private readonly mounts: MountsRepository,
   ) {}
 
   /**
@@ -138,10 +142,15 @@ export class TokenService {
       tokenHash: '',
       tokenRef: '',
     });
-    const { accessor: _a, tokenHash: _h, tokenRef: _r, ...entry } = created;
+    // Vault's batch entry carries no use count, period or explicit max TTL (the TTL was already
+    // computed from them), and is never renewable.
+    const { accessor: _a, tokenHash: _h, tokenRef: _r, ...kept } = created;
+    const entry = { ...kept, numUses: 0, period: 0, explicitMaxTtl: 0, renewable: false };
     const token = sealBatchToken(this.runtime.cipher, entry);
     const state: TokenState = {
-      ...created,
+      ...entry,
+      accessor: '',
+      tokenHash: '',
       tokenRef: hasher.ref(token),
       exhaustedAt: null,
       lastRenewedAt: null,
@@ -175,6 +184,8 @@ export class TokenService {
 
   /** A login token of an auth method: an orphan, entity-bound, with the method's TTL settings. */
   async issueLoginToken(req: LoginTokenRequest): Promise<{ auth: AuthBlock; warnings: string[] }> {
+    const mount = await this.mounts.byAccessor(req.mount.accessor);
+    const batch = loginIssuesBatch(mount?.config.tokenType ?? '', req.tokenType ?? '');
     const spec: TokenSpec = {
       parentAccessor: null,
       policies: req.policies,
@@ -191,6 +202,7 @@ export class TokenService {
       allowNonExpiring: false,
       creatorExpires: false,
       ...(req.boundCidrs !== undefined ? { boundCidrs: req.boundCidrs } : {}),
+      ...(batch ? { batch: true } : {}),
     };
     const issued = await this.issue(spec, mountTtls(req.mount.config), req.mount.accessor);
     const identityPolicies = await this.identityPolicies(issued.state);

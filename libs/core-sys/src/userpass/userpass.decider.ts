@@ -74,6 +74,17 @@ export function applyTokenFields(current: UserTokenSettings, fields: UserpassTok
   if (fields.token_type !== undefined) next.tokenType = parseTokenType(fields.token_type);
   const cidrs = fields.token_bound_cidrs ?? fields.bound_cidrs;
   if (cidrs !== undefined) next.tokenBoundCidrs = cidrs.filter((c) => c !== '').map(validateCidr);
+  // Vault's text names default_batch too, a value its users and roles no longer accept
+  if (next.tokenType === 'batch') {
+    if (next.tokenPeriod !== 0)
+      throw invalidRequest(
+        "'token_type' cannot be 'batch' or 'default_batch' when set to generate periodic tokens",
+      );
+    if (next.tokenNumUses !== 0)
+      throw invalidRequest(
+        "'token_type' cannot be 'batch' or 'default_batch' when set to generate tokens with limited use count",
+      );
+  }
   if (next.tokenMaxTtl > 0 && next.tokenTtl > next.tokenMaxTtl) {
     throw invalidRequest("'token_ttl' cannot be greater than 'token_max_ttl'");
   }
@@ -90,12 +101,10 @@ function parseTokenType(type: string): string {
     case '':
     case 'default':
       return 'default';
+    // Vault's tokenutil: the default-* types are the mount's (sys/auth tune), not a user's or role's
     case 'service':
-    case 'default-service':
-      return type;
     case 'batch':
-    case 'default-batch':
-      throw invalidRequest('batch tokens are not supported');
+      return type;
     default:
       throw invalidRequest(`invalid 'token_type' value ${JSON.stringify(type)}`);
   }

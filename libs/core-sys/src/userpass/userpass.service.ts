@@ -187,6 +187,7 @@ export class UserpassService {
       period: settings.tokenPeriod,
       mount: { accessor: req.mount.accessor, config: req.mount.config },
       boundCidrs: settings.tokenBoundCidrs,
+      tokenType: settings.tokenType,
     });
     return { data: null, auth, warnings };
   }

@@ -4,6 +4,7 @@ import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
 import { WRAPPING_LOG } from './wrapping.events';
 import { WrappingHandlers } from './wrapping.handlers';
 import { WrappingEventLog } from './wrapping.projection';
+import { WrappingJwt } from './wrapping-jwt';
 import { WrappingService } from './wrapping.service';
 
 export const wrappingProviders: Provider[] = [
@@ -13,5 +14,6 @@ export const wrappingProviders: Provider[] = [
     inject: [CORE_SYS_EVENT_STORE],
   },
   WrappingService,
+  WrappingJwt,
 ];
 export const wrappingControllers: Type[] = [WrappingHandlers];

@@ -22,7 +22,12 @@ describe('double unwrap across two replicas', () => {
   afterAll(() => h?.close(), 30_000);
 
   const unwrap = (token: string) =>
-    h.sys(wrappingContracts.unwrap, { operation: 'update', path: 'wrapping/unwrap', body: { token } });
+    h.sys(wrappingContracts.unwrap, {
+      operation: 'update',
+      path: 'wrapping/unwrap',
+      body: {},
+      headers: { 'x-vault-token': token },
+    });
 
   it('exactly one of two concurrent unwraps wins, 50 runs', async () => {
     for (let run = 0; run < 50; run++) {

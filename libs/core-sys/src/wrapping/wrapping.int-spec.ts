@@ -35,8 +35,14 @@ describe('response wrapping (core-sys, real Postgres + NATS)', () => {
   const wrap = (response: Record<string, unknown>, ttl = 300, extra: { wrappedAccessor?: string } = {}) =>
     h.client.request(coreWrapResponse, { response, ttl, creationPath: 'secret/data/app', ...extra });
 
+  const asRoot = () => ({ 'x-vault-token': h.rootToken });
   const unwrap = (token: string) =>
-    h.call(wrappingContracts.unwrap, { mount: sys, path: 'wrapping/unwrap', body: { token } });
+    h.call(wrappingContracts.unwrap, {
+      mount: sys,
+      path: 'wrapping/unwrap',
+      body: { token },
+      headers: asRoot(),
+    });
   const unwrapFails = (token: string, headers?: Record<string, string>) =>
     h.fail(wrappingContracts.unwrap, {
       mount: sys,
@@ -139,6 +145,7 @@ describe('response wrapping (core-sys, real Postgres + NATS)', () => {
       mount: sys,
       path: 'wrapping/rewrap',
       body: { token: info.token },
+      headers: asRoot(),
     });
     const body = res.body as { wrap_info: WrapInfo; data: null; request_id: string };
     expect(body.data).toBeNull();

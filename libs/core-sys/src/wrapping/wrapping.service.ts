@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  DomainError,
   invalidRequest,
   type CallerContext,
   type ContractRequest,
@@ -10,11 +11,13 @@ import {
   type wrappingContracts,
 } from '@coffer/contracts';
 import { isConcurrencyError, type ServiceRuntime } from '@coffer/event-store';
+import { AclService } from '../capabilities/acl.service';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
 import { TokenService } from '../tokens/token.service';
 import { tokenFromHeaders } from '../tokens/token-crypto';
 import { invalidWrappingToken, pendingResponse, rfc3339Nano, type PendingResponse } from './wrapping.decider';
+import { isJwt, WrappingJwt } from './wrapping-jwt';
 import { WrappingEventLog } from './wrapping.projection';
 
 type C = typeof wrappingContracts;
@@ -40,6 +43,8 @@ export class WrappingService {
     private readonly tokens: Pick<TokenService, 'issueWrappingToken' | 'findWrappingToken' | 'resolve'>,
     @Inject(TokenRevocationService) private readonly revocation: Pick<TokenRevocationService, 'revokeTree'>,
     private readonly log: WrappingEventLog,
+    @Inject(WrappingJwt) private readonly jwt: Pick<WrappingJwt, 'sign' | 'open'>,
+    @Inject(AclService) private readonly acls: Pick<AclService, 'forToken'>,
   ) {}
 
   /** The gateway's wrapping of any answer: a new wrapping token holding `response`. */
@@ -60,8 +65,19 @@ export class WrappingService {
         },
       },
     ]);
+    // Vault's jwt format: the same wrapping token, handed out inside an ES512 JWT.
+    const token =
+      req.format === 'jwt'
+        ? await this.jwt.sign({
+            token: issued.token,
+            createdAt,
+            ttl: creationTtl,
+            // Vault's claim is the wrapped auth block's accessor only (not an approle secret id's)
+            wrappedAccessor: authAccessorOf(req.response),
+          })
+        : issued.token;
     return {
-      token: issued.token,
+      token,
       accessor,
       ttl: creationTtl,
       creation_time: rfc3339Nano(createdAt),
@@ -78,7 +94,7 @@ export class WrappingService {
   }
 
   async unwrap(req: RequestOf<C['unwrap']>): Promise<ResponseOf<C['unwrap']>> {
-    const pending = await this.release(req, 'unwrapped');
+    const pending = await this.release(req, 'unwrapped', 'sys/wrapping/unwrap');
     return { kind: 'raw', status: 200, body: pending.wrapped.response, rewrappable: true };
   }
 
@@ -95,12 +111,12 @@ export class WrappingService {
 
   /** The same response under a new token with the same creation TTL and path; the old one is gone. */
   async rewrap(req: RequestOf<C['rewrap']>, caller: CallerContext): Promise<ResponseOf<C['rewrap']>> {
-    const { wrapped } = await this.release(req, 'rewrapped');
+    const { wrapped } = await this.release(req, 'rewrapped', 'sys/wrapping/rewrap');
+    // Vault's rewrap wraps a response without an auth block: no wrapped_accessor, plain format.
     const wrapInfo = await this.wrap({
       response: wrapped.response,
       ttl: wrapped.creationTtl,
       creationPath: wrapped.creationPath,
-      wrappedAccessor: wrapped.wrappedAccessor,
     });
     return {
       kind: 'raw',
@@ -119,12 +135,14 @@ export class WrappingService {
   }
 
   /** Takes the response out of its stream (exactly one caller wins), then revokes the token. */
-  private async release(req: TokenRequest, reason: 'unwrapped' | 'rewrapped'): Promise<PendingResponse> {
-    // A third party (wrapping token as `token`) unwraps as itself: its own client token, when it
-    // sends one, must be valid (403 otherwise), as the gateway would have checked it.
-    const clientToken = tokenFromHeaders(req.headers);
-    if (req.body.token && clientToken) await this.tokens.resolve(clientToken);
+  private async release(
+    req: TokenRequest,
+    reason: 'unwrapped' | 'rewrapped',
+    aclPath: 'sys/wrapping/unwrap' | 'sys/wrapping/rewrap',
+  ): Promise<PendingResponse> {
+    // Vault validates the wrapping token (400 when invalid) before the caller's ACL (403).
     const { accessor, pending } = await this.pending(req);
+    if (req.body.token) await this.assertThirdParty(req, aclPath);
     try {
       await this.log.append(accessor, pending.version, [
         { type: 'WrappedResponseReleased', data: { reason, releasedAt: this.runtime.clock().getTime() } },
@@ -137,13 +155,36 @@ export class WrappingService {
     return pending;
   }
 
+  /**
+   * A third party (wrapping token as `token`) unwraps or rewraps as itself, as Vault: the route is
+   * not unauthenticated there, so its own client token must be valid and its ACL must grant
+   * update on the sys/wrapping path (the default policy does); 403 otherwise.
+   */
+  private async assertThirdParty(req: TokenRequest, aclPath: string): Promise<void> {
+    const clientToken = tokenFromHeaders(req.headers);
+    if (!clientToken) throw permissionDenied();
+    const acl = await this.acls.forToken(await this.tokens.resolve(clientToken));
+    if (!acl.allowOperation({ path: aclPath, operation: 'update', params: req.body }).allowed)
+      throw permissionDenied();
+  }
+
   private async pending(req: TokenRequest): Promise<{ accessor: string; pending: PendingResponse }> {
-    const token = req.body.token || req.query['token'] || tokenFromHeaders(req.headers);
+    let token = req.body.token || req.query['token'] || tokenFromHeaders(req.headers);
     if (!token) throw invalidWrappingToken();
+    if (isJwt(token)) token = await this.jwt.open(token);
     const state = await this.tokens.findWrappingToken(token);
     if (!state) throw invalidWrappingToken();
     const pending = pendingResponse(await this.log.read(state.accessor));
     if (!pending) throw invalidWrappingToken();
     return { accessor: state.accessor, pending };
   }
+}
+
+const permissionDenied = (): DomainError => new DomainError('permission_denied', 'permission denied');
+
+function authAccessorOf(response: Record<string, unknown>): string {
+  const auth = response['auth'];
+  if (auth === null || typeof auth !== 'object') return '';
+  const accessor = (auth as Record<string, unknown>)['accessor'];
+  return typeof accessor === 'string' ? accessor : '';
 }

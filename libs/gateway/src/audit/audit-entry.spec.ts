@@ -39,6 +39,36 @@ describe('audit entries', () => {
     });
   });
 
+  it('leaves RFC 3339 timestamps clear, as Vault', () => {
+    expect(hashStructure({ t: '2026-01-02T03:04:05.123456789Z', u: '2026-01-02 03:04' }, h)).toEqual({
+      t: '2026-01-02T03:04:05.123456789Z',
+      u: h('2026-01-02 03:04'),
+    });
+  });
+
+  it("leaves the values under a mount's non-HMAC keys clear, at any depth", () => {
+    const data = { keep: 'a', hide: 'b', nested: { keep: ['c', { other: 'd' }] } };
+    expect(hashStructure(data, h, ['keep'])).toEqual({
+      keep: 'a',
+      hide: h('b'),
+      nested: { keep: ['c', { other: h('d') }] },
+    });
+    const mount = { ...request.mount!, nonHmacRequestKeys: ['user'], nonHmacResponseKeys: ['lease'] };
+    const audited = { ...request, operation: 'update', mount, data: { user: 'bob', password: 'pw' } };
+    const req = JSON.parse(requestLine(audited, undefined, [], deviceFormat(SALT, {})));
+    expect(req.request.data).toEqual({ user: 'bob', password: h('pw') });
+    const res = JSON.parse(
+      responseLine(
+        audited,
+        { response: { data: { lease: 'x', user: 'y' } } },
+        [],
+        deviceFormat(SALT, {}),
+        request.time,
+      ),
+    );
+    expect(res.response.data).toEqual({ lease: 'x', user: h('y') });
+  });
+
   it('keeps a "__proto__" key as data', () => {
     const input = JSON.parse('{"__proto__":{"polluted":"yes"}}') as unknown;
     const out = hashStructure(input, h) as Record<string, unknown>;
@@ -147,6 +177,7 @@ describe('audit entries', () => {
       hmacAccessor: true,
       elideListResponses: false,
       prefix: '',
+      jsonx: false,
     });
   });
 });

@@ -5,6 +5,7 @@ import {
   type ResolvedToken,
   type WrapInfo,
 } from '@coffer/contracts';
+import { encodeJsonx } from './audit-jsonx';
 
 /**
  * Vault's audit entries (audit/types.go) and their hashing (audit/hashstructure.go): every string
@@ -21,7 +22,14 @@ export interface AuditedRequest {
   /** the path after /v1/, as the caller named it */
   path: string;
   namespace: string;
-  mount?: { type: string; accessor: string; path: string };
+  mount?: {
+    type: string;
+    accessor: string;
+    path: string;
+    /** the mount's audit_non_hmac_request_keys / _response_keys: their values stay clear */
+    nonHmacRequestKeys?: readonly string[];
+    nonHmacResponseKeys?: readonly string[];
+  };
   clientToken?: string;
   token?: ResolvedToken;
   /** the token's effective policy names (token + identity) */
@@ -50,18 +58,36 @@ export interface DeviceFormat {
   hmacAccessor: boolean;
   elideListResponses: boolean;
   prefix: string;
+  /** format=jsonx: Vault's XML rendering of the entry (no line break after it, as Vault) */
+  jsonx: boolean;
 }
 
 type Hash = (value: string) => string;
 
-/** Every string of a JSON value hashed, structure and other scalars kept (hashstructure.go). */
-export function hashStructure(value: unknown, hash: Hash): unknown {
-  if (typeof value === 'string') return hash(value);
-  if (Array.isArray(value)) return value.map((v) => hashStructure(v, hash));
+/** What Go's time.Time UnmarshalText accepts (RFC 3339): Vault leaves timestamps clear. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Every string of a JSON value hashed, structure and other scalars kept (hashstructure.go):
+ * timestamps stay clear, and so does every string whose nearest enclosing key is one of
+ * `ignoredKeys` (the mount's audit_non_hmac_*_keys), at any depth.
+ */
+export function hashStructure(
+  value: unknown,
+  hash: Hash,
+  ignoredKeys: readonly string[] = [],
+  key?: string,
+): unknown {
+  if (typeof value === 'string') {
+    if (RFC3339.test(value)) return value;
+    return key !== undefined && ignoredKeys.includes(key) ? value : hash(value);
+  }
+  if (Array.isArray(value)) return value.map((v) => hashStructure(v, hash, ignoredKeys, key));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value)) {
-      Object.defineProperty(out, key, { value: hashStructure(v, hash), enumerable: true, writable: true });
+    for (const [k, v] of Object.entries(value)) {
+      const hashed = hashStructure(v, hash, ignoredKeys, k);
+      Object.defineProperty(out, k, { value: hashed, enumerable: true, writable: true });
     }
     return out;
   }
@@ -82,6 +108,7 @@ export function deviceFormat(salt: string, options: Record<string, string>): Dev
     hmacAccessor: flag('hmac_accessor', true),
     elideListResponses: flag('elide_list_responses', false),
     prefix: options['prefix'] ?? '',
+    jsonx: options['format'] === 'jsonx',
   };
 }
 
@@ -151,7 +178,10 @@ function requestEntry(
     client_token_accessor: req.token?.accessor ? h.accessor(req.token.accessor) : undefined,
     namespace: { id: req.namespace === '' ? 'root' : req.namespace },
     path: req.path,
-    data: req.data && Object.keys(req.data).length > 0 ? hashStructure(req.data, h.hash) : undefined,
+    data:
+      req.data && Object.keys(req.data).length > 0
+        ? hashStructure(req.data, h.hash, req.mount?.nonHmacRequestKeys)
+        : undefined,
     remote_address: req.remoteAddress,
     headers: headersEntry(req, audited, h),
     wrap_ttl: req.wrapTtl,
@@ -195,6 +225,12 @@ function wrapInfoEntry(info: WrapInfo, h: ReturnType<typeof hashers>): Record<st
   });
 }
 
+function serialise(entry: Record<string, unknown>, format: DeviceFormat): string {
+  return format.jsonx
+    ? `${format.prefix}${encodeJsonx(entry)}`
+    : `${format.prefix}${JSON.stringify(entry)}\n`;
+}
+
 /** One "request" entry, serialised with the device's prefix. */
 export function requestLine(
   req: AuditedRequest,
@@ -210,7 +246,7 @@ export function requestLine(
     request: requestEntry(req, audited, h),
     error,
   });
-  return `${format.prefix}${JSON.stringify(entry)}\n`;
+  return serialise(entry, format);
 }
 
 /** One "response" entry, serialised with the device's prefix. */
@@ -231,7 +267,10 @@ export function responseLine(
         mount_accessor: req.mount?.accessor,
         mount_point: req.mount?.path,
         auth: res.auth ? responseAuth(res.auth, h) : undefined,
-        data: data !== null && data !== undefined ? hashStructure(data, h.hash) : undefined,
+        data:
+          data !== null && data !== undefined
+            ? hashStructure(data, h.hash, req.mount?.nonHmacResponseKeys)
+            : undefined,
         warnings: res.warnings ?? undefined,
         wrap_info: res.wrap_info ? wrapInfoEntry(res.wrap_info, h) : undefined,
       })
@@ -244,5 +283,5 @@ export function responseLine(
     response,
     error: outcome.error,
   });
-  return `${format.prefix}${JSON.stringify(entry)}\n`;
+  return serialise(entry, format);
 }

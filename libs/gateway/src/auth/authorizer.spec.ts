@@ -50,6 +50,20 @@ describe('authorize', () => {
     expect(await run({ acl: both, route: sameHandler })).toEqual({ op: 'update', asked: 0 });
   });
 
+  it('asks the existence check for the exact operation an audit device logs (root included)', async () => {
+    const sameHandler = route({
+      operations: { create: { contract: shared, summary: '' }, update: { contract: shared, summary: '' } },
+    });
+    expect(await run({ acl: undefined, route: sameHandler, exactOperation: true }, false)).toEqual({
+      op: 'create',
+      asked: 1,
+    });
+    expect(await run({ acl: undefined, route: sameHandler, exactOperation: true }, true)).toEqual({
+      op: 'update',
+      asked: 1,
+    });
+  });
+
   it('asks the existence check when create and update have different handlers', async () => {
     const both = acl('path "t/*" { capabilities = ["create", "update"] }');
     expect(await run({ acl: both }, false)).toEqual({ op: 'create', asked: 1 });

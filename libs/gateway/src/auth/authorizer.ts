@@ -14,6 +14,11 @@ export interface AuthorizeInput {
   wrapTtl: number | undefined;
   /** asks the route's existence-check contract whether the write target exists */
   exists: () => Promise<boolean>;
+  /**
+   * the exact operation matters even where the ACL and the handler would not tell create from
+   * update (an audit device logs it: Vault runs the existence check on every such write)
+   */
+  exactOperation?: boolean;
 }
 
 export function needsSudo(route: RouteDef, operation: Operation): boolean {
@@ -64,7 +69,8 @@ async function resolveWrite(input: AuthorizeInput): Promise<'create' | 'update'>
   if (!create && !update) throw permissionDenied();
   const sameHandler =
     !ops.create || !ops.update || ops.create.contract.subject === ops.update.contract.subject;
-  if (create && update && sameHandler) return ops.update ? 'update' : 'create';
+  const exact = input.exactOperation === true && ops.create !== undefined && ops.update !== undefined;
+  if (create && update && sameHandler && !exact) return ops.update ? 'update' : 'create';
   const operation = (await input.exists()) ? 'update' : 'create';
   if (!ops[operation]) throw new DomainError('unsupported_operation', 'unsupported operation');
   return operation;

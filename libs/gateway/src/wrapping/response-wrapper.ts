@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { coreWrapResponse, type WrapInfo } from '@coffer/contracts';
 import type { Headers, Transport } from '@coffer/transport';
 import { buildEnvelope, jsonResult, type EngineResult, type HttpResult } from '../response/envelope';
@@ -12,6 +13,33 @@ export interface WrapSettings {
   /** the caller context, so core-sys sees the request as the caller's */
   headers: Headers;
   timeoutMs: number;
+  /** X-Service-Wrap-Format / X-Vault-Wrap-Format: "jwt" hands the wrapping token out as a JWT */
+  format?: 'jwt';
+  /** type of the mount that answered (an approle secret id's accessor is the wrapped accessor) */
+  mountType?: string;
+}
+
+const WRAP_FORMAT_HEADERS = ['x-service-wrap-format', 'x-vault-wrap-format'] as const;
+
+/** Vault's requestWrapInfo: only "jwt" changes anything; other values are ignored. */
+export function wrapFormatOf(headers: IncomingHttpHeaders): 'jwt' | undefined {
+  for (const name of WRAP_FORMAT_HEADERS) {
+    const raw = headers[name];
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (value !== undefined && value !== '') return value === 'jwt' ? 'jwt' : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Vault's wrapped_accessor: the accessor of the token a login issued or, for an approle mount
+ * answering a secret id without an auth block, the secret id's accessor.
+ */
+function wrappedAccessorOf(result: EngineResult, mountType: string | undefined): string | undefined {
+  if (result.auth) return result.auth.accessor;
+  const secretIdAccessor = result.data?.['secret_id_accessor'];
+  if (mountType === 'approle' && typeof secretIdAccessor === 'string') return secretIdAccessor;
+  return undefined;
 }
 
 /**
@@ -31,13 +59,15 @@ export async function wrapIfRequested(
   if (wrapTtl === undefined || wrapTtl < 1) return { http: rendered };
   const wrappable = result.kind !== 'raw' || result.rewrappable === true;
   if (!wrappable || rendered.body === undefined || rendered.status !== 200) return { http: rendered };
+  const wrapped = wrappedAccessorOf(result, settings.mountType);
   const wrapInfo = await transport.request(
     coreWrapResponse,
     {
       response: JSON.parse(rendered.body) as Record<string, unknown>,
       ttl: Math.floor(wrapTtl),
       creationPath: settings.path,
-      ...(result.auth ? { wrappedAccessor: result.auth.accessor } : {}),
+      ...(wrapped !== undefined ? { wrappedAccessor: wrapped } : {}),
+      ...(settings.format ? { format: settings.format } : {}),
     },
     { headers: settings.headers, timeoutMs: settings.timeoutMs, write: true },
   );

@@ -18,6 +18,9 @@ const kvScope = (req: Pick<EngineRequest, 'mount'>): FlatScope => ({ mountUuid: 
 /** A cubbyhole belongs to the calling token; a request without one has no cubbyhole. */
 function cubbyholeScope(req: Pick<EngineRequest, 'mount'>, caller: CallerContext): FlatScope {
   if (!caller.tokenRef) throw invalidRequest('client token empty');
+  // Vault's router: a batch token (the one kind without an accessor) has no cubbyhole.
+  if (!caller.accessor)
+    throw invalidRequest("cubbyhole operations are only supported by 'service' type tokens");
   return { mountUuid: req.mount.uuid, owner: caller.tokenRef };
 }
 
