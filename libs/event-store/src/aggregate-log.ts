@@ -124,6 +124,15 @@ export class AggregateWriter<T extends EventTable, R, K = void> {
     return result.projected;
   }
 
+  /**
+   * The stream's current version (0 = never written). What a create must expect when the read
+   * model has no row: a deleted aggregate leaves its stream behind, and one created again under
+   * the same key continues it.
+   */
+  version(key: K): Promise<number> {
+    return this.store.streamVersion(this.log.streamOf(key));
+  }
+
   /** The stream's events (from `fromVersion`, default 1), decoded into the aggregate's union. */
   async read(key: K, fromVersion = 1): Promise<AppendedOf<T>[]> {
     const stored = await this.store.readStream(this.log.streamOf(key), fromVersion);

@@ -47,7 +47,7 @@ export class ApproleRoleService {
         const next = decideRoleWrite(current?.state ?? null, { mountUuid, roleName }, req.body, randomUUID());
         await this.assertRoleIdFree(mountUuid, roleName, next.roleId);
         // a role deleted before leaves its stream: a new one of the same name continues it
-        const version = current?.version ?? (await this.streamVersion({ mountUuid, roleName }));
+        const version = current?.version ?? (await this.roles.version({ mountUuid, roleName }));
         await this.roles.append({ mountUuid, roleName }, version, [
           { type: 'ApproleRoleWritten', data: { ...next, writtenAt: this.now() } },
         ]);
@@ -130,10 +130,6 @@ export class ApproleRoleService {
     const names = await this.repo.roleNames(mountUuid);
     for (const roleName of names) await this.deleteRole(mountUuid, roleName);
     return names.length;
-  }
-
-  private async streamVersion(key: { mountUuid: string; roleName: string }): Promise<number> {
-    return (await this.roles.read(key)).at(-1)?.streamVersion ?? 0;
   }
 
   private async deleteRole(mountUuid: string, roleName: string): Promise<void> {

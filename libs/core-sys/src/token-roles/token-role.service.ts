@@ -58,7 +58,7 @@ export class TokenRoleService {
     await retryOnConflict(async () => {
       const current = await this.repo.find(name);
       const role = applyRoleFields(name, current?.state, req.body);
-      await this.log.append(name, current?.version ?? 0, [
+      await this.log.append(name, current?.version ?? (await this.log.version(name)), [
         { type: 'TokenRoleWritten', data: { ...role, writtenAt: this.now() } },
       ]);
     });

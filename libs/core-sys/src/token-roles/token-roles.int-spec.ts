@@ -147,6 +147,9 @@ describe('auth/token/roles', () => {
     expect(await h.fail(tokenContracts.roleRead, roleReq('gone'))).toMatchObject({ code: 'not_found' });
     // Deleting what is not there is fine (204).
     await h.call(tokenContracts.roleDelete, roleReq('gone'));
+    // and the name can be used again
+    await writeRole('gone');
+    expect(await h.call(tokenContracts.roleExists, roleReq('gone'))).toEqual({ exists: true });
   });
 
   it.each([

@@ -93,6 +93,20 @@ describe('users', () => {
     expect(list.data).toEqual({ keys: ['bob'] });
   });
 
+  it('creates a user again after it was deleted, with a fresh password', async () => {
+    await user('again', { password: 'first-pass' });
+    await h.call(userpassContracts.userDelete, {
+      mount: up,
+      operation: 'delete',
+      path: 'users/again',
+      params: { username: 'again' },
+    });
+    await loginFails('again', 'first-pass');
+    await user('again', { password: 'second-pass' });
+    expect((await login('again', 'second-pass')).auth).toMatchObject({ policies: ['default'] });
+    await loginFails('again', 'first-pass');
+  });
+
   it('needs a password to create, and a valid name', async () => {
     expect(
       await h.fail(userpassContracts.userWrite, {

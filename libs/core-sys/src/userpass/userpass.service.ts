@@ -63,7 +63,8 @@ export class UserpassService {
       const current = await this.repo.find(mountUuid, username);
       if (!current && passwordHash === undefined) throw missingPassword();
       const settings = applyTokenFields(current?.state.settings ?? DEFAULT_TOKEN_SETTINGS, req.body);
-      await this.log.append({ mountUuid, username }, current?.version ?? 0, [
+      const version = current?.version ?? (await this.log.version({ mountUuid, username }));
+      await this.log.append({ mountUuid, username }, version, [
         {
           type: 'UserpassUserWritten',
           data: {
