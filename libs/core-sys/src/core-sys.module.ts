@@ -15,6 +15,8 @@ import { approleControllers, approleProviders } from './approle';
 import { auditControllers, auditProviders } from './audit';
 import { leasesControllers, leasesProviders } from './leases';
 import { wrappingControllers, wrappingProviders } from './wrapping';
+import { rekeyControllers, rekeyProviders } from './rekey';
+import { generateRootControllers, generateRootProviders } from './generate-root';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -46,6 +48,8 @@ export class CoreSysModule {
         ...auditProviders,
         ...leasesProviders,
         ...wrappingProviders,
+        ...rekeyProviders,
+        ...generateRootProviders,
       ],
       controllers: [
         ...sealControllers,
@@ -60,6 +64,8 @@ export class CoreSysModule {
         ...auditControllers,
         ...leasesControllers,
         ...wrappingControllers,
+        ...rekeyControllers,
+        ...generateRootControllers,
       ],
     };
   }

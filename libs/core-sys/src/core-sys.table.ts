@@ -10,6 +10,7 @@ import type { TokenRoleDatabase } from './token-roles/token-role.table';
 import type { UserpassDatabase } from './userpass/userpass.table';
 import type { ApproleDatabase } from './approle/approle.table';
 import type { AuditDatabase } from './audit/audit.table';
+import type { RekeyDatabase } from './rekey/rekey.table';
 
 /** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
 export interface CoreSysDatabase
@@ -23,7 +24,8 @@ export interface CoreSysDatabase
     TokenRoleDatabase,
     ApproleDatabase,
     AuditDatabase,
-    LeasesDatabase {}
+    LeasesDatabase,
+    RekeyDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

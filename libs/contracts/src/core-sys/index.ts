@@ -20,3 +20,4 @@ export type {
   UserpassUserData,
 } from './core-sys-data.schema';
 export * from './audit.routes';
+export * from './rekey.routes';

@@ -28,6 +28,7 @@ import {
   sysUnsealBody,
 } from './system-request.schema';
 import { wrappingContracts, wrappingRoutes } from './wrapping.routes';
+import { rekeyContracts, rekeyRouteDefs } from './rekey.routes';
 
 /** The `sys/` mount: seal/init/health, mounts and auth methods, ACL policies and capabilities. */
 
@@ -110,6 +111,7 @@ export const sysContracts = {
   // sys/audit, sys/audit-hash, sys/config/auditing (their own file)
   ...auditContracts,
   ...wrappingContracts,
+  ...rekeyContracts,
 } as const;
 
 const op = (
@@ -342,5 +344,6 @@ export const systemRoutes: RouteTable = {
     ...auditRouteDefs,
     ...leaseRouteDefs,
     ...wrappingRoutes,
+    ...rekeyRouteDefs,
   ],
 };

@@ -1,0 +1,3 @@
+export { readPgpKeys, pgpEncrypt, type PgpRecipient } from './pgp-encryption';
+export { readShare } from './share-input';
+export { addShare, wipeShares, recoverRootKey } from './share-round';
