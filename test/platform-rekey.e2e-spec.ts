@@ -103,12 +103,21 @@ describe.each(['dev', 'cluster'] as const)('%s: rekey and generate-root', (kind)
     it('refuses bad parameters and stores nothing', async () => {
       const cases: [Record<string, unknown>, string][] = [
         [{ secret_shares: 2, secret_threshold: 3 }, 'provided threshold greater than the total shares'],
-        [{ secret_shares: 0, secret_threshold: 0 }, 'invalid rekey seal configuration: shares must be at least one'],
+        [
+          { secret_shares: 0, secret_threshold: 0 },
+          'invalid rekey seal configuration: shares must be at least one',
+        ],
         [{ secret_shares: 3, secret_threshold: 1 }, 'threshold must be greater than one for multiple shares'],
         [{ secret_shares: 'x', secret_threshold: 1 }, 'expected integers'],
         [{ secret_shares: 1, secret_threshold: 1, backup: true }, 'cannot request a backup'],
-        [{ secret_shares: 2, secret_threshold: 2, pgp_keys: ['AAAA'] }, 'incorrect number of PGP keys for rekey'],
-        [{ secret_shares: 1, secret_threshold: 1, pgp_keys: ['bm90IGEga2V5'] }, 'error decoding given PGP key 1'],
+        [
+          { secret_shares: 2, secret_threshold: 2, pgp_keys: ['AAAA'] },
+          'incorrect number of PGP keys for rekey',
+        ],
+        [
+          { secret_shares: 1, secret_threshold: 1, pgp_keys: ['bm90IGEga2V5'] },
+          'error decoding given PGP key 1',
+        ],
       ];
       for (const [body, text] of cases) {
         const res = await anon.put('sys/rekey/init', body);
@@ -128,7 +137,9 @@ describe.each(['dev', 'cluster'] as const)('%s: rekey and generate-root', (kind)
       expect(errorsOf(short)).toBe('key is shorter than minimum 16 bytes');
       const wrongNonce = await anon.put('sys/rekey/update', { key: shares[0], nonce: 'nope' });
       expect(wrongNonce.status).toBe(400);
-      expect(errorsOf(wrongNonce)).toBe(`incorrect nonce supplied; nonce for this rekey operation is "${nonce}"`);
+      expect(errorsOf(wrongNonce)).toBe(
+        `incorrect nonce supplied; nonce for this rekey operation is "${nonce}"`,
+      );
       const wrongShare = await anon.put('sys/rekey/update', {
         key: Buffer.alloc(32, 7).toString('base64'),
         nonce,
@@ -219,7 +230,9 @@ describe.each(['dev', 'cluster'] as const)('%s: rekey and generate-root', (kind)
       expect(restarted.body.nonce).not.toBe(vnonce);
       const nonce2 = restarted.body.nonce as string;
       const stale = await anon.put('sys/rekey/verify', { key: newShares[0], nonce: vnonce });
-      expect(errorsOf(stale)).toBe(`incorrect nonce supplied; nonce for this verify operation is "${nonce2}"`);
+      expect(errorsOf(stale)).toBe(
+        `incorrect nonce supplied; nonce for this verify operation is "${nonce2}"`,
+      );
 
       // the old share still unseals until verification completes
       expect((await status()).required).toBe(1);
@@ -264,7 +277,9 @@ describe.each(['dev', 'cluster'] as const)('%s: rekey and generate-root', (kind)
       expect(errorsOf(wrong)).toBe(
         `incorrect nonce supplied; nonce for this root generation operation is "${nonce}"`,
       );
-      expect((await anon.put('sys/generate-root/update', { key: newShares[0], nonce })).body.progress).toBe(1);
+      expect((await anon.put('sys/generate-root/update', { key: newShares[0], nonce })).body.progress).toBe(
+        1,
+      );
       const done = await anon.put('sys/generate-root/update', {
         key: Buffer.from(newShares[1]!, 'hex').toString('base64'),
         nonce,
@@ -278,7 +293,10 @@ describe.each(['dev', 'cluster'] as const)('%s: rekey and generate-root', (kind)
       expect(self.status).toBe(200);
       expect(self.body.data.policies).toEqual(['root']);
       expect((await anon.get('sys/generate-root/attempt')).body.started).toBe(false);
-      const bad = await root.put('sys/decode-token', { encoded_token: done.body.encoded_token, otp: 'short' });
+      const bad = await root.put('sys/decode-token', {
+        encoded_token: done.body.encoded_token,
+        otp: 'short',
+      });
       expect(bad.status).toBe(400);
     });
 
@@ -292,29 +310,36 @@ describe.each(['dev', 'cluster'] as const)('%s: rekey and generate-root', (kind)
       const done = await anon.put('sys/generate-root/update', { key: newShares[1], nonce });
       expect(done.body.complete).toBe(true);
       const token = gpgDecrypt(pair, Buffer.from(done.body.encoded_token, 'base64'));
-      expect((await anon.withToken(token).get('auth/token/lookup-self')).body.data.policies).toEqual(['root']);
+      expect((await anon.withToken(token).get('auth/token/lookup-self')).body.data.policies).toEqual([
+        'root',
+      ]);
     });
 
-    it('seals; the old share no longer unseals, the new ones do' + (kind === 'cluster' ? ' on a restarted core-sys' : ''), async () => {
-      expect((await root.put('sys/seal', {})).status).toBe(204);
-      if (cluster) {
-        const fresh = await cluster.addReplica('core-sys');
-        cluster.processes.coreSys.kill('SIGKILL');
-        await waitFor(async () => (await anon.get('sys/seal-status')).status === 200, { timeoutMs: 60_000 });
-        expect(fresh.exitCode ?? null).toBeNull();
-      }
-      const status0 = await anon.get('sys/seal-status');
-      expect(status0.body).toMatchObject({ sealed: true, t: 2, n: 3, progress: 0 });
-      // the old share with a new one: refused, still sealed
-      expect((await anon.put('sys/unseal', { key: shares[0] })).body.progress).toBe(1);
-      expect((await anon.put('sys/unseal', { key: newShares[0] })).status).toBe(400);
-      expect((await anon.get('sys/seal-status')).body.sealed).toBe(true);
-      // the old share alone (as the threshold of 1 it was): not a share of the new key
-      await anon.put('sys/unseal', { reset: true });
-      await anon.put('sys/unseal', { key: newShares[0] });
-      const s2 = await anon.put('sys/unseal', { key: newShares[1] });
-      expect(s2.body.sealed).toBe(false);
-      await waitFor(async () => (await root.get('secret/config')).status === 200, { timeoutMs: 60_000 });
-    });
+    it(
+      'seals; the old share no longer unseals, the new ones do' +
+        (kind === 'cluster' ? ' on a restarted core-sys' : ''),
+      async () => {
+        expect((await root.put('sys/seal', {})).status).toBe(204);
+        if (cluster) {
+          await cluster.addReplica('core-sys');
+          cluster.processes.coreSys.kill('SIGKILL');
+          await waitFor(async () => (await anon.get('sys/seal-status')).status === 200, {
+            timeoutMs: 60_000,
+          });
+        }
+        const status0 = await anon.get('sys/seal-status');
+        expect(status0.body).toMatchObject({ sealed: true, t: 2, n: 3, progress: 0 });
+        // the old share with a new one: refused, still sealed
+        expect((await anon.put('sys/unseal', { key: shares[0] })).body.progress).toBe(1);
+        expect((await anon.put('sys/unseal', { key: newShares[0] })).status).toBe(400);
+        expect((await anon.get('sys/seal-status')).body.sealed).toBe(true);
+        // the old share alone (as the threshold of 1 it was): not a share of the new key
+        await anon.put('sys/unseal', { reset: true });
+        await anon.put('sys/unseal', { key: newShares[0] });
+        const s2 = await anon.put('sys/unseal', { key: newShares[1] });
+        expect(s2.body.sealed).toBe(false);
+        await waitFor(async () => (await root.get('secret/config')).status === 200, { timeoutMs: 60_000 });
+      },
+    );
   });
 });

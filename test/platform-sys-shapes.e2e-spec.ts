@@ -64,12 +64,18 @@ describe.each(TARGETS)('%s: sys response shapes and routing answers', (kind) => 
   describe('405 for a known path without the method, 404 for an unknown path', () => {
     it('answers 405 unsupported operation', async () => {
       const v1 = uniq('v1');
-      expect((await root.post(`sys/mounts/${v1}`, { type: 'kv', options: { version: '1' } })).status).toBe(204);
+      expect((await root.post(`sys/mounts/${v1}`, { type: 'kv', options: { version: '1' } })).status).toBe(
+        204,
+      );
       const cases = [
         await root.delete('sys/seal-status'),
         await root.delete('sys/health'),
         await root.post('sys/policies/acl', {}),
-        await root.patch(`${v1}/x`, { a: 1 }, { headers: { 'content-type': 'application/merge-patch+json' } }),
+        await root.patch(
+          `${v1}/x`,
+          { a: 1 },
+          { headers: { 'content-type': 'application/merge-patch+json' } },
+        ),
         await root.delete('sys/decode-token'),
       ];
       for (const res of cases) {
@@ -104,12 +110,106 @@ describe.each(TARGETS)('%s: sys response shapes and routing answers', (kind) => 
       expect((await root.put(`${v1}/a.`, { v: 1 })).status).toBe(404);
       expect((await root.list(v1)).status).toBe(404);
       const policy = uniq('pol');
-      const put = await root.put(`sys/policies/acl/${policy}.`, { policy: 'path "x" { capabilities = ["read"] }' });
+      const put = await root.put(`sys/policies/acl/${policy}.`, {
+        policy: 'path "x" { capabilities = ["read"] }',
+      });
       expect(put.status).toBe(404);
       expect((await root.list('sys/policies/acl')).body.keys).not.toContain(`${policy}.`);
       const mount = uniq('m');
       expect((await root.post(`sys/mounts/${mount}.`, { type: 'kv' })).status).toBe(404);
       expect(Object.keys((await root.get('sys/mounts')).body.data)).not.toContain(`${mount}./`);
+    });
+  });
+
+  describe('plugin catalog', () => {
+    const sha = 'ab'.repeat(32);
+
+    it('lists the builtin engines as builtin, supported entries', async () => {
+      const res = await root.get('sys/plugins/catalog');
+      expect(res.status).toBe(200);
+      expect(res.body.data.secret).toEqual(expect.arrayContaining(['kv']));
+      const kv = (res.body.data.detailed as { name: string; builtin: boolean }[]).find(
+        (e) => e.name === 'kv',
+      );
+      expect(kv).toMatchObject({ type: 'secret', builtin: true, deprecation_status: 'supported' });
+      expect((await root.list('sys/plugins/catalog/secret')).body.data.keys).toContain('kv');
+      const builtin = await root.get('sys/plugins/catalog/secret/kv');
+      expect(builtin.body.data).toMatchObject({ name: 'kv', builtin: true, command: '', sha256: '' });
+    });
+
+    it('registers, updates, keeps versions side by side, reads, removes (sudo)', async () => {
+      const name = uniq('totp');
+      const reg = (version: string, command = 'totp-plugin') =>
+        root.put(`sys/plugins/catalog/secret/${name}`, {
+          sha256: sha,
+          command,
+          version,
+          args: ['--x'],
+          env: ['A=1'],
+        });
+      expect((await reg('')).status).toBe(204);
+      expect((await reg('', 'totp-plugin-2')).status).toBe(204);
+      expect((await reg('v1.0.0')).status).toBe(204);
+      expect((await reg('1.1.0')).status).toBe(204);
+      const unversioned = await root.get(`sys/plugins/catalog/secret/${name}`);
+      expect(unversioned.body.data).toEqual({
+        name,
+        version: '',
+        sha256: sha,
+        command: 'totp-plugin-2',
+        args: ['--x'],
+        builtin: false,
+      });
+      expect((await root.get(`sys/plugins/catalog/secret/${name}?version=v1.0.0`)).body.data.version).toBe(
+        'v1.0.0',
+      );
+      const detailed = (await root.get('sys/plugins/catalog')).body.data.detailed as { name: string }[];
+      expect(detailed.filter((e) => e.name === name)).toHaveLength(3);
+      expect((await root.delete(`sys/plugins/catalog/secret/${name}`)).status).toBe(204);
+      const versionNeeded = await root.get(`sys/plugins/catalog/secret/${name}`);
+      expect(versionNeeded.status).toBe(400);
+      expect((await root.delete(`sys/plugins/catalog/secret/${name}?version=v1.0.0`)).status).toBe(204);
+      expect((await root.get(`sys/plugins/catalog/secret/${name}?version=v1.0.0`)).status).toBe(404);
+
+      const policy = uniq('plugins');
+      await root.put(`sys/policies/acl/${policy}`, {
+        policy:
+          'path "sys/plugins/catalog/*" { capabilities = ["create", "read", "update", "delete", "list"] }',
+      });
+      const token = (await root.post('auth/token/create', { policies: [policy] })).body.auth.client_token;
+      const user = target.anon.withToken(token);
+      expect(
+        (await user.put(`sys/plugins/catalog/secret/${uniq('nosudo')}`, { sha256: sha, command: 'x' }))
+          .status,
+      ).toBe(403);
+      expect((await user.list('sys/plugins/catalog/secret')).status).toBe(200);
+    });
+
+    it('refuses bad registrations with 400 and stores nothing', async () => {
+      const name = uniq('bad');
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['secret', { sha256: 'zz'.repeat(32), command: 'x' }, 'Could not decode SHA-256 value from Hex'],
+        ['secret', { sha256: 'ab', command: 'x' }, 'SHA-256 value must be 32 bytes'],
+        ['secret', { command: 'x' }, 'missing SHA-256 value'],
+        ['secret', { sha256: sha }, 'missing command value'],
+        ['secret', { sha256: sha, command: '../evil' }, 'path cannot contain parent references'],
+        ['secret', { sha256: sha, command: '/usr/bin/env' }, 'command must be inside the plugin directory'],
+        ['secret', { sha256: sha, command: 'x', version: 'one' }, 'not a valid semantic version'],
+        ['nosuch', { sha256: sha, command: 'x' }, 'is not a supported plugin type'],
+      ];
+      for (const [type, body, text] of cases) {
+        const res = await root.put(`sys/plugins/catalog/${type}/${name}`, body);
+        expect(res.status).toBe(400);
+        expect(res.body.errors.join('')).toContain(text);
+      }
+      const listing = (await root.get('sys/plugins/catalog')).body.data.detailed as { name: string }[];
+      expect(listing.some((e) => e.name === name)).toBe(false);
+    });
+
+    it('answers 405 to POST sys/plugins/catalog', async () => {
+      const res = await root.post('sys/plugins/catalog', {});
+      expect(res.status).toBe(405);
+      expect(res.body.errors).toEqual([UNSUPPORTED_OPERATION]);
     });
   });
 });

@@ -17,6 +17,7 @@ import { leasesControllers, leasesProviders } from './leases';
 import { wrappingControllers, wrappingProviders } from './wrapping';
 import { rekeyControllers, rekeyProviders } from './rekey';
 import { generateRootControllers, generateRootProviders } from './generate-root';
+import { pluginsControllers, pluginsProviders } from './plugins';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -50,6 +51,7 @@ export class CoreSysModule {
         ...wrappingProviders,
         ...rekeyProviders,
         ...generateRootProviders,
+        ...pluginsProviders,
       ],
       controllers: [
         ...sealControllers,
@@ -66,6 +68,7 @@ export class CoreSysModule {
         ...wrappingControllers,
         ...rekeyControllers,
         ...generateRootControllers,
+        ...pluginsControllers,
       ],
     };
   }

@@ -11,6 +11,7 @@ import type { UserpassDatabase } from './userpass/userpass.table';
 import type { ApproleDatabase } from './approle/approle.table';
 import type { AuditDatabase } from './audit/audit.table';
 import type { RekeyDatabase } from './rekey/rekey.table';
+import type { PluginCatalogDatabase } from './plugins/plugin-catalog.table';
 
 /** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
 export interface CoreSysDatabase
@@ -25,7 +26,8 @@ export interface CoreSysDatabase
     ApproleDatabase,
     AuditDatabase,
     LeasesDatabase,
-    RekeyDatabase {}
+    RekeyDatabase,
+    PluginCatalogDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

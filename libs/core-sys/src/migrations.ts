@@ -10,6 +10,7 @@ import { approleMigrations } from './approle';
 import { auditMigrations } from './audit';
 import { leasesMigrations } from './leases';
 import { rekeyMigrations } from './rekey';
+import { pluginsMigrations } from './plugins';
 
 /** One migration history for the core_sys schema; names are globally ordered by prefix. */
 export const coreSysMigrations: Record<string, Migration> = {
@@ -24,5 +25,6 @@ export const coreSysMigrations: Record<string, Migration> = {
   ...auditMigrations,
   ...leasesMigrations,
   ...rekeyMigrations,
+  ...pluginsMigrations,
 };
 export const CORE_SYS_SCHEMA = 'core_sys';

@@ -21,3 +21,4 @@ export type {
 } from './core-sys-data.schema';
 export * from './audit.routes';
 export * from './rekey.routes';
+export * from './plugin-catalog.routes';

@@ -13,7 +13,11 @@ const expectedIntegers = () => 'invalid request body: expected integers';
 
 export const sysRekeyInitBody = z
   .object({
-    secret_shares: weakInt({ default: 0, message: expectedIntegers, description: 'Number of new key shares.' }),
+    secret_shares: weakInt({
+      default: 0,
+      message: expectedIntegers,
+      description: 'Number of new key shares.',
+    }),
     secret_threshold: weakInt({
       default: 0,
       message: expectedIntegers,
@@ -23,7 +27,10 @@ export const sysRekeyInitBody = z
       default: [],
       description: 'Base64 binary OpenPGP public keys, one per share (order kept): each share is encrypted.',
     }),
-    backup: weakBool({ default: false, description: 'Store the PGP-encrypted shares (GET sys/rekey/backup).' }),
+    backup: weakBool({
+      default: false,
+      description: 'Store the PGP-encrypted shares (GET sys/rekey/backup).',
+    }),
     require_verification: weakBool({
       default: false,
       description: 'Rotate the root key only after the new shares are given to sys/rekey/verify.',
@@ -85,7 +92,10 @@ export type SysRekeyBackupData = z.output<typeof sysRekeyBackupData>;
 
 export const sysGenerateRootBody = z
   .object({
-    pgp_key: weakString({ default: '', description: 'Base64 binary OpenPGP public key to encrypt the token with.' }),
+    pgp_key: weakString({
+      default: '',
+      description: 'Base64 binary OpenPGP public key to encrypt the token with.',
+    }),
     otp: weakString({ default: '', description: 'Legacy: a caller-chosen one-time pad.' }),
   })
   .prefault({});

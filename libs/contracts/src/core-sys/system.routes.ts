@@ -29,6 +29,7 @@ import {
 } from './system-request.schema';
 import { wrappingContracts, wrappingRoutes } from './wrapping.routes';
 import { rekeyContracts, rekeyRouteDefs } from './rekey.routes';
+import { pluginCatalogContracts, pluginCatalogRouteDefs } from './plugin-catalog.routes';
 
 /** The `sys/` mount: seal/init/health, mounts and auth methods, ACL policies and capabilities. */
 
@@ -112,6 +113,7 @@ export const sysContracts = {
   ...auditContracts,
   ...wrappingContracts,
   ...rekeyContracts,
+  ...pluginCatalogContracts,
 } as const;
 
 const op = (
@@ -345,5 +347,6 @@ export const systemRoutes: RouteTable = {
     ...leaseRouteDefs,
     ...wrappingRoutes,
     ...rekeyRouteDefs,
+    ...pluginCatalogRouteDefs,
   ],
 };

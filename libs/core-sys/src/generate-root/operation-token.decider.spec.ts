@@ -27,7 +27,9 @@ describe('operation token decider', () => {
     expect(encoded).not.toContain('=');
     expect(xorDecodeToken(encoded, otp)).toBe(token);
     expect(xorDecodeToken(`${encoded}=`, otp)).toBe(token);
-    expect(textOf(() => xorDecodeToken(encoded, 'short'))).toMatch(/^length of byte slices is not equivalent/);
+    expect(textOf(() => xorDecodeToken(encoded, 'short'))).toMatch(
+      /^length of byte slices is not equivalent/,
+    );
     expect(textOf(() => xorDecodeToken('', otp))).toBe('missing encoded_token');
     expect(textOf(() => xorDecodeToken(encoded, ''))).toBe('missing otp');
   });

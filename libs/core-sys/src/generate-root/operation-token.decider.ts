@@ -17,8 +17,7 @@ export interface OperationTokenAttempt {
 }
 
 export type OperationTokenStart =
-  | { kind: 'otp'; otp: string; generated: boolean }
-  | { kind: 'pgp'; key: string; fingerprint: string };
+  { kind: 'otp'; otp: string; generated: boolean } | { kind: 'pgp'; key: string; fingerprint: string };
 
 /** Texts that name the operation ("root generation", "DR operation token generation"). */
 export interface OperationTokenTexts {

@@ -36,7 +36,10 @@ describe('rekey decider', () => {
     [{ secret_shares: 2, secret_threshold: 3 }, 'provided threshold greater than the total shares'],
     [{ secret_shares: 1, secret_threshold: 1, backup: true }, 'cannot request a backup of the new keys'],
     [{ secret_shares: 2, secret_threshold: 2, pgp_keys: ['a'] }, 'incorrect number of PGP keys for rekey'],
-    [{ secret_shares: 300, secret_threshold: 2 }, 'invalid rekey seal configuration: shares must be less than 256'],
+    [
+      { secret_shares: 300, secret_threshold: 2 },
+      'invalid rekey seal configuration: shares must be less than 256',
+    ],
   ])('refuses %j', (body, text) => {
     expect(textOf(() => decideRekeyConfig(sysRekeyInitBody.parse(body)))).toContain(text);
   });
@@ -59,7 +62,13 @@ describe('rekey decider', () => {
     );
     const one = submitRekeyShare(a, share(1), 'n1', 2);
     expect(one.kind).toBe('pending');
-    expect(rekeyStatusBody(one.attempt, 2)).toMatchObject({ started: true, progress: 1, required: 2, t: 2, n: 3 });
+    expect(rekeyStatusBody(one.attempt, 2)).toMatchObject({
+      started: true,
+      progress: 1,
+      required: 2,
+      t: 2,
+      n: 3,
+    });
     expect(textOf(() => submitRekeyShare(one.attempt, share(1), 'n1', 2))).toBe(
       'given key has already been provided during this generation operation',
     );

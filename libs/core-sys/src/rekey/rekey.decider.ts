@@ -61,7 +61,11 @@ export function decideRekeyConfig(body: SysRekeyInitBody): Omit<RekeyConfig, 'pg
   };
 }
 
-export function startRekey(current: RekeyAttempt | undefined, config: RekeyConfig, nonce: string): RekeyAttempt {
+export function startRekey(
+  current: RekeyAttempt | undefined,
+  config: RekeyConfig,
+  nonce: string,
+): RekeyAttempt {
   if (current) throw invalidRequest('rekey already in progress');
   return { nonce, config, progress: [] };
 }
@@ -100,12 +104,18 @@ export type VerifyStep =
   | { kind: 'combine'; attempt: RekeyAttempt; verification: RekeyVerification; shares: readonly Buffer[] };
 
 /** PUT sys/rekey/verify: one new share. */
-export function submitVerifyShare(attempt: RekeyAttempt | undefined, share: Buffer, nonce: string): VerifyStep {
+export function submitVerifyShare(
+  attempt: RekeyAttempt | undefined,
+  share: Buffer,
+  nonce: string,
+): VerifyStep {
   if (!attempt) throw invalidRequest('no rekey in progress');
   const verification = attempt.verification;
   if (!verification) throw invalidRequest('no rekey verification in progress');
   if (nonce !== verification.nonce)
-    throw invalidRequest(`incorrect nonce supplied; nonce for this verify operation is "${verification.nonce}"`);
+    throw invalidRequest(
+      `incorrect nonce supplied; nonce for this verify operation is "${verification.nonce}"`,
+    );
   const progress = addShare(
     verification.progress,
     share,

@@ -17,14 +17,19 @@ describe('rekey and root generation against Postgres + NATS, across replicas and
     await h?.close();
   }, 30_000);
 
-  const raw = async (contract: Parameters<CoreSysHarness['sys']>[0], path: string, body = {}) =>
-    (await h.sys(contract, { operation: 'update', path, body })).body as Record<string, unknown>;
+  const raw = async (contract: (typeof r)[keyof typeof r], path: string, body = {}) =>
+    ((await h.sys(contract, { operation: 'update', path, body })) as { body?: unknown }).body as Record<
+      string,
+      unknown
+    >;
 
   it('rekeys 2-of-3 to 3-of-5; the root key in storage changes, the keyring does not', async () => {
     const started = await raw(r.rekeyInit, 'rekey/init', { secret_shares: 5, secret_threshold: 3 });
     expect(started).toMatchObject({ started: true, t: 3, n: 5, required: 2 });
     const nonce = started['nonce'] as string;
-    expect(await raw(r.rekeyUpdate, 'rekey/update', { key: init.keys[0], nonce })).toMatchObject({ progress: 1 });
+    expect(await raw(r.rekeyUpdate, 'rekey/update', { key: init.keys[0], nonce })).toMatchObject({
+      progress: 1,
+    });
     const done = await raw(r.rekeyUpdate, 'rekey/update', { key: init.keys_base64[2], nonce });
     expect(done).toMatchObject({ complete: true, nonce });
     const keys = done['keys'] as string[];

@@ -161,7 +161,12 @@ export class RekeyService implements LeaderServed {
       }
       wipeShares(shares);
       shares = encrypted;
-      if (config.backup) await this.#saveBackup(attempt, recipients.map((r) => r.fingerprint), encrypted);
+      if (config.backup)
+        await this.#saveBackup(
+          attempt,
+          recipients.map((r) => r.fingerprint),
+          encrypted,
+        );
     }
     try {
       return {
@@ -208,7 +213,9 @@ export class RekeyService implements LeaderServed {
         for (const t of keyring.terms) t.key.fill(0);
       }
     });
-    this.logger.log(`unseal keys rekeyed: ${attempt.config.shares} shares, threshold ${attempt.config.threshold}`);
+    this.logger.log(
+      `unseal keys rekeyed: ${attempt.config.shares} shares, threshold ${attempt.config.threshold}`,
+    );
   }
 
   async verifyStatus(): Promise<ResponseOf<typeof c.rekeyVerifyStatus>> {
@@ -256,7 +263,9 @@ export class RekeyService implements LeaderServed {
     this.seal.assertUnsealed();
     const blob = await this.repo.loadBackup();
     if (!blob) return { kind: 'injected', data: null };
-    const backup = JSON.parse(this.seal.barrier.decrypt(blob, BACKUP_AAD).toString('utf8')) as SysRekeyBackupData;
+    const backup = JSON.parse(
+      this.seal.barrier.decrypt(blob, BACKUP_AAD).toString('utf8'),
+    ) as SysRekeyBackupData;
     return { kind: 'injected', data: backup };
   }
 
