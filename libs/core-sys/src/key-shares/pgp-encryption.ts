@@ -32,6 +32,9 @@ export async function readPgpKeys(encoded: readonly string[]): Promise<PgpRecipi
 /** Encrypts `plaintext` to one recipient: a binary OpenPGP message. */
 export async function pgpEncrypt(recipient: PgpRecipient, plaintext: Uint8Array): Promise<Buffer> {
   const message = await createMessage({ binary: plaintext });
-  const encrypted = await encrypt({ message, encryptionKeys: recipient.key, format: 'binary' });
+  // openpgp's return type names Node web-stream types the lint's type service cannot resolve;
+  // a Uint8Array message with format "binary" always yields a Uint8Array.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
+  const encrypted: Uint8Array = await encrypt({ message, encryptionKeys: recipient.key, format: 'binary' });
   return Buffer.from(encrypted);
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   DomainError,
   notFound,
-  pluginCatalogContracts,
+  type pluginCatalogContracts,
   type CallerContext,
   type RequestOf,
   type ResponseOf,
@@ -23,7 +23,7 @@ import {
 import { PluginCatalogRepository, type StoredPlugin } from './plugin-catalog.repository';
 
 const ENTRY_AAD = Buffer.from('coffer/core-sys/plugin-catalog');
-const c = pluginCatalogContracts;
+type C = typeof pluginCatalogContracts;
 
 /** The plugin catalog use cases (root namespace only). */
 @Injectable()
@@ -50,16 +50,13 @@ export class PluginCatalogService {
     return JSON.parse(json) as PluginEntry;
   }
 
-  async catalog(caller: CallerContext): Promise<ResponseOf<typeof c.pluginCatalog>> {
+  async catalog(caller: CallerContext): Promise<ResponseOf<C['pluginCatalog']>> {
     this.#guard(caller);
     const registered = (await this.repo.all()).map((s) => this.#open(s));
     return { data: catalogListing(this.#builtins, registered) };
   }
 
-  async list(
-    req: RequestOf<typeof c.pluginList>,
-    caller: CallerContext,
-  ): Promise<ResponseOf<typeof c.pluginList>> {
+  async list(req: RequestOf<C['pluginList']>, caller: CallerContext): Promise<ResponseOf<C['pluginList']>> {
     this.#guard(caller);
     const type = parsePluginType(req.params.type.replace(/\/$/, ''));
     const listing = catalogListing(
@@ -70,9 +67,9 @@ export class PluginCatalogService {
   }
 
   async register(
-    req: RequestOf<typeof c.pluginRegister>,
+    req: RequestOf<C['pluginRegister']>,
     caller: CallerContext,
-  ): Promise<ResponseOf<typeof c.pluginRegister>> {
+  ): Promise<ResponseOf<C['pluginRegister']>> {
     this.#guard(caller);
     const entry = decidePluginRegistration(
       req.params.type,
@@ -88,10 +85,7 @@ export class PluginCatalogService {
     return { data: null };
   }
 
-  async read(
-    req: RequestOf<typeof c.pluginRead>,
-    caller: CallerContext,
-  ): Promise<ResponseOf<typeof c.pluginRead>> {
+  async read(req: RequestOf<C['pluginRead']>, caller: CallerContext): Promise<ResponseOf<C['pluginRead']>> {
     this.#guard(caller);
     const type = parsePluginType(req.params.type);
     const registered = (await this.repo.named(type, req.params.name)).map((s) => this.#open(s));
@@ -102,9 +96,9 @@ export class PluginCatalogService {
   }
 
   async remove(
-    req: RequestOf<typeof c.pluginRemove>,
+    req: RequestOf<C['pluginRemove']>,
     caller: CallerContext,
-  ): Promise<ResponseOf<typeof c.pluginRemove>> {
+  ): Promise<ResponseOf<C['pluginRemove']>> {
     this.#guard(caller);
     const type = parsePluginType(req.params.type);
     await this.repo.remove(type, req.params.name, req.query.version ?? '');
