@@ -1,4 +1,4 @@
-import { isDomainError } from '@coffer/contracts';
+import { domainErrorText as textOf } from '../test-support/domain-error-text';
 import {
   decideTokenProtection,
   operationTokenStatusBody,
@@ -9,15 +9,6 @@ import {
 } from './operation-token.decider';
 
 const texts = { operation: 'root generation' };
-const textOf = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (error) {
-    if (isDomainError(error)) return error.message;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-};
 
 describe('operation token decider', () => {
   it('encodes token XOR otp as raw base64 and decodes it back', () => {

@@ -1,5 +1,5 @@
 import { invalidRequest, type SysGenerateRootStatusRaw } from '@coffer/contracts';
-import { pgpEncrypt, readPgpKeys, readShare, recoverRootKey, wipeShares } from '../key-shares';
+import { pgpEncrypt, readPgpKeys, readShare, recoverRootKey, SerialQueue, wipeShares } from '../key-shares';
 import type { SealRow } from '../seal/seal.repository';
 import { randomBase62 } from '../tokens/token-crypto';
 import {
@@ -32,14 +32,12 @@ type Status = { kind: 'raw'; body: SysGenerateRootStatusRaw };
  */
 export class OperationTokenGenerator {
   #attempt: OperationTokenAttempt | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new SerialQueue();
 
   constructor(private readonly options: OperationTokenOptions) {}
 
   #serialised<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(fn, fn);
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.#queue.run(fn);
   }
 
   reset(): void {

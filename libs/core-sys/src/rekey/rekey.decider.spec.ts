@@ -1,4 +1,5 @@
-import { isDomainError, sysRekeyInitBody } from '@coffer/contracts';
+import { sysRekeyInitBody } from '@coffer/contracts';
+import { domainErrorText as textOf } from '../test-support/domain-error-text';
 import {
   decideRekeyConfig,
   rekeyStatusBody,
@@ -10,16 +11,6 @@ import {
   type RekeyAttempt,
   type RekeyConfig,
 } from './rekey.decider';
-
-const textOf = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (error) {
-    if (isDomainError(error)) return error.message;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-};
 
 const config: RekeyConfig = {
   shares: 3,

@@ -13,7 +13,7 @@ import {
 import type { ServiceRuntime } from '@coffer/event-store';
 import type { Subscription, Transport } from '@coffer/transport';
 import { SERVICE_RUNTIME } from '../core-sys.di';
-import { pgpEncrypt, readPgpKeys, readShare, recoverRootKey, wipeShares } from '../key-shares';
+import { pgpEncrypt, readPgpKeys, readShare, recoverRootKey, SerialQueue, wipeShares } from '../key-shares';
 import type { LeaderServed } from '../seal/leader-served';
 import { ROOT_KEY_AAD, SealLifecycleService } from '../seal/seal-lifecycle.service';
 import { SealRepository, type SealRow } from '../seal/seal.repository';
@@ -57,7 +57,7 @@ const wipeAttempt = (attempt: RekeyAttempt | undefined): void => {
 export class RekeyService implements LeaderServed {
   private readonly logger = new Logger('Rekey');
   #attempt: RekeyAttempt | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new SerialQueue();
 
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
@@ -85,9 +85,7 @@ export class RekeyService implements LeaderServed {
   }
 
   #serialised<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(fn, fn);
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.#queue.run(fn);
   }
 
   /** The seal configuration, once initialised and unsealed (Vault's order of checks). */
