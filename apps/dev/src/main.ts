@@ -57,6 +57,8 @@ async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<
     apiAddr: apiUrl,
     instanceId: `dev-${hostname()}-${process.pid}`,
     mountCatalogue: MOUNT_CATALOGUE,
+    ...(config.pluginDirectory === undefined ? {} : { pluginDirectory: config.pluginDirectory }),
+    pluginTransport: { kind: 'stdio' },
   };
   // core-sys comes first in the list, so it answers the engines' keyring requests.
   const apps = new Map<string, INestMicroservice>();

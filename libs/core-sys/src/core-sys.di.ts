@@ -19,4 +19,6 @@ export interface CoreSysOptions {
   mountCatalogue: MountCatalogue;
   /** where external plugin commands live (`plugin_directory`); absolute commands must be inside */
   pluginDirectory?: string;
+  /** how started plugins talk to the cluster (EngineHost.pluginTransport) */
+  pluginTransport?: { kind: 'stdio' } | { kind: 'nats'; servers: string; subjectPrefix: string };
 }

@@ -12,6 +12,7 @@ import type { ApproleDatabase } from './approle/approle.table';
 import type { AuditDatabase } from './audit/audit.table';
 import type { RekeyDatabase } from './rekey/rekey.table';
 import type { PluginCatalogDatabase } from './plugins/plugin-catalog.table';
+import type { PluginStorageDatabase } from './plugins/plugin-storage.table';
 
 /** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
 export interface CoreSysDatabase
@@ -27,7 +28,8 @@ export interface CoreSysDatabase
     AuditDatabase,
     LeasesDatabase,
     RekeyDatabase,
-    PluginCatalogDatabase {}
+    PluginCatalogDatabase,
+    PluginStorageDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

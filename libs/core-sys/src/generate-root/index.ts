@@ -1,4 +1,5 @@
 import type { Provider, Type } from '@nestjs/common';
+import { PluginSupervisor } from '../plugins';
 import { RekeyService } from '../rekey';
 import { LEADER_SERVED } from '../seal/leader-served';
 import { GenerateRootHandlers } from './generate-root.handlers';
@@ -6,11 +7,15 @@ import { GenerateRootService } from './generate-root.service';
 
 export const generateRootProviders: Provider[] = [
   GenerateRootService,
-  // The leader-only attempts the seal coordinator serves (rekey and root generation).
+  // What runs on the seal leader only: the rekey and root generation attempts, the plugin processes.
   {
     provide: LEADER_SERVED,
-    useFactory: (rekey: RekeyService, root: GenerateRootService) => [rekey, root],
-    inject: [RekeyService, GenerateRootService],
+    useFactory: (rekey: RekeyService, root: GenerateRootService, plugins: PluginSupervisor) => [
+      rekey,
+      root,
+      plugins,
+    ],
+    inject: [RekeyService, GenerateRootService, PluginSupervisor],
   },
 ];
 export const generateRootControllers: Type[] = [GenerateRootHandlers];

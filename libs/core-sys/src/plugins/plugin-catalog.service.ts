@@ -3,10 +3,14 @@ import {
   DomainError,
   notFound,
   type pluginCatalogContracts,
+  invalidRequest,
   type CallerContext,
+  type MountTypeEntry,
+  type PluginType,
   type RequestOf,
   type ResponseOf,
 } from '@coffer/contracts';
+import { pluginQueue } from '@coffer/contracts/plugins';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
@@ -21,6 +25,7 @@ import {
   type PluginEntry,
 } from './plugin-catalog.decider';
 import { PluginCatalogRepository, type StoredPlugin } from './plugin-catalog.repository';
+import { verifyPluginBinary } from './plugin-binary';
 
 const ENTRY_AAD = Buffer.from('coffer/core-sys/plugin-catalog');
 type C = typeof pluginCatalogContracts;
@@ -95,6 +100,41 @@ export class PluginCatalogService {
     return { data: entry };
   }
 
+  /**
+   * The registered entry a mount of `name` runs: the given version, else the unversioned entry,
+   * else the newest version; undefined when the catalog has none.
+   */
+  async resolve(
+    type: PluginType,
+    name: string,
+    version: string | undefined,
+  ): Promise<PluginEntry | undefined> {
+    const registered = (await this.repo.named(type, name)).map((s) => this.#open(s));
+    if (version !== undefined && version !== '') {
+      const wanted = version.startsWith('v') ? version : `v${version}`;
+      return registered.find((r) => r.version === version || r.version === wanted);
+    }
+    return registered.find((r) => r.version === '') ?? registered.sort(byVersion).at(-1);
+  }
+
+  /**
+   * sys/mounts with a type no engine serves: a registered secret plugin of that name whose binary
+   * passes the SHA-256 check (else 400, and the binary never ran), or undefined.
+   */
+  async prepareMount(
+    type: string,
+    version: string | undefined,
+  ): Promise<{ entry: MountTypeEntry; version: string } | undefined> {
+    this.seal.assertUnsealed();
+    const plugin = await this.resolve('secret', type, version);
+    if (!plugin) {
+      if (version) throw invalidRequest(`plugin "${type}" version ${version} is not in the catalog`);
+      return undefined;
+    }
+    await verifyPluginBinary(this.options.pluginDirectory, plugin);
+    return { entry: { type, kind: 'secret', service: pluginQueue(type) }, version: plugin.version };
+  }
+
   async remove(
     req: RequestOf<C['pluginRemove']>,
     caller: CallerContext,
@@ -104,4 +144,20 @@ export class PluginCatalogService {
     await this.repo.remove(type, req.params.name, req.query.version ?? '');
     return { data: null };
   }
+}
+
+/** Orders versions numerically (v1.10.0 after v1.9.0). */
+function byVersion(a: PluginEntry, b: PluginEntry): number {
+  const parts = (v: string) =>
+    v
+      .replace(/^v/, '')
+      .split(/[.+-]/)
+      .map((p) => Number(p) || 0);
+  const pa = parts(a.version);
+  const pb = parts(b.version);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
 }
