@@ -42,7 +42,7 @@ export interface PluginDefinition {
 
 /** Keeps each operation's body type tied to its handler. */
 export function pluginOperation<S extends z.ZodType>(op: PluginOperation<S>): PluginOperation {
-  return op as unknown as PluginOperation;
+  return op;
 }
 
 export function definePlugin(definition: PluginDefinition): PluginDefinition {

@@ -54,7 +54,7 @@ async function serveOverNats(definition: PluginDefinition, router: PluginRouter,
   const call: StorageCall = (mount, request) =>
     transport.request(corePluginStorage, { plugin: definition.name, secret, mount, request });
   transport.serve(pluginRequestContract(definition.name), pluginQueue(definition.name), (req) =>
-    router.dispatch(req as EngineRequest, storageFor(req.mount.uuid, call)),
+    router.dispatch(req, storageFor(req.mount.uuid, call)),
   );
   await transport.flush();
   process.stdin.resume();

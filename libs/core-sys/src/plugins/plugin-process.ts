@@ -111,7 +111,9 @@ export class PluginProcess {
         );
         return;
       }
-      default:
+      case 'request':
+      case 'storage-result':
+        // host → plugin messages: a plugin never sends them
         return;
     }
   }
@@ -121,7 +123,7 @@ export class PluginProcess {
     if (!stdio || this.#bridge || this.#exited) return;
     const name = this.opts.name;
     this.#bridge = stdio.transport.serve(pluginRequestContract(name), pluginQueue(name), (request) =>
-      this.#relay(request as EngineRequest),
+      this.#relay(request),
     );
   }
 
