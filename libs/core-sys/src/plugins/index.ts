@@ -9,11 +9,24 @@ import { PluginStorageHandlers } from './plugin-storage.handlers';
 import { PluginStorageRepository } from './plugin-storage.repository';
 import { PluginStorageService } from './plugin-storage.service';
 import { PluginSupervisor } from './plugin-supervisor';
+import { writerProvider } from '@coffer/event-store';
+import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
+import { PLUGIN_CATALOG_LOG, PLUGIN_STORAGE_LOG } from './plugin.events';
+import {
+  PluginCatalogEventLog,
+  PluginCatalogProjection,
+  PluginStorageEventLog,
+  PluginStorageProjection,
+} from './plugin.projection';
 
 export const pluginsProviders: Provider[] = [
   PluginCatalogRepository,
+  PluginCatalogProjection,
+  writerProvider(PluginCatalogEventLog, CORE_SYS_EVENT_STORE, PLUGIN_CATALOG_LOG, PluginCatalogProjection),
   PluginCatalogService,
   PluginStorageRepository,
+  PluginStorageProjection,
+  writerProvider(PluginStorageEventLog, CORE_SYS_EVENT_STORE, PLUGIN_STORAGE_LOG, PluginStorageProjection),
   PluginStorageService,
   PluginSupervisor,
 ];

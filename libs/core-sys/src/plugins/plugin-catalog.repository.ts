@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CoreSysDb } from '../core-sys.table';
+import { CoreSysDb, type CoreSysTrx } from '../core-sys.table';
 
 export interface StoredPlugin {
   type: string;
@@ -9,19 +9,29 @@ export interface StoredPlugin {
   entry: Buffer;
 }
 
-/** The plugin_catalog table (behind the barrier: the entry is encrypted by the caller). */
+/** The plugin_catalog read model (the entry is encrypted by the projection). */
 @Injectable()
 export class PluginCatalogRepository {
   constructor(private readonly db: CoreSysDb) {}
 
-  async upsert(p: StoredPlugin, now: Date): Promise<void> {
+  async upsert(trx: CoreSysTrx, p: StoredPlugin, now: Date): Promise<void> {
     await this.db
-      .of()
+      .of(trx)
       .insertInto('plugin_catalog')
       .values({ type: p.type, name: p.name, version: p.version, entry: p.entry, updated_at: now })
       .onConflict((oc) =>
         oc.columns(['type', 'name', 'version']).doUpdateSet({ entry: p.entry, updated_at: now }),
       )
+      .execute();
+  }
+
+  async remove(trx: CoreSysTrx, type: string, name: string, version: string): Promise<void> {
+    await this.db
+      .of(trx)
+      .deleteFrom('plugin_catalog')
+      .where('type', '=', type)
+      .where('name', '=', name)
+      .where('version', '=', version)
       .execute();
   }
 
@@ -48,13 +58,15 @@ export class PluginCatalogRepository {
     return rows.map((r) => ({ ...r, entry: Buffer.from(r.entry) }));
   }
 
-  async remove(type: string, name: string, version: string): Promise<void> {
-    await this.db
+  async exists(type: string, name: string, version: string): Promise<boolean> {
+    const row = await this.db
       .of()
-      .deleteFrom('plugin_catalog')
+      .selectFrom('plugin_catalog')
+      .select('name')
       .where('type', '=', type)
       .where('name', '=', name)
       .where('version', '=', version)
-      .execute();
+      .executeTakeFirst();
+    return row !== undefined;
   }
 }

@@ -11,8 +11,7 @@ import {
   type ResponseOf,
 } from '@coffer/contracts';
 import { pluginQueue } from '@coffer/contracts/plugins';
-import type { ServiceRuntime } from '@coffer/event-store';
-import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
+import { CORE_SYS_OPTIONS, type CoreSysOptions } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
 import { SERVICE_VERSION } from '../seal/version';
 import {
@@ -24,10 +23,10 @@ import {
   type BuiltinPlugin,
   type PluginEntry,
 } from './plugin-catalog.decider';
+import { CATALOG_ENTRY_AAD, PluginCatalogEventLog } from './plugin.projection';
 import { PluginCatalogRepository, type StoredPlugin } from './plugin-catalog.repository';
 import { verifyPluginBinary } from './plugin-binary';
 
-const ENTRY_AAD = Buffer.from('coffer/core-sys/plugin-catalog');
 type C = typeof pluginCatalogContracts;
 
 /** The plugin catalog use cases (root namespace only). */
@@ -36,10 +35,10 @@ export class PluginCatalogService {
   readonly #builtins: BuiltinPlugin[];
 
   constructor(
-    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(CORE_SYS_OPTIONS) private readonly options: CoreSysOptions,
     private readonly seal: SealService,
     private readonly repo: PluginCatalogRepository,
+    private readonly log: PluginCatalogEventLog,
   ) {
     this.#builtins = builtinPlugins(options.mountCatalogue, SERVICE_VERSION);
   }
@@ -51,7 +50,7 @@ export class PluginCatalogService {
   }
 
   #open(stored: StoredPlugin): PluginEntry {
-    const json = this.seal.barrier.decrypt(stored.entry, ENTRY_AAD).toString('utf8');
+    const json = this.seal.barrier.decrypt(stored.entry, CATALOG_ENTRY_AAD).toString('utf8');
     return JSON.parse(json) as PluginEntry;
   }
 
@@ -82,11 +81,7 @@ export class PluginCatalogService {
       req.body,
       this.options.pluginDirectory,
     );
-    const sealed = this.seal.barrier.encrypt(Buffer.from(JSON.stringify(entry)), ENTRY_AAD);
-    await this.repo.upsert(
-      { type: entry.type, name: entry.name, version: entry.version, entry: sealed },
-      this.runtime.clock(),
-    );
+    await this.log.append(entry, 'any', [{ type: 'PluginRegistered', data: entry }]);
     return { data: null };
   }
 
@@ -141,7 +136,9 @@ export class PluginCatalogService {
   ): Promise<ResponseOf<C['pluginRemove']>> {
     this.#guard(caller);
     const type = parsePluginType(req.params.type);
-    await this.repo.remove(type, req.params.name, req.query.version ?? '');
+    const key = { type, name: req.params.name, version: req.query.version ?? '' };
+    if (await this.repo.exists(key.type, key.name, key.version))
+      await this.log.append(key, 'any', [{ type: 'PluginRemoved', data: key }]);
     return { data: null };
   }
 }

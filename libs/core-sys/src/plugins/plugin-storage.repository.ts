@@ -1,39 +1,40 @@
 import { Injectable } from '@nestjs/common';
-import { CoreSysDb } from '../core-sys.table';
+import { CoreSysDb, type CoreSysTrx } from '../core-sys.table';
+import type { StorageKey } from './plugin.events';
 
-/** The plugin_storage table (values encrypted by the caller). */
+/** The plugin_storage read model (values encrypted by the projection). */
 @Injectable()
 export class PluginStorageRepository {
   constructor(private readonly db: CoreSysDb) {}
 
-  async get(plugin: string, mount: string, key: string): Promise<Buffer | undefined> {
+  async get(k: StorageKey): Promise<Buffer | undefined> {
     const row = await this.db
       .of()
       .selectFrom('plugin_storage')
       .select('value')
-      .where('plugin', '=', plugin)
-      .where('mount', '=', mount)
-      .where('key', '=', key)
+      .where('plugin', '=', k.plugin)
+      .where('mount', '=', k.mount)
+      .where('key', '=', k.key)
       .executeTakeFirst();
     return row ? Buffer.from(row.value) : undefined;
   }
 
-  async put(plugin: string, mount: string, key: string, value: Buffer, now: Date): Promise<void> {
+  async put(trx: CoreSysTrx, k: StorageKey, value: Buffer, now: Date): Promise<void> {
     await this.db
-      .of()
+      .of(trx)
       .insertInto('plugin_storage')
-      .values({ plugin, mount, key, value, updated_at: now })
+      .values({ plugin: k.plugin, mount: k.mount, key: k.key, value, updated_at: now })
       .onConflict((oc) => oc.columns(['plugin', 'mount', 'key']).doUpdateSet({ value, updated_at: now }))
       .execute();
   }
 
-  async delete(plugin: string, mount: string, key: string): Promise<void> {
+  async delete(trx: CoreSysTrx, k: StorageKey): Promise<void> {
     await this.db
-      .of()
+      .of(trx)
       .deleteFrom('plugin_storage')
-      .where('plugin', '=', plugin)
-      .where('mount', '=', mount)
-      .where('key', '=', key)
+      .where('plugin', '=', k.plugin)
+      .where('mount', '=', k.mount)
+      .where('key', '=', k.key)
       .execute();
   }
 
@@ -48,5 +49,15 @@ export class PluginStorageRepository {
       .orderBy('key')
       .execute();
     return rows.map((r) => r.key);
+  }
+
+  /** Every key a mount's plugin data holds (purged when the mount is disabled). */
+  async mountKeys(mount: string): Promise<StorageKey[]> {
+    return this.db
+      .of()
+      .selectFrom('plugin_storage')
+      .select(['plugin', 'mount', 'key'])
+      .where('mount', '=', mount)
+      .execute();
   }
 }

@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DomainError } from '@coffer/contracts';
 import type { PluginStorageRequest, PluginStorageResult } from '@coffer/contracts/plugins';
-import type { ServiceRuntime } from '@coffer/event-store';
-import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
+import { CORE_SYS_OPTIONS, type CoreSysOptions } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
+import { storageValueAad, PluginStorageEventLog } from './plugin.projection';
 import { PluginStorageRepository } from './plugin-storage.repository';
 
 /**
@@ -15,10 +15,10 @@ import { PluginStorageRepository } from './plugin-storage.repository';
 @Injectable()
 export class PluginStorageService {
   constructor(
-    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(CORE_SYS_OPTIONS) private readonly options: Pick<CoreSysOptions, 'clusterSecret'>,
     private readonly seal: SealService,
     private readonly repo: PluginStorageRepository,
+    private readonly log: PluginStorageEventLog,
   ) {}
 
   /** The secret a plugin process of `plugin` is started with. */
@@ -44,20 +44,25 @@ export class PluginStorageService {
   /** A storage call from a plugin process the host itself runs (dev mode's stdio). */
   async serve(plugin: string, mount: string, request: PluginStorageRequest): Promise<PluginStorageResult> {
     this.seal.assertUnsealed();
-    const aad = (key: string) => Buffer.from(`coffer/core-sys/plugin-storage/${plugin}/${mount}/${key}`);
     switch (request.op) {
       case 'get': {
-        const blob = await this.repo.get(plugin, mount, request.key);
-        const value = blob ? this.seal.barrier.decrypt(blob, aad(request.key)).toString('utf8') : null;
-        return { value, keys: [] };
+        const k = { plugin, mount, key: request.key };
+        const blob = await this.repo.get(k);
+        return {
+          value: blob ? this.seal.barrier.decrypt(blob, storageValueAad(k)).toString('utf8') : null,
+          keys: [],
+        };
       }
-      case 'put': {
-        const blob = this.seal.barrier.encrypt(Buffer.from(request.value, 'utf8'), aad(request.key));
-        await this.repo.put(plugin, mount, request.key, blob, this.runtime.clock());
+      case 'put':
+        await this.log.append({ plugin, mount, key: request.key }, 'any', [
+          { type: 'PluginValuePut', data: { plugin, mount, key: request.key, value: request.value } },
+        ]);
         return { value: null, keys: [] };
-      }
       case 'delete':
-        await this.repo.delete(plugin, mount, request.key);
+        if (await this.repo.get({ plugin, mount, key: request.key }))
+          await this.log.append({ plugin, mount, key: request.key }, 'any', [
+            { type: 'PluginValueDeleted', data: { plugin, mount, key: request.key } },
+          ]);
         return { value: null, keys: [] };
       case 'list': {
         const keys = new Set<string>();
@@ -68,6 +73,13 @@ export class PluginStorageService {
         }
         return { value: null, keys: [...keys].sort() };
       }
+    }
+  }
+
+  /** A disabled mount's plugin data goes with it (mountDisabled broadcast). */
+  async purgeMount(mount: string): Promise<void> {
+    for (const k of await this.repo.mountKeys(mount)) {
+      await this.log.append(k, 'any', [{ type: 'PluginValueDeleted', data: k }]);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import path from 'node:path';
-import { invalidation, isDomainError, type MountEntry } from '@coffer/contracts';
+import { invalidation, isDomainError, mountDisabled, type MountEntry } from '@coffer/contracts';
 import { isPluginMount, PLUGIN_ENV, PLUGIN_VERSION_OPTION } from '@coffer/contracts/plugins';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { IntervalLoop } from '@coffer/scheduling';
@@ -42,6 +42,7 @@ export class PluginSupervisor implements LeaderServed, OnApplicationShutdown {
   readonly #loop: IntervalLoop;
   #leading = false;
   #broadcast: Subscription | undefined;
+  #disabled: Subscription | undefined;
   #reconciling: Promise<void> = Promise.resolve();
 
   constructor(
@@ -64,6 +65,12 @@ export class PluginSupervisor implements LeaderServed, OnApplicationShutdown {
     this.#broadcast = transport.subscribe(invalidation, (payload) => {
       if (payload.kind === 'mounts' || payload.kind === 'seal') void this.reconcile();
     });
+    // A disabled mount's plugin data goes with it (the leader purges it, once).
+    this.#disabled = transport.subscribe(mountDisabled, (payload) =>
+      this.storage
+        .purgeMount(payload.uuid)
+        .catch((error: unknown) => this.logger.warn(`plugin data purge failed: ${(error as Error).message}`)),
+    );
     this.#loop.start();
     void this.reconcile();
     return [{ unsubscribe: () => this.reset() }];
@@ -73,6 +80,8 @@ export class PluginSupervisor implements LeaderServed, OnApplicationShutdown {
     this.#leading = false;
     this.#broadcast?.unsubscribe();
     this.#broadcast = undefined;
+    this.#disabled?.unsubscribe();
+    this.#disabled = undefined;
     void this.#loop.stop();
     for (const name of [...this.#supervised.keys()]) this.#drop(name);
   }
