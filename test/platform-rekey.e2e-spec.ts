@@ -343,3 +343,47 @@ describe.each(['dev', 'cluster'] as const)('%s: rekey and generate-root', (kind)
     );
   });
 });
+
+describe('dev server with a data directory: a rekey survives a restart', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'coffer-dev-rekey-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it(
+    'starts sealed after the restart: the old key is refused, the new shares unseal',
+    async () => {
+      const env = { COFFER_DEV_DATA_DIR: dir, COFFER_DEV_ROOT_TOKEN_ID: 'dev-rekey-root' };
+      const first = await startDevServer(env);
+      let newShares: string[];
+      try {
+        await first.client.put('secret/data/kept', { data: { v: 'across' } });
+        const anon = first.client.withToken(undefined);
+        const { nonce } = (await anon.put('sys/rekey/init', { secret_shares: 3, secret_threshold: 2 })).body;
+        const done = await anon.put('sys/rekey/update', { key: first.unsealKey, nonce });
+        newShares = done.body.keys_base64 as string[];
+      } finally {
+        expect((await first.stop()).code).toBe(0);
+      }
+
+      const second = await startDevServer(env);
+      try {
+        const anon = second.client.withToken(undefined);
+        expect((await anon.get('sys/seal-status')).body).toMatchObject({ sealed: true, t: 2, n: 3 });
+        await anon.put('sys/unseal', { key: first.unsealKey });
+        expect((await anon.put('sys/unseal', { key: newShares[0] })).status).toBe(400);
+        await anon.put('sys/unseal', { key: newShares[2] });
+        expect((await anon.put('sys/unseal', { key: newShares[1] })).body.sealed).toBe(false);
+        await waitFor(async () => (await second.client.get('secret/data/kept')).status === 200, {
+          timeoutMs: 30_000,
+        });
+        expect((await second.client.get('secret/data/kept')).body.data.data).toEqual({ v: 'across' });
+      } finally {
+        await second.stop();
+      }
+    },
+    START_TIMEOUT_MS,
+  );
+});
