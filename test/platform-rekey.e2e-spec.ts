@@ -153,13 +153,19 @@ describe.each(['dev', 'cluster'] as const)('%s: rekey and generate-root', (kind)
       expect((await anon.delete('sys/generate-root/attempt')).status).toBe(204);
     });
 
-    it('survives start / wrong nonce / wrong share / cancel spam with the current keys intact', async () => {
+    it('survives 1,000 rounds of rekey and generate-root start / wrong nonce / cancel with the current keys intact', async () => {
       for (let i = 0; i < 1000; i++) {
         const { nonce } = (await anon.put('sys/rekey/init', { secret_shares: 1, secret_threshold: 1 })).body;
         expect((await anon.put('sys/rekey/update', { key: shares[0], nonce: `${nonce}x` })).status).toBe(400);
         expect((await anon.delete('sys/rekey/init')).status).toBe(204);
+        const root = (await anon.put('sys/generate-root/attempt', {})).body;
+        expect(
+          (await anon.put('sys/generate-root/update', { key: shares[0], nonce: `${root.nonce}x` })).status,
+        ).toBe(400);
+        expect((await anon.delete('sys/generate-root/attempt')).status).toBe(204);
       }
       expect((await status()).started).toBe(false);
+      expect((await anon.get('sys/generate-root/attempt')).body.started).toBe(false);
     });
 
     it('answers 405 to methods the rekey routes do not have', async () => {

@@ -54,10 +54,14 @@ describe.each(['dev', 'cluster'] as const)('%s: the TOTP plugin', (kind) => {
       host = cluster.processes.coreSys;
       stop = () => cluster.stop();
     }
-    const file = writeLauncher(dir, plugin);
+    // The launcher records what it was started with: the catalog's args and env, nothing of the host's.
+    const record = `echo "$GREETING $* ${'$'}{HOME:-no-home}" > ${path.join(dir, 'started-with')}\n`;
+    const file = writeLauncher(dir, plugin, record);
     const reg = await root.put(`sys/plugins/catalog/secret/${plugin}`, {
       sha256: sha256(file),
       command: plugin,
+      args: ['--flag', 'x'],
+      env: ['GREETING=hello'],
     });
     expect(reg.status).toBe(204);
   }, START_TIMEOUT_MS);
@@ -78,6 +82,14 @@ describe.each(['dev', 'cluster'] as const)('%s: the TOTP plugin', (kind) => {
     expect(mounts.body.data['totp/']).toMatchObject({ type: plugin });
     await ready();
     expect((await root.list('totp/keys')).status).toBe(404);
+    expect(readFileSync(path.join(dir, 'started-with'), 'utf8').trim()).toBe('hello --flag x no-home');
+  });
+
+  it('refuses a plugin_version the catalog does not hold, and a type it does not know', async () => {
+    const res = await root.post('sys/mounts/totp-v9', { type: plugin, plugin_version: 'v9.9.9' });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toContain('is not in the catalog');
+    expect((await root.post('sys/mounts/nope', { type: uniq('unknown') })).status).toBe(400);
   });
 
   it('generates a key whose codes otpauth accepts, and validates otpauth codes once', async () => {
