@@ -79,7 +79,7 @@ describe.each(['dev', 'cluster'] as const)('%s: the TOTP plugin', (kind) => {
   it('mounts the plugin from the catalog and serves its routes', async () => {
     expect((await root.post('sys/mounts/totp', { type: plugin })).status).toBe(204);
     const mounts = await root.get('sys/mounts');
-    expect(mounts.body.data['totp/']).toMatchObject({ type: plugin });
+    expect(mounts.body.data['totp/']).toMatchObject({ type: plugin, options: null, plugin_version: '' });
     await ready();
     expect((await root.list('totp/keys')).status).toBe(404);
     expect(readFileSync(path.join(dir, 'started-with'), 'utf8').trim()).toBe('hello --flag x no-home');
