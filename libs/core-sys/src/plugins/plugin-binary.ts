@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { invalidRequest } from '@coffer/contracts';
+import { invalidRequest, isDomainError } from '@coffer/contracts';
 import type { PluginEntry } from './plugin-catalog.decider';
 
 /** Where a catalog entry's command lives: inside the plugin directory, always. */
@@ -32,8 +33,13 @@ export async function verifyPluginBinary(
   const file = pluginCommandPath(pluginDirectory, entry.command);
   let actual: string;
   try {
-    actual = await sha256File(file);
-  } catch {
+    // A symlink must not lead out of the plugin directory (Vault resolves it the same way).
+    const [dir, real] = await Promise.all([realpath(pluginDirectory ?? ''), realpath(file)]);
+    if (!real.startsWith(`${dir}${path.sep}`))
+      throw invalidRequest('command must be inside the plugin directory');
+    actual = await sha256File(real);
+  } catch (error) {
+    if (isDomainError(error)) throw error;
     throw invalidRequest(
       `plugin "${entry.name}": the command ${entry.command} cannot be read in the plugin directory`,
     );

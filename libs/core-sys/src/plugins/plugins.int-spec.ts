@@ -1,8 +1,13 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { pluginCatalogContracts as p } from '@coffer/contracts';
 import { corePluginStorage } from '@coffer/contracts/plugins';
 import { CLUSTER_SECRET, CoreSysHarness } from '../test-support/core-sys-harness';
+import { verifyPluginBinary } from './plugin-binary';
+import type { PluginEntry } from './plugin-catalog.decider';
 
 const sha = 'cd'.repeat(32);
 const secretOf = (plugin: string) =>
@@ -109,5 +114,49 @@ describe('plugin catalog and plugin storage against Postgres + NATS', () => {
     expect(rows[0]?.hit).toBe(0);
     await call({ op: 'delete', key: 'keys/a' });
     expect((await call({ op: 'get', key: 'keys/a' })).value).toBeNull();
+  });
+});
+
+describe('plugin binaries on disk', () => {
+  let dir: string;
+  let outside: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'coffer-plugin-dir-'));
+    outside = await mkdtemp(path.join(tmpdir(), 'coffer-plugin-out-'));
+    await writeFile(path.join(dir, 'ok'), 'plugin bytes');
+    await writeFile(path.join(outside, 'evil'), 'plugin bytes');
+    await symlink(path.join(outside, 'evil'), path.join(dir, 'link'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  const entry = (
+    command: string,
+    hash = createHash('sha256').update('plugin bytes').digest('hex'),
+  ): PluginEntry => ({
+    type: 'secret',
+    name: 'p',
+    version: '',
+    sha256: hash,
+    command,
+    args: [],
+    env: [],
+  });
+
+  it('accepts the binary whose SHA-256 matches', async () => {
+    expect(await verifyPluginBinary(dir, entry('ok'))).toBe(path.join(dir, 'ok'));
+  });
+
+  it('refuses a changed binary, a missing one, a symlink out of the directory, and no directory', async () => {
+    await expect(verifyPluginBinary(dir, entry('ok', 'ab'.repeat(32)))).rejects.toThrow(
+      'checksums did not match',
+    );
+    await expect(verifyPluginBinary(dir, entry('missing'))).rejects.toThrow('cannot be read');
+    await expect(verifyPluginBinary(dir, entry('link'))).rejects.toThrow('inside the plugin directory');
+    await expect(verifyPluginBinary(dir, entry('../x'))).rejects.toThrow('inside the plugin directory');
+    await expect(verifyPluginBinary(undefined, entry('ok'))).rejects.toThrow('no plugin directory');
   });
 });
