@@ -1,5 +1,5 @@
 import { invalidRequest, type SysGenerateRootStatusRaw } from '@coffer/contracts';
-import { addShare } from '../key-shares';
+import { addRoundShare } from '../key-shares';
 
 /**
  * The "operation token" attempt, pure (Vault's vault/generate_root.go): a caller starts it with a
@@ -65,15 +65,10 @@ export function submitOperationShare(
   texts: OperationTokenTexts,
 ): OperationTokenStep {
   if (!attempt) throw invalidRequest(`no ${texts.operation} in progress`);
-  if (nonce !== attempt.nonce)
-    throw invalidRequest(
-      `incorrect nonce supplied; nonce for this ${texts.operation} operation is "${attempt.nonce}"`,
-    );
-  const progress = addShare(
-    attempt.progress,
-    share,
-    'given key has already been provided during this generation operation',
-  );
+  const progress = addRoundShare(attempt, share, nonce, {
+    operation: texts.operation,
+    duplicate: 'given key has already been provided during this generation operation',
+  });
   if (progress.length < threshold) return { kind: 'pending', attempt: { ...attempt, progress } };
   return { kind: 'combine', attempt: { ...attempt, progress: [] }, shares: progress };
 }

@@ -13,6 +13,23 @@ export function addShare(shares: readonly Buffer[], share: Buffer, duplicateText
   return [...shares, share];
 }
 
+/**
+ * One share for a round under its nonce (Vault's texts name the operation: "rekey", "verify",
+ * "root generation"); the shares so far plus this one.
+ */
+export function addRoundShare(
+  round: { nonce: string; progress: readonly Buffer[] },
+  share: Buffer,
+  nonce: string,
+  texts: { operation: string; duplicate: string },
+): Buffer[] {
+  if (nonce !== round.nonce)
+    throw invalidRequest(
+      `incorrect nonce supplied; nonce for this ${texts.operation} operation is "${round.nonce}"`,
+    );
+  return addShare(round.progress, share, texts.duplicate);
+}
+
 /** Wipes the shares of a round that ends, whatever the outcome. */
 export function wipeShares(shares: readonly Buffer[]): void {
   for (const s of shares) s.fill(0);

@@ -6,7 +6,7 @@ import {
   type SysRekeyStatusRaw,
   type SysRekeyVerifyStatusRaw,
 } from '@coffer/contracts';
-import { addShare } from '../key-shares';
+import { addRoundShare } from '../key-shares';
 
 /**
  * The rekey state machine (Vault's vault/rekey.go), pure: none → in progress → (verification) →
@@ -88,13 +88,10 @@ export function submitRekeyShare(
       `rekey operation already finished; verification must be performed; nonce for the verification operation is "${attempt.verification.nonce}"`,
     );
   }
-  if (nonce !== attempt.nonce)
-    throw invalidRequest(`incorrect nonce supplied; nonce for this rekey operation is "${attempt.nonce}"`);
-  const progress = addShare(
-    attempt.progress,
-    share,
-    'given key has already been provided during this generation operation',
-  );
+  const progress = addRoundShare(attempt, share, nonce, {
+    operation: 'rekey',
+    duplicate: 'given key has already been provided during this generation operation',
+  });
   if (progress.length < threshold) return { kind: 'pending', attempt: { ...attempt, progress } };
   return { kind: 'combine', attempt: { ...attempt, progress: [] }, shares: progress };
 }
@@ -112,15 +109,10 @@ export function submitVerifyShare(
   if (!attempt) throw invalidRequest('no rekey in progress');
   const verification = attempt.verification;
   if (!verification) throw invalidRequest('no rekey verification in progress');
-  if (nonce !== verification.nonce)
-    throw invalidRequest(
-      `incorrect nonce supplied; nonce for this verify operation is "${verification.nonce}"`,
-    );
-  const progress = addShare(
-    verification.progress,
-    share,
-    'given key has already been provided during this verify operation',
-  );
+  const progress = addRoundShare(verification, share, nonce, {
+    operation: 'verify',
+    duplicate: 'given key has already been provided during this verify operation',
+  });
   if (progress.length < attempt.config.threshold)
     return { kind: 'pending', attempt: { ...attempt, verification: { ...verification, progress } } };
   return { kind: 'combine', attempt, verification, shares: progress };
