@@ -32,6 +32,8 @@ export interface ClusterOptions {
   maxRequestSize?: number;
   /** label for the database and subject prefix names */
   label?: string;
+  /** plugin_directory of the server config (external plugins) */
+  pluginDirectory?: string;
 }
 
 export interface Cluster {
@@ -98,6 +100,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         ...replicas,
         maxRequestSize: opts.maxRequestSize,
         databaseMaxConnections: 5,
+        ...(opts.pluginDirectory === undefined ? {} : { pluginDirectory: opts.pluginDirectory }),
       }),
       { mode: 0o600 },
     );

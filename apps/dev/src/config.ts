@@ -17,6 +17,7 @@ export const devAppConfig = defineAppConfig(
     engineTimeoutMs: z.number().int().positive().optional(),
     auditTimeoutMs: z.number().int().positive().optional(),
     dataDir: z.string().optional(),
+    pluginDirectory: z.string().optional(),
     rootTokenId: z.string().min(1).optional(),
     /** engines fetch the keyring from core-sys in-process exactly as in cluster mode */
     clusterSecret: z.string().min(16),
@@ -39,6 +40,7 @@ export const devAppConfig = defineAppConfig(
       engineTimeoutMs: server.controller.engineTimeoutMs,
       auditTimeoutMs: server.controller.auditTimeoutMs,
       dataDir: server.dev.dataDir,
+      pluginDirectory: server.pluginDirectory,
       rootTokenId: server.dev.rootTokenId,
       // One process: a fresh secret per boot is enough and never leaves it.
       clusterSecret: server.clusterSecret ?? randomBytes(32).toString('base64'),

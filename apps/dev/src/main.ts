@@ -57,6 +57,8 @@ async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<
     apiAddr: apiUrl,
     instanceId: `dev-${hostname()}-${process.pid}`,
     mountCatalogue: MOUNT_CATALOGUE,
+    ...(config.pluginDirectory === undefined ? {} : { pluginDirectory: config.pluginDirectory }),
+    pluginTransport: { kind: 'stdio' },
   };
   // core-sys comes first in the list, so it answers the engines' keyring requests.
   const apps = new Map<string, INestMicroservice>();
@@ -86,14 +88,14 @@ async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<
 
   const core = apps.get(coreSysEngine.name);
   if (!core) throw new Error('dev mode: core-sys is missing from ENGINES');
-  const { unsealKey, rootToken } = await core.get(SealService).devBootstrap({
+  const { unsealKey, rootToken, sealed } = await core.get(SealService).devBootstrap({
     rootTokenId: config.rootTokenId,
     dataDir: config.dataDir,
     mounts: ENGINES.flatMap((engine) => engine.devMounts),
   });
   // The unseal broadcast already triggers a fetch; awaiting one here means the first request
   // after the banner never meets a sealed engine.
-  for (const keyring of keyrings) {
+  for (const keyring of sealed === true ? [] : keyrings) {
     if (!(await keyring.refresh()))
       throw new Error('dev bootstrap: an engine did not receive the barrier keyring');
   }

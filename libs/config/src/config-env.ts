@@ -6,6 +6,7 @@ export const ENV = {
   natsUrl: 'COFFER_NATS_URL',
   databaseUrl: 'COFFER_DATABASE_URL',
   clusterSecret: 'COFFER_CLUSTER_SECRET',
+  pluginDirectory: 'COFFER_PLUGIN_DIRECTORY',
   apiAddr: 'COFFER_API_ADDR',
   otlpEndpoint: 'COFFER_OTLP_ENDPOINT',
   subjectPrefix: 'COFFER_SUBJECT_PREFIX',
@@ -62,6 +63,7 @@ export function applyEnvOverrides(raw: Raw, env: Env): Raw {
   if (prefix !== undefined && nats) out.nats = { ...nats, subject_prefix: prefix };
   const simple: [string, string][] = [
     [ENV.clusterSecret, 'cluster_secret'],
+    [ENV.pluginDirectory, 'plugin_directory'],
     [ENV.apiAddr, 'api_addr'],
     [ENV.logLevel, 'log_level'],
   ];

@@ -198,6 +198,8 @@ export const rawServerConfigSchema = z
     nats: natsSchema.optional(),
     cluster_secret: z.string().min(16, 'cluster_secret must be at least 16 characters').optional(),
     cluster_name: z.string().min(1).optional(),
+    /** where external plugin commands live (sys/plugins/catalog) */
+    plugin_directory: z.string().min(1).optional(),
     api_addr: httpUrl.optional(),
     controller: controllerSchema.prefault({}),
     telemetry: telemetrySchema.prefault({}),
@@ -225,6 +227,7 @@ export const rawServerConfigSchema = z
       ...(c.nats ? { nats: c.nats } : {}),
       ...(c.cluster_secret === undefined ? {} : { clusterSecret: c.cluster_secret }),
       ...(c.cluster_name === undefined ? {} : { clusterName: c.cluster_name }),
+      ...(c.plugin_directory === undefined ? {} : { pluginDirectory: c.plugin_directory }),
       ...(apiAddr === undefined ? {} : { apiAddr }),
       controller: c.controller,
       telemetry: c.telemetry,

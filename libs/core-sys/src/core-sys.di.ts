@@ -17,4 +17,8 @@ export interface CoreSysOptions {
   instanceId: string;
   /** the types sys/mounts and sys/auth may enable (handed in by the host: `MOUNT_CATALOGUE`) */
   mountCatalogue: MountCatalogue;
+  /** where external plugin commands live (`plugin_directory`); absolute commands must be inside */
+  pluginDirectory?: string;
+  /** how started plugins talk to the cluster (EngineHost.pluginTransport) */
+  pluginTransport?: { kind: 'stdio' } | { kind: 'nats'; servers: string; subjectPrefix: string };
 }

@@ -10,6 +10,7 @@ import { USERPASS_LOG } from './userpass/userpass.events';
 import { APPROLE_ROLE_LOG, APPROLE_SALT_LOG, APPROLE_SECRET_ID_LOG } from './approle/approle.events';
 import { AUDIT_LOG } from './audit/audit.events';
 import { WRAPPING_LOG } from './wrapping/wrapping.events';
+import { PLUGIN_CATALOG_LOG, PLUGIN_STORAGE_LOG } from './plugins/plugin.events';
 
 /** Every aggregate of the core_sys event log: the service's registry is composed of these. */
 export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
@@ -27,4 +28,6 @@ export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
   AUDIT_LOG,
   LEASE_LOG,
   WRAPPING_LOG,
+  PLUGIN_CATALOG_LOG,
+  PLUGIN_STORAGE_LOG,
 ];

@@ -15,6 +15,9 @@ import { approleControllers, approleProviders } from './approle';
 import { auditControllers, auditProviders } from './audit';
 import { leasesControllers, leasesProviders } from './leases';
 import { wrappingControllers, wrappingProviders } from './wrapping';
+import { rekeyControllers, rekeyProviders } from './rekey';
+import { generateRootControllers, generateRootProviders } from './generate-root';
+import { pluginsControllers, pluginsProviders } from './plugins';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -46,6 +49,9 @@ export class CoreSysModule {
         ...auditProviders,
         ...leasesProviders,
         ...wrappingProviders,
+        ...rekeyProviders,
+        ...generateRootProviders,
+        ...pluginsProviders,
       ],
       controllers: [
         ...sealControllers,
@@ -60,6 +66,9 @@ export class CoreSysModule {
         ...auditControllers,
         ...leasesControllers,
         ...wrappingControllers,
+        ...rekeyControllers,
+        ...generateRootControllers,
+        ...pluginsControllers,
       ],
     };
   }

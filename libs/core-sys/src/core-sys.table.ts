@@ -11,6 +11,9 @@ import type { TokenRoleDatabase } from './token-roles/token-role.table';
 import type { UserpassDatabase } from './userpass/userpass.table';
 import type { ApproleDatabase } from './approle/approle.table';
 import type { AuditDatabase } from './audit/audit.table';
+import type { RekeyDatabase } from './rekey/rekey.table';
+import type { PluginCatalogDatabase } from './plugins/plugin-catalog.table';
+import type { PluginStorageDatabase } from './plugins/plugin-storage.table';
 
 /** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
 export interface CoreSysDatabase
@@ -25,7 +28,10 @@ export interface CoreSysDatabase
     TokenRoleDatabase,
     ApproleDatabase,
     AuditDatabase,
-    LeasesDatabase {}
+    LeasesDatabase,
+    RekeyDatabase,
+    PluginCatalogDatabase,
+    PluginStorageDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

@@ -9,6 +9,8 @@ import { identityMigrations } from './identity';
 import { approleMigrations } from './approle';
 import { auditMigrations } from './audit';
 import { leasesMigrations } from './leases';
+import { rekeyMigrations } from './rekey';
+import { pluginsMigrations } from './plugins';
 
 /** One migration history for the core_sys schema; names are globally ordered by prefix. */
 export const coreSysMigrations: Record<string, Migration> = {
@@ -22,5 +24,7 @@ export const coreSysMigrations: Record<string, Migration> = {
   ...approleMigrations,
   ...auditMigrations,
   ...leasesMigrations,
+  ...rekeyMigrations,
+  ...pluginsMigrations,
 };
 export const CORE_SYS_SCHEMA = 'core_sys';

@@ -35,3 +35,5 @@ export {
   rewriteListTarget,
   type FramerLimits,
 } from './http/list-rewrite/request-framer';
+export { resolveRoute, type Routing } from './routing/route-resolver';
+export { MountIndex } from './routing/mount-index';

@@ -88,6 +88,8 @@ async function start(
     clusterSecret: config.clusterSecret,
     apiAddr: config.apiAddr,
     mountCatalogue: hosting.mountCatalogue,
+    ...(config.pluginDirectory === undefined ? {} : { pluginDirectory: config.pluginDirectory }),
+    pluginTransport: { kind: 'nats', servers: config.natsUrl, subjectPrefix: config.subjectPrefix },
   };
   const app = await createServiceApp(spec.module(runtime, host), transport, spec.name, {
     logger: nestLogLevels(config.logLevel),

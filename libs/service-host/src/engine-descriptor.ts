@@ -1,3 +1,4 @@
+import { isPluginMount, pluginRouteTable } from '@coffer/contracts/plugins';
 import type { DynamicModule } from '@nestjs/common';
 import type { MountableKind, MountCatalogue, MountInfo, MountTypeEntry, RouteTable } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
@@ -15,6 +16,13 @@ export interface EngineHost {
   dev?: { rootTokenId?: string };
   /** every mountable type of the product (`MOUNT_CATALOGUE` of `@coffer/engines`): core-sys enables only these */
   mountCatalogue: MountCatalogue;
+  /** where external plugin commands live (server config `plugin_directory`); none: no plugins run */
+  pluginDirectory?: string;
+  /**
+   * How plugin processes reach the cluster: over the host's stdio (dev mode) or as services of
+   * their own on NATS (cluster mode).
+   */
+  pluginTransport?: { kind: 'stdio' } | { kind: 'nats'; servers: string; subjectPrefix: string };
 }
 
 /** A mount that dev mode enables at first start, like Vault's `secret/` (kv v2). */
@@ -92,7 +100,10 @@ export function routeTableResolver(
       byType.set(type, declared.routes);
     }
   }
-  return (mount) => byType.get(mount.type)?.(mount.options);
+  // A type no engine declares is an external plugin's when core-sys marked the mount as one.
+  return (mount) =>
+    byType.get(mount.type)?.(mount.options) ??
+    (isPluginMount(mount) ? pluginRouteTable(mount.type) : undefined);
 }
 
 /**

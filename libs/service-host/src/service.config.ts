@@ -42,6 +42,7 @@ export const serviceAppConfig = defineAppConfig(
     clusterSecret: z.string({ error: 'cluster_secret is required (or COFFER_CLUSTER_SECRET)' }).min(16),
     /** advertised API address (core-sys: OIDC issuer, replication later) */
     apiAddr: z.string({ error: 'api_addr is required when no api listener is configured' }),
+    pluginDirectory: z.string().optional(),
   }),
   (server, env) => ({
     ...clusterProcessInput(server, env),
@@ -49,6 +50,7 @@ export const serviceAppConfig = defineAppConfig(
     databaseMaxConnections: server.storage.type === 'postgresql' ? server.storage.maxConnections : 1,
     clusterSecret: server.clusterSecret,
     apiAddr: server.apiAddr,
+    pluginDirectory: server.pluginDirectory,
   }),
 );
 export type ServiceAppConfig = ReturnType<typeof serviceAppConfig.load>;

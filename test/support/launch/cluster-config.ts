@@ -19,6 +19,8 @@ export interface ClusterConfigParams {
   maxRequestSize?: number;
   gracefulShutdownWaitSeconds?: number;
   databaseMaxConnections?: number;
+  /** plugin_directory (external plugins) */
+  pluginDirectory?: string;
 }
 
 /** Replicas per engine: `replicas`, then `kvReplicas`, then one. */
@@ -43,7 +45,7 @@ export function renderClusterConfig(p: ClusterConfigParams): string {
   return `# Generated for a local cluster: ${p.clusterName}
 cluster_name   = ${q(p.clusterName)}
 cluster_secret = ${q(p.clusterSecret)}
-
+${p.pluginDirectory === undefined ? '' : `plugin_directory = ${q(p.pluginDirectory)}\n`}
 controller {
   graceful_shutdown_wait_duration = "${p.gracefulShutdownWaitSeconds ?? 0}s"
 }

@@ -28,3 +28,5 @@ export type {
   GroupData,
   GroupListData,
 } from './identity-group-data.schema';
+export * from './rekey.routes';
+export * from './plugin-catalog.routes';

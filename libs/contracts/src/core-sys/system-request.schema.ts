@@ -104,6 +104,7 @@ export const sysMountEnableBody = z.object({
   local: mountFlag('Local mount (not replicated).'),
   seal_wrap: mountFlag('Seal-wrap the mount data.'),
   external_entropy_access: mountFlag('Access to external entropy.'),
+  plugin_version: weakString({ default: '', description: 'External plugins: the catalog version to run.' }),
 });
 export type SysMountEnableBody = z.output<typeof sysMountEnableBody>;
 

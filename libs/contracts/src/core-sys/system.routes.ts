@@ -28,6 +28,8 @@ import {
   sysUnsealBody,
 } from './system-request.schema';
 import { wrappingContracts, wrappingRoutes } from './wrapping.routes';
+import { rekeyContracts, rekeyRouteDefs } from './rekey.routes';
+import { pluginCatalogContracts, pluginCatalogRouteDefs } from './plugin-catalog.routes';
 
 /** The `sys/` mount: seal/init/health, mounts and auth methods, ACL policies and capabilities. */
 
@@ -110,6 +112,8 @@ export const sysContracts = {
   // sys/audit, sys/audit-hash, sys/config/auditing (their own file)
   ...auditContracts,
   ...wrappingContracts,
+  ...rekeyContracts,
+  ...pluginCatalogContracts,
 } as const;
 
 const op = (
@@ -342,5 +346,7 @@ export const systemRoutes: RouteTable = {
     ...auditRouteDefs,
     ...leaseRouteDefs,
     ...wrappingRoutes,
+    ...rekeyRouteDefs,
+    ...pluginCatalogRouteDefs,
   ],
 };

@@ -6,6 +6,7 @@ import {
   type MountListingData,
   type MountTuneData,
 } from '@coffer/contracts';
+import { PLUGIN_VERSION_OPTION } from '@coffer/contracts/plugins';
 import { SERVICE_VERSION } from '../seal/version';
 import { AUTH_PREFIX, isAuthPath, type MountRecord } from './mount.model';
 
@@ -27,21 +28,23 @@ export function mountInfo(m: MountRecord): MountInfoData {
   if (isAuthPath(m.path)) config.token_type = m.config.tokenType || 'default-service';
   // Vault shows the audit keys only when some are set (SyncCache).
   Object.assign(config, auditKeysView(m));
+  // An external plugin's mount carries its catalog version as an internal option (for routing).
+  const { [PLUGIN_VERSION_OPTION]: pluginVersion, ...options } = m.options;
   const info: MountInfoData = {
     type: m.type,
     description: m.description,
     accessor: m.accessor,
     config,
-    options: Object.keys(m.options).length > 0 ? { ...m.options } : null,
+    options: Object.keys(options).length > 0 ? options : null,
     local: m.local,
     seal_wrap: m.sealWrap,
     external_entropy_access: m.externalEntropyAccess,
     uuid: m.uuid,
-    plugin_version: '',
-    running_plugin_version: RUNNING_VERSION,
+    plugin_version: pluginVersion ?? '',
+    running_plugin_version: pluginVersion ?? RUNNING_VERSION,
     running_sha256: '',
   };
-  if (m.table !== 'system') info.deprecation_status = 'supported';
+  if (m.table !== 'system' && pluginVersion === undefined) info.deprecation_status = 'supported';
   return info;
 }
 

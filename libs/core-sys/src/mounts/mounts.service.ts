@@ -6,12 +6,15 @@ import {
   sysContracts,
   sysMountEnableBody,
   type ResponseOf,
+  type MountCatalogue,
   type MountEntry,
   type SysMountEnableBody,
   type SysMountTuneBody,
 } from '@coffer/contracts';
+import { PLUGIN_VERSION_OPTION } from '@coffer/contracts/plugins';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
+import { PluginCatalogService } from '../plugins/plugin-catalog.service';
 import { SealService } from '../seal/seal.service';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
 import { LeaseService } from '../leases/lease.service';
@@ -61,21 +64,42 @@ export class MountsService {
     private readonly log: MountsEventLog,
     @Inject(LeaseService) private readonly leases: Pick<LeaseService, 'revokeMountLeasesNow'>,
     @Inject(CORE_SYS_OPTIONS) private readonly options: Pick<CoreSysOptions, 'mountCatalogue'>,
+    @Inject(PluginCatalogService) private readonly plugins: Pick<PluginCatalogService, 'prepareMount'>,
   ) {}
 
   /** POST sys/mounts/:path or sys/auth/:path. */
   async enable(kind: MountKind, path: string, body: SysMountEnableBody): Promise<NoDataResponse> {
     this.seal.assertUnsealed();
-    const input = enableInputOf(body, kind === 'auth');
+    const { catalogue, enableBody } = await this.#withPlugin(kind, body);
+    const input = enableInputOf(enableBody, kind === 'auth');
     await this.#write((table) => ({
       events: [
         kind === 'auth'
-          ? decideEnableAuth(table, path, input, ids, this.options.mountCatalogue)
-          : decideEnableSecret(table, path, input, ids, this.options.mountCatalogue),
+          ? decideEnableAuth(table, path, input, ids, catalogue)
+          : decideEnableSecret(table, path, input, ids, catalogue),
       ],
       result: undefined,
     }));
     return { kind: 'injected' };
+  }
+
+  /**
+   * A type no engine serves may be an external plugin of the catalog: it then becomes mountable
+   * (its binary checked first) and the mount is marked with the plugin version it runs.
+   */
+  async #withPlugin(
+    kind: MountKind,
+    body: SysMountEnableBody,
+  ): Promise<{ catalogue: MountCatalogue; enableBody: SysMountEnableBody }> {
+    const catalogue = this.options.mountCatalogue;
+    if (kind !== 'secret' || body.type === '' || catalogue.has(body.type))
+      return { catalogue, enableBody: body };
+    const plugin = await this.plugins.prepareMount(body.type, body.plugin_version || undefined);
+    if (!plugin) return { catalogue, enableBody: body };
+    return {
+      catalogue: new Map([...catalogue, [body.type, plugin.entry]]),
+      enableBody: { ...body, options: { ...body.options, [PLUGIN_VERSION_OPTION]: plugin.version } },
+    };
   }
 
   /** A secrets engine enabled by the service itself (dev mode's secret/). */

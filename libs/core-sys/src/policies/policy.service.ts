@@ -26,9 +26,9 @@ export class PolicyService {
     private readonly log: PolicyEventLog,
   ) {}
 
-  /** LIST sys/policies/acl. */
+  /** LIST sys/policies/acl: `keys` at the top level (the contract) and under `data` (Vault). */
   async list(): Promise<ResponseOf<typeof sysContracts.policiesList>> {
-    return { data: { keys: await this.#names() } };
+    return { kind: 'injected', data: { keys: await this.#names() } };
   }
 
   /** GET/LIST sys/policy (legacy: injected, the names also as `policies`). */
@@ -42,10 +42,10 @@ export class PolicyService {
     return listKeys(await this.repo.names());
   }
 
-  /** GET sys/policies/acl/:name: {name, policy}. */
+  /** GET sys/policies/acl/:name: {name, policy}, at the top level and under `data`. */
   async read(rawName: string): Promise<ResponseOf<typeof sysContracts.policyRead>> {
     const { name, text } = await this.#document(rawName);
-    return { data: { name, policy: text } };
+    return { kind: 'injected', data: { name, policy: text } };
   }
 
   /** GET sys/policy/:name (legacy): {name, rules}, injected. */

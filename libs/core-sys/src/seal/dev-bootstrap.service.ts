@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDomainError, sysUnsealBody } from '@coffer/contracts';
@@ -24,6 +24,7 @@ const LEADERSHIP_WAIT_MS = 10_000;
  */
 @Injectable()
 export class DevBootstrapService implements DevBootstrapper {
+  private readonly logger = new Logger('DevBootstrap');
   constructor(
     private readonly seal: SealService,
     private readonly lifecycle: SealLifecycleService,
@@ -58,7 +59,11 @@ export class DevBootstrapService implements DevBootstrapper {
       );
     }
     const unsealKey = (await readFile(keyFile, 'utf8')).trim();
-    await this.#unseal(unsealKey);
+    if (!(await this.#unsealSaved(unsealKey))) {
+      // After a rekey the saved key is stale: start sealed, the new shares unseal over HTTP.
+      this.logger.warn('the saved dev unseal key no longer unseals the storage (rekeyed?): use sys/unseal');
+      return { unsealKey, rootToken: opts.rootTokenId ?? '(sealed)', sealed: true };
+    }
     return { unsealKey, rootToken: await this.#rootToken(opts.rootTokenId) };
   }
 
@@ -69,6 +74,18 @@ export class DevBootstrapService implements DevBootstrapper {
         throw new Error('dev bootstrap: this replica did not become the seal leader');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  }
+
+  /** Unseals with the saved key; false (progress reset) when it is no longer a valid share. */
+  async #unsealSaved(key: string): Promise<boolean> {
+    try {
+      await this.lifecycle.unseal({ body: sysUnsealBody.parse({ key }) });
+    } catch (error) {
+      if (!isDomainError(error) || error.code !== 'invalid_request') throw error;
+    }
+    if (this.seal.isUnsealed()) return true;
+    await this.lifecycle.unseal({ body: sysUnsealBody.parse({ reset: true }) });
+    return false;
   }
 
   async #unseal(key: string): Promise<void> {

@@ -27,6 +27,7 @@ import type { Subscription } from '@coffer/transport';
 import { CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from '../core-sys.di';
 import { CoreSysDb } from '../core-sys.table';
 import { LEADER_QUEUE, leaderKeyring, peerKeyring, SERVICE_QUEUE } from './seal.contracts';
+import { LEADER_SERVED, type LeaderServed } from './leader-served';
 import { SealLeadership } from './seal-leadership';
 import { SealLifecycleService } from './seal-lifecycle.service';
 import { SealService } from './seal.service';
@@ -78,6 +79,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     private readonly seal: SealService,
     private readonly lifecycle: SealLifecycleService,
     private readonly db: CoreSysDb,
+    @Inject(LEADER_SERVED) private readonly leaderServed: readonly LeaderServed[],
   ) {
     this.#syncLoop = new IntervalLoop({
       intervalMs: settings.syncIntervalMs,
@@ -179,6 +181,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     if (!leader) {
       this.#unsubscribeLeader();
       this.lifecycle.resetProgress();
+      for (const served of this.leaderServed) served.reset();
       this.logger.log(`${this.options.instanceId} is no longer the seal leader`);
       return;
     }
@@ -214,6 +217,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
       t.serve(sysContracts.seal, LEADER_QUEUE, () => l.sealNow()),
       t.serve(sysContracts.rotate, LEADER_QUEUE, () => l.rotate()),
       t.serve(leaderKeyring, LEADER_QUEUE, async (req) => this.seal.sealKeyringFor(req)),
+      ...this.leaderServed.flatMap((served) => served.serveOnLeader(t, LEADER_QUEUE)),
     ];
   }
 

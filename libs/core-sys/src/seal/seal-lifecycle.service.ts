@@ -38,7 +38,7 @@ import { SealService } from './seal.service';
 import { BUILD_DATE, SERVICE_VERSION } from './version';
 
 /** Binds the barrier-encrypted root key blob to its purpose. */
-const ROOT_KEY_AAD = Buffer.from('coffer/core-sys/root-key');
+export const ROOT_KEY_AAD = Buffer.from('coffer/core-sys/root-key');
 
 const wipe = (keyring: KeyringData): void => keyring.terms.forEach((t) => t.key.fill(0));
 
@@ -76,6 +76,11 @@ export class SealLifecycleService {
     const run = this.#queue.then(fn, fn);
     this.#queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** Runs `fn` serialised with init, unseal, seal and rotate (rekey installs a new root key). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#serialised(fn);
   }
 
   /** Forgets the unseal progress (on losing the leadership). */

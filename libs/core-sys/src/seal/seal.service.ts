@@ -36,6 +36,8 @@ export interface DevBootstrapResult {
   /** base64 unseal key */
   unsealKey: string;
   rootToken: string;
+  /** the saved key no longer unseals the storage (its shares were rekeyed): started sealed */
+  sealed?: boolean;
 }
 
 /** Implemented by SealLifecycleService; resolved lazily to keep SealService a leaf dependency. */

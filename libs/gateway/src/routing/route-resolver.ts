@@ -70,9 +70,12 @@ function candidates(rel: string, kind: RequestKind): string[] {
   return rel.endsWith('/') ? [rel, rel.slice(0, -1)] : [`${rel}/`, rel];
 }
 
-/** A path parameter must not end in "." (spec: 404 unsupported path). */
-function hasDotEndingParam(params: Record<string, string>): boolean {
-  for (const value of Object.values(params)) if (value.endsWith('.')) return true;
+/**
+ * A path parameter must not end in "." (spec: 404 unsupported path). A LIST names a folder, so
+ * the slash it carries ("foo./") is not part of the name.
+ */
+export function hasDotEndingParam(params: Record<string, string>): boolean {
+  for (const value of Object.values(params)) if (value.replace(/\/+$/, '').endsWith('.')) return true;
   return false;
 }
 
