@@ -150,7 +150,6 @@ export const oidcDiscoveryBody = z.object({
   subject_types_supported: z.array(z.string()),
   grant_types_supported: z.array(z.string()),
   token_endpoint_auth_methods_supported: z.array(z.string()),
-  code_challenge_methods_supported: z.array(z.string()),
 });
 export type OidcDiscovery = z.infer<typeof oidcDiscoveryBody>;
 

@@ -43,7 +43,7 @@ export const RESERVED_CLAIMS = [
 
 export function decideKey(
   existing: KeyState | undefined,
-  body: OidcKeyBody,
+  body: Partial<OidcKeyBody>,
   nowMs: number,
   /** id_token_ttl of the clients using the key (on update) */
   clientIdTokenTtls: readonly number[],
@@ -117,7 +117,7 @@ export const ISSUER_WARNING =
 
 export function decideProvider(
   existing: ProviderState | undefined,
-  body: OidcProviderBody,
+  body: Partial<OidcProviderBody>,
   /** the templates of the scopes the provider lists, undefined for a scope that does not exist */
   scopeTemplates: (name: string) => string | undefined,
 ): Decision<ProviderState> {
@@ -180,7 +180,7 @@ export function decodeTemplate(template: string): string {
 export function decideScope(
   name: string,
   existing: ScopeState | undefined,
-  body: OidcScopeBody,
+  body: Partial<OidcScopeBody>,
 ): Decision<ScopeState> {
   if (name === OPENID_SCOPE) return refuse(`the ${JSON.stringify(OPENID_SCOPE)} scope name is reserved`);
   const description = body.description ?? existing?.description ?? '';
@@ -213,7 +213,7 @@ export function decideScope(
 
 export function decideClient(
   existing: ClientState | undefined,
-  body: OidcClientBody,
+  body: Partial<OidcClientBody>,
   facts: {
     /** the verification TTL of the named key, undefined when it does not exist */
     keyVerificationTtl: (name: string) => number | undefined;
@@ -261,7 +261,7 @@ export function lowercaseIdentityIds(ids: readonly string[]): string[] {
 
 export function decideAssignment(
   existing: AssignmentState | undefined,
-  body: OidcAssignmentBody,
+  body: Partial<OidcAssignmentBody>,
 ): Decision<AssignmentState> {
   return {
     ok: true,

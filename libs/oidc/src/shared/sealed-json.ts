@@ -15,6 +15,10 @@ export class SealedJson {
     return JSON.parse(this.cipher.decrypt(ciphertext, Buffer.from(aad, 'utf8')).toString('utf8')) as T;
   }
 
+  get sealed(): boolean {
+    return this.cipher.sealed;
+  }
+
   /** throws DomainError('sealed') while this replica has no keyring */
   assertUnsealed(): void {
     if (this.cipher.sealed) this.cipher.encrypt(Buffer.alloc(0), Buffer.alloc(0));

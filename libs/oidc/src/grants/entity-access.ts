@@ -1,0 +1,48 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { coreEntityFacts, coreTokenAlive, coreTokenCreatedAt, type EntityFacts } from '@coffer/contracts';
+import type { ServiceRuntime } from '@coffer/event-store';
+import { OIDC_RUNTIME } from '../oidc.di';
+import { ALLOW_ALL_ASSIGNMENT } from '../config/oidc-config.state';
+import { OidcResources } from '../config/oidc-resources';
+
+/** What the provider learns of identity and tokens from core-sys, through contracts only. */
+@Injectable()
+export class EntityAccess {
+  constructor(
+    private readonly resources: OidcResources,
+    @Inject(OIDC_RUNTIME) private readonly runtime: Pick<ServiceRuntime, 'transport'>,
+  ) {}
+
+  /** The entity's id, name, metadata, aliases and groups (direct and inherited), or null. */
+  facts(entityId: string): Promise<EntityFacts | null> {
+    return this.runtime.transport.request(coreEntityFacts, { entityId });
+  }
+
+  /**
+   * Whether the entity may use a client with these assignments: `allow_all`, or listed by entity
+   * id, or a member of a listed group. A client naming an assignment that no longer exists is a
+   * configuration error (Vault: a server error).
+   */
+  async assigned(namespace: string, entity: EntityFacts, assignments: readonly string[]): Promise<boolean> {
+    if (assignments.includes(ALLOW_ALL_ASSIGNMENT)) return true;
+    const groups = new Set(entity.groups.map((g) => g.id));
+    for (const name of assignments) {
+      const assignment = await this.resources.get(namespace, 'assignment', name);
+      if (!assignment) throw new Error(`client assignment ${JSON.stringify(name)} not found`);
+      if (assignment.entityIds.includes(entity.id)) return true;
+      if (assignment.groupIds.some((id) => groups.has(id))) return true;
+    }
+    return false;
+  }
+
+  /** Whether the Coffer token behind a token ref is still alive (not revoked, not swept). */
+  async tokenAlive(tokenRef: string): Promise<boolean> {
+    const { alive } = await this.runtime.transport.request(coreTokenAlive, { tokenRefs: [tokenRef] });
+    return alive.includes(tokenRef);
+  }
+
+  /** When the Coffer token behind a token ref was created (unix ms), or null when it is gone. */
+  async tokenCreatedAt(tokenRef: string): Promise<number | null> {
+    return (await this.runtime.transport.request(coreTokenCreatedAt, { tokenRef })).createdAt;
+  }
+}

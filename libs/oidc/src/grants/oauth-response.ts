@@ -1,0 +1,31 @@
+import type { OauthErrorBody } from '@coffer/contracts/oidc';
+
+/**
+ * OAuth's answers are raw bodies (no Vault envelope): `{error, error_description}` with the
+ * status OAuth gives each error code.
+ */
+export interface RawAnswer<B> {
+  kind: 'raw';
+  status: number;
+  body: B;
+}
+
+export const rawOk = <B>(body: B): RawAnswer<B> => ({ kind: 'raw', status: 200, body });
+
+export function oauthError(
+  status: number,
+  error: string,
+  description: string,
+  state?: string,
+): RawAnswer<OauthErrorBody> {
+  const body: OauthErrorBody = { error, error_description: description };
+  if (state !== undefined) body.state = state;
+  return { kind: 'raw', status, body };
+}
+
+/** Thrown inside a flow to answer an OAuth error at once (caught by the flow's entry point). */
+export class OauthFailure extends Error {
+  constructor(readonly answer: RawAnswer<OauthErrorBody>) {
+    super(answer.body.error);
+  }
+}
