@@ -10,7 +10,7 @@ import {
 } from './oidc-config.state';
 
 /**
- * Events of one OIDC configuration resource (`oidc-config/<kind>/<namespace>/<name>`): each
+ * Events of one OIDC configuration resource (`oidc-config/<kind>/<namespace or ->/<name>`): each
  * carries the resource's whole new state. The payload is barrier-encrypted in the log.
  */
 export const oidcKeyWritten = defineEvent('OidcKeyWritten', 1, z.object({ key: keyStateSchema }));
@@ -51,5 +51,7 @@ export interface ResourceRef {
 export const OIDC_CONFIG_LOG = defineAggregateLog({
   description: 'an OIDC configuration event',
   events: OIDC_CONFIG_EVENT_TYPES,
-  stream: (ref: ResourceRef) => `oidc-config/${ref.kind}/${encodeURIComponent(ref.namespace)}/${ref.name}`,
+  // the root namespace ("") as "-": namespace paths end in "/", which is encoded
+  stream: (ref: ResourceRef) =>
+    `oidc-config/${ref.kind}/${encodeURIComponent(ref.namespace) || '-'}/${ref.name}`,
 });
