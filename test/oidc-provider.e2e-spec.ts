@@ -71,7 +71,11 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
         template: '{"username": {{identity.entity.name}}, "meta": {{identity.entity.metadata}}}',
       }),
     );
-    await ok(root.post('identity/oidc/scope/groups', { template: b64('{"groups": {{identity.entity.groups.names}}}') }));
+    await ok(
+      root.post('identity/oidc/scope/groups', {
+        template: b64('{"groups": {{identity.entity.groups.names}}}'),
+      }),
+    );
     await ok(
       root.post('identity/oidc/scope/contact', {
         // as in Vault's docs: "}}}" would be unbalanced templating characters
@@ -79,7 +83,12 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
           '{"contact": {"email": {{identity.entity.metadata.email}}, "phone_number": {{identity.entity.metadata.phone}} } }',
       }),
     );
-    const clientBody = { key: 'signer', redirect_uris: [REDIRECT], assignments: 'people', id_token_ttl: '30m' };
+    const clientBody = {
+      key: 'signer',
+      redirect_uris: [REDIRECT],
+      assignments: 'people',
+      id_token_ttl: '30m',
+    };
     await ok(root.post('identity/oidc/client/app', clientBody));
     await ok(root.post('identity/oidc/client/other', { ...clientBody, assignments: 'allow_all' }));
     app = await creds('app');
@@ -170,7 +179,9 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
     });
 
     it('serves discovery and keys without a token', async () => {
-      const disc = await target.anon.get(`identity/oidc/provider/${provider}/.well-known/openid-configuration`);
+      const disc = await target.anon.get(
+        `identity/oidc/provider/${provider}/.well-known/openid-configuration`,
+      );
       expect(disc.status).toBe(200);
       const issuer = issuerOf(provider);
       expect(disc.body).toEqual({
@@ -269,7 +280,9 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
       const params = oauth.validateAuthResponse(
         as,
         rp,
-        new URL(`${REDIRECT}?${new URLSearchParams({ code: auth.body.code, state: auth.body.state }).toString()}`),
+        new URL(
+          `${REDIRECT}?${new URLSearchParams({ code: auth.body.code, state: auth.body.state }).toString()}`,
+        ),
         state,
       );
       const response = await oauth.authorizationCodeGrantRequest(
@@ -293,7 +306,10 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
         entityId,
         await oauth.userInfoRequest(as, rp, result.access_token, insecure),
       );
-      expect(info).toEqual({ sub: entityId, contact: { email: 'alice@example.com', phone_number: '555-0100' } });
+      expect(info).toEqual({
+        sub: entityId,
+        contact: { email: 'alice@example.com', phone_number: '555-0100' },
+      });
     });
 
     it('jose verifies ID tokens of every algorithm through the JWKS, before and after rotation', async () => {
@@ -381,7 +397,10 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
         state: 'st',
       });
       const noState = await authorize(user, provider, { ...base(), state: undefined });
-      expect(noState.body).toMatchObject({ error: 'invalid_request', error_description: 'state parameter is required' });
+      expect(noState.body).toMatchObject({
+        error: 'invalid_request',
+        error_description: 'state parameter is required',
+      });
       const noOpenid = await authorize(user, provider, { ...base(), scope: 'profile' });
       expect(noOpenid.body).toMatchObject({
         error: 'invalid_request',
@@ -412,7 +431,10 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
         code_verifier: verifier,
       });
       expect(again.status).toBe(400);
-      expect(again.body).toEqual({ error: 'invalid_grant', error_description: 'authorization grant is invalid or expired' });
+      expect(again.body).toEqual({
+        error: 'invalid_grant',
+        error_description: 'authorization grant is invalid or expired',
+      });
       const revoked = await userinfo(target.anon, provider, res.body.access_token);
       expect(revoked.status).toBe(401);
       expect(revoked.body.error).toBe('invalid_token');
@@ -420,9 +442,19 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
 
     it('refuses a code presented by another client (and spends it)', async () => {
       const { verifier, challenge } = pkcePair();
-      const code = (await authorize(user, provider, { ...base(), code_challenge: challenge, code_challenge_method: 'S256' }))
-        .body.code as string;
-      const params = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier };
+      const code = (
+        await authorize(user, provider, {
+          ...base(),
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+        })
+      ).body.code as string;
+      const params = {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+      };
       const stolen = await exchange(target.anon, provider, other, params);
       expect(stolen.body).toEqual({
         error: 'invalid_grant',
@@ -434,8 +466,13 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
     it('refuses PKCE downgrades and a wrong client secret', async () => {
       const { challenge } = pkcePair();
       const issue = async () =>
-        (await authorize(user, provider, { ...base(), code_challenge: challenge, code_challenge_method: 'S256' })).body
-          .code as string;
+        (
+          await authorize(user, provider, {
+            ...base(),
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
+          })
+        ).body.code as string;
       const params = (code: string, code_verifier?: string) => ({
         grant_type: 'authorization_code',
         code,
@@ -456,9 +493,17 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
         error: 'invalid_request',
         error_description: 'unexpected code_verifier for token exchange',
       });
-      const wrong = await exchange(target.anon, provider, { ...app, clientSecret: 'nope' }, params(await issue()));
+      const wrong = await exchange(
+        target.anon,
+        provider,
+        { ...app, clientSecret: 'nope' },
+        params(await issue()),
+      );
       expect(wrong.status).toBe(401);
-      expect(wrong.body).toEqual({ error: 'invalid_client', error_description: 'client failed to authenticate' });
+      expect(wrong.body).toEqual({
+        error: 'invalid_client',
+        error_description: 'client failed to authenticate',
+      });
     });
 
     it('stops honouring access tokens once the Coffer token they came from is revoked', async () => {
@@ -467,8 +512,9 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
       await ok(root.post(`auth/${mount}/users/alice2`, { password: 'pw' }));
       const login = await target.anon.post(`auth/${mount}/login/alice2`, { password: 'pw' });
       const token: string = login.body.auth.client_token;
-      const code = (await authorize(target.anon.withToken(token), provider, { ...base(), client_id: other.clientId }))
-        .body.code as string;
+      const code = (
+        await authorize(target.anon.withToken(token), provider, { ...base(), client_id: other.clientId })
+      ).body.code as string;
       const res = await exchange(target.anon, provider, other, {
         grant_type: 'authorization_code',
         code,

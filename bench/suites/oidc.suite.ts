@@ -17,19 +17,28 @@ async function prepareOidc(target: CofferTarget): Promise<OidcBench> {
   const up = `bench-oidc-${Date.now().toString(36)}`;
   await mustWrite(target, `sys/auth/${up}`, { type: 'userpass' });
   await mustWrite(target, `auth/${up}/users/rp`, { password: 'bench-pw' });
-  const login = await httpJson('POST', `${target.baseUrl}/v1/auth/${up}/login/rp`, { body: { password: 'bench-pw' } });
+  const login = await httpJson('POST', `${target.baseUrl}/v1/auth/${up}/login/rp`, {
+    body: { password: 'bench-pw' },
+  });
   const userToken = (login.body as { auth?: { client_token?: string } }).auth?.client_token;
   if (!userToken) throw new Error(`bench set-up: userpass login answered ${login.status}`);
   await mustWrite(target, 'identity/oidc/key/bench-es256', { algorithm: 'ES256', allowed_client_ids: '*' });
-  await mustWrite(target, 'identity/oidc/scope/bench', { template: '{"username": {{identity.entity.name}}}' });
+  await mustWrite(target, 'identity/oidc/scope/bench', {
+    template: '{"username": {{identity.entity.name}}}',
+  });
   await mustWrite(target, 'identity/oidc/client/bench', {
     key: 'bench-es256',
     redirect_uris: REDIRECT,
     assignments: 'allow_all',
     id_token_ttl: '1h',
   });
-  await mustWrite(target, `identity/oidc/provider/${PROVIDER}`, { allowed_client_ids: '*', scopes_supported: 'bench' });
-  const client = await httpJson('GET', `${target.baseUrl}/v1/identity/oidc/client/bench`, { token: target.rootToken });
+  await mustWrite(target, `identity/oidc/provider/${PROVIDER}`, {
+    allowed_client_ids: '*',
+    scopes_supported: 'bench',
+  });
+  const client = await httpJson('GET', `${target.baseUrl}/v1/identity/oidc/client/bench`, {
+    token: target.rootToken,
+  });
   const data = (client.body as { data: { client_id: string; client_secret: string } }).data;
   const basic = `Basic ${Buffer.from(`${data.client_id}:${data.client_secret}`).toString('base64')}`;
   return { userToken, clientId: data.client_id, basic };
@@ -69,10 +78,15 @@ export const oidcSuite: BenchSuite = {
       contentType: 'application/x-www-form-urlencoded',
       headers: { authorization: bench.basic },
       body: (n) =>
-        new URLSearchParams({ grant_type: 'authorization_code', code: codes[n] ?? 'spent', redirect_uri: REDIRECT }).toString(),
+        new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: codes[n] ?? 'spent',
+          redirect_uri: REDIRECT,
+        }).toString(),
       path: () => `/v1/identity/oidc/provider/${PROVIDER}/token`,
     });
-    if (exchange.summary.non2xx > 0) log(`  (${exchange.summary.non2xx} exchanges found no unspent code left)`);
+    if (exchange.summary.non2xx > 0)
+      log(`  (${exchange.summary.non2xx} exchanges found no unspent code left)`);
     const one = await httpJson('POST', `${target.baseUrl}/v1/identity/oidc/provider/${PROVIDER}/authorize`, {
       token: bench.userToken,
       body: JSON.parse(authorizeBody) as unknown,
@@ -81,7 +95,11 @@ export const oidcSuite: BenchSuite = {
     const token = await fetch(`${target.baseUrl}/v1/identity/oidc/provider/${PROVIDER}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: bench.basic },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+      }).toString(),
     });
     const accessToken = ((await token.json()) as { access_token: string }).access_token;
     const userinfo = await runScenario(target, shape, log, 'OIDC userinfo', {

@@ -95,9 +95,15 @@ describe('populateTemplate in JSON mode (OIDC scope templates)', () => {
     ['{"n": {{identity.entity.name}}, "r": {{identity.entity.metadata.region}}}', { n: 'bob', r: 'eu' }],
     ['{"m": {{identity.entity.metadata}}}', { m: { region: 'eu', blank: '' } }],
     ['{"missing": {{identity.entity.metadata.none}}}', { missing: '' }],
-    ['{"g": {{identity.entity.groups.names}}, "i": {{identity.entity.groups.ids}}}', { g: ['ops', ''], i: ['g-1', 'g-2'] }],
+    [
+      '{"g": {{identity.entity.groups.names}}, "i": {{identity.entity.groups.ids}}}',
+      { g: ['ops', ''], i: ['g-1', 'g-2'] },
+    ],
     ['{"a": {{identity.entity.aliases.auth_userpass_1.name}}}', { a: 'bob-up' }],
-    ['{"a": {{identity.entity.aliases.unknown.name}}, "m": {{identity.entity.aliases.x.metadata}}}', { a: '', m: {} }],
+    [
+      '{"a": {{identity.entity.aliases.unknown.name}}, "m": {{identity.entity.aliases.x.metadata}}}',
+      { a: '', m: {} },
+    ],
     ['{"t": {{time.now}}}', { t: now.getTime() / 1000 }],
   ])('%s', (template, claims) => {
     const result = json(template);
@@ -115,7 +121,10 @@ describe('populateTemplate in JSON mode (OIDC scope templates)', () => {
       ok: false,
       error: 'no value could be found for one of the template directives',
     });
-    expect(json('{"x": {{identity.entity.id}')).toEqual({ ok: false, error: 'unbalanced templating characters' });
+    expect(json('{"x": {{identity.entity.id}')).toEqual({
+      ok: false,
+      error: 'unbalanced templating characters',
+    });
   });
 });
 

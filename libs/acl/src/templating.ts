@@ -103,8 +103,16 @@ function resolveEntity(sel: string, entity: EntityFacts, input: TemplateInput): 
   if (sel === 'name') return render(input, entity.name);
   if (sel === 'metadata') return render(input, entity.metadata);
   if (sel.startsWith('metadata.')) return render(input, entity.metadata, sel.slice('metadata.'.length));
-  if (sel === 'groups.names') return render(input, entity.groups.map((g) => g.name));
-  if (sel === 'groups.ids') return render(input, entity.groups.map((g) => g.id));
+  if (sel === 'groups.names')
+    return render(
+      input,
+      entity.groups.map((g) => g.name),
+    );
+  if (sel === 'groups.ids')
+    return render(
+      input,
+      entity.groups.map((g) => g.id),
+    );
   if (sel.startsWith('aliases.')) {
     const rest = sel.slice('aliases.'.length);
     const dot = rest.indexOf('.');

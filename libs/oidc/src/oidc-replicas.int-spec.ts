@@ -32,7 +32,9 @@ describe('oidc replicas (Postgres + NATS)', () => {
 
   const keyEvents = async () =>
     (
-      await sql<{ type: string }>`select type from oidc.event_log where stream = 'oidc-config/key/-/k' order by stream_version`.execute(
+      await sql<{
+        type: string;
+      }>`select type from oidc.event_log where stream = 'oidc-config/key/-/k' order by stream_version`.execute(
         h.database.db,
       )
     ).rows.map((r) => r.type);
@@ -57,7 +59,14 @@ describe('oidc replicas (Postgres + NATS)', () => {
       c.authorizePost,
       {
         params: { name: 'default' },
-        body: { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: 's', nonce: 'n' },
+        body: {
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+          response_type: 'code',
+          scope: 'openid',
+          state: 's',
+          nonce: 'n',
+        },
       },
       { caller },
     );

@@ -109,7 +109,9 @@ export class OidcConfigHandlers {
   }
 
   @Handles(c.assignmentWrite)
-  assignmentWrite(@Payload() req: RequestOf<C['assignmentWrite']>): Promise<ResponseOf<C['assignmentWrite']>> {
+  assignmentWrite(
+    @Payload() req: RequestOf<C['assignmentWrite']>,
+  ): Promise<ResponseOf<C['assignmentWrite']>> {
     return this.config.writeAssignment(req);
   }
   @Handles(c.assignmentRead)
@@ -121,7 +123,9 @@ export class OidcConfigHandlers {
     return this.config.list(req, 'assignment');
   }
   @Handles(c.assignmentDelete)
-  assignmentDelete(@Payload() req: RequestOf<C['assignmentDelete']>): Promise<ResponseOf<C['assignmentDelete']>> {
+  assignmentDelete(
+    @Payload() req: RequestOf<C['assignmentDelete']>,
+  ): Promise<ResponseOf<C['assignmentDelete']>> {
     return this.config.deleteAssignment(req);
   }
   @Handles(c.assignmentExists)

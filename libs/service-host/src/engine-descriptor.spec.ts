@@ -54,7 +54,12 @@ describe('routeTableResolver', () => {
 describe('routeTableResolver with route extensions', () => {
   const route = (pattern: string): RouteDef => ({ pattern, synopsis: pattern, operations: {} });
   const owner: RouteTable = { engine: 'identity', service: 'core', help: 'owner', routes: [route('entity')] };
-  const added: RouteTable = { engine: 'identity', service: 'oidc', help: 'added', routes: [route('oidc/key')] };
+  const added: RouteTable = {
+    engine: 'identity',
+    service: 'oidc',
+    help: 'added',
+    routes: [route('oidc/key')],
+  };
   const withExtension = (extensions: EngineDescriptor['routeExtensions']) =>
     routeTableResolver([
       engine('core', { identity: { kind: 'builtin', routes: () => owner } }),

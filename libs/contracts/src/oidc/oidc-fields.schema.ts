@@ -91,12 +91,6 @@ export const oidcTokenBody = z
   .prefault({});
 export type OidcTokenBody = z.output<typeof oidcTokenBody>;
 
-/** `Authorization` header (client_secret_basic at the token endpoint, Bearer at userinfo). */
-export const oidcAuthorizationHeader = z
-  .object({ authorization: z.string().optional() })
-  .loose()
-  .prefault({});
-
 export const oidcKeyData = z.object({
   rotation_period: z.number().int(),
   verification_ttl: z.number().int(),
@@ -168,10 +162,7 @@ export const publicJwkSchema = z.object({
 export type PublicJwk = z.infer<typeof publicJwkSchema>;
 export const oidcKeysBody = z.object({ keys: z.array(publicJwkSchema) });
 
-export const oidcAuthorizeBody = z.union([
-  z.object({ code: z.string(), state: z.string() }),
-  oauthErrorBody,
-]);
+export const oidcAuthorizeBody = z.union([z.object({ code: z.string(), state: z.string() }), oauthErrorBody]);
 export const oidcTokenResponseBody = z.union([
   z.object({
     access_token: z.string(),

@@ -9,7 +9,6 @@ import {
 import {
   oidcAssignmentBody,
   oidcAssignmentData,
-  oidcAuthorizationHeader,
   oidcAuthorizeBody,
   oidcAuthorizeFields,
   oidcClientBody,

@@ -11,7 +11,11 @@ describe('form-encoded bodies (routes declaring formBody)', () => {
   });
 
   it('decodes fields as strings, "+" and percent escapes included', () => {
-    expect(parseFormBody(Buffer.from('grant_type=authorization_code&code=a%2Bb&redirect_uri=https%3A%2F%2Fx%2Fcb&s=a+b'))).toEqual({
+    expect(
+      parseFormBody(
+        Buffer.from('grant_type=authorization_code&code=a%2Bb&redirect_uri=https%3A%2F%2Fx%2Fcb&s=a+b'),
+      ),
+    ).toEqual({
       grant_type: 'authorization_code',
       code: 'a+b',
       redirect_uri: 'https://x/cb',

@@ -37,7 +37,10 @@ describe('decideKey', () => {
 
   it.each([
     [{ rotation_period: 59 }, 'rotation_period must be at least one minute'],
-    [{ rotation_period: 60, verification_ttl: 601 }, 'verification_ttl cannot be longer than 10x rotation_period'],
+    [
+      { rotation_period: 60, verification_ttl: 601 },
+      'verification_ttl cannot be longer than 10x rotation_period',
+    ],
     [{ algorithm: 'HS256' }, 'unknown signing algorithm "HS256"'],
   ])('refuses %j', (body, error) => {
     expect(decideKey(undefined, body, T0, [], fakePair)).toEqual({ ok: false, error });
@@ -106,7 +109,10 @@ describe('decideScope', () => {
   });
 
   it('reserves the openid scope', () => {
-    expect(decideScope('openid', undefined, {})).toEqual({ ok: false, error: 'the "openid" scope name is reserved' });
+    expect(decideScope('openid', undefined, {})).toEqual({
+      ok: false,
+      error: 'the "openid" scope name is reserved',
+    });
   });
 });
 
@@ -122,7 +128,8 @@ describe('decideProvider', () => {
     expect(d.ok && d.warnings?.[0]).toMatch(/^If "issuer" is set explicitly/);
     expect(decideProvider(undefined, { issuer: 'https://x/y' }, lookup)).toEqual({
       ok: false,
-      error: 'invalid issuer, which must include only a scheme, host, and optional port (e.g. https://example.com:8200)',
+      error:
+        'invalid issuer, which must include only a scheme, host, and optional port (e.g. https://example.com:8200)',
     });
   });
 
@@ -133,7 +140,9 @@ describe('decideProvider', () => {
     });
     const d = decideProvider(undefined, { scopes_supported: ['a', 'b', 'c', 'a'] }, lookup);
     expect(d.ok && d.state.scopesSupported).toEqual(['a', 'b', 'c']);
-    expect(d.ok && d.warnings?.[0]).toMatch(/^Found scope templates with conflicting top-level keys: conflict "x"/);
+    expect(d.ok && d.warnings?.[0]).toMatch(
+      /^Found scope templates with conflicting top-level keys: conflict "x"/,
+    );
   });
 });
 
@@ -166,7 +175,10 @@ describe('decideClient', () => {
   it.each([
     [{}, 'the key parameter is required'],
     [{ key: 'x' }, 'key "x" does not exist'],
-    [{ key: 'k' }, "a client's id_token_ttl cannot be greater than the verification_ttl of the key it references"],
+    [
+      { key: 'k' },
+      "a client's id_token_ttl cannot be greater than the verification_ttl of the key it references",
+    ],
     [{ key: 'k', id_token_ttl: 60, assignments: ['gone'] }, 'assignment "gone" does not exist'],
     [{ key: 'k', id_token_ttl: 60, redirect_uris: ['no url'] }, 'invalid redirect_uri "no url"'],
   ])('refuses %j', (body, error) => {

@@ -173,7 +173,8 @@ function templateShape(template: string): Record<string, unknown> | undefined {
 
 /** A base64 text decodes to the template (Vault tries base64 first, then takes the text as is). */
 export function decodeTemplate(template: string): string {
-  if (template === '' || !/^[A-Za-z0-9+/]*={0,2}$/.test(template) || template.length % 4 !== 0) return template;
+  if (template === '' || !/^[A-Za-z0-9+/]*={0,2}$/.test(template) || template.length % 4 !== 0)
+    return template;
   return Buffer.from(template, 'base64').toString('utf8');
 }
 
@@ -225,15 +226,19 @@ export function decideClient(
   const redirectUris = dedupe(body.redirect_uris ?? existing?.redirectUris ?? []);
   const assignments = dedupe(body.assignments ?? existing?.assignments ?? []);
   for (const assignment of assignments)
-    if (!facts.assignmentExists(assignment)) return refuse(`assignment ${JSON.stringify(assignment)} does not exist`);
-  if (existing && body.key !== undefined && body.key !== existing.key) return refuse('key modification is not allowed');
+    if (!facts.assignmentExists(assignment))
+      return refuse(`assignment ${JSON.stringify(assignment)} does not exist`);
+  if (existing && body.key !== undefined && body.key !== existing.key)
+    return refuse('key modification is not allowed');
   const key = existing?.key ?? body.key ?? '';
   if (key === '') return refuse('the key parameter is required');
   const verificationTtl = facts.keyVerificationTtl(key);
   if (verificationTtl === undefined) return refuse(`key ${JSON.stringify(key)} does not exist`);
   const idTokenTtl = body.id_token_ttl ?? existing?.idTokenTtl ?? DAY_SECONDS;
   if (idTokenTtl > verificationTtl)
-    return refuse("a client's id_token_ttl cannot be greater than the verification_ttl of the key it references");
+    return refuse(
+      "a client's id_token_ttl cannot be greater than the verification_ttl of the key it references",
+    );
   for (const uri of redirectUris) {
     if (!URL.canParse(uri)) return refuse(`invalid redirect_uri ${JSON.stringify(uri)}`);
   }

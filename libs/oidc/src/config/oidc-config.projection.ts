@@ -26,7 +26,9 @@ export class OidcConfigProjection implements Projection<ConfigEvents, void, Reso
       body: state === null ? null : this.sealed.seal(state, resourceAad(ref)),
       client_id: last.type === 'OidcClientWritten' ? last.data.client.clientId : null,
       next_rotation_ms:
-        last.type === 'OidcKeyWritten' || last.type === 'OidcKeyRotated' ? last.data.key.nextRotationMs : null,
+        last.type === 'OidcKeyWritten' || last.type === 'OidcKeyRotated'
+          ? last.data.key.nextRotationMs
+          : null,
       stream_version: versionAfter(events),
     };
     await this.db

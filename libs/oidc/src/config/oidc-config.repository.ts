@@ -37,7 +37,9 @@ export class OidcConfigRepository {
       .executeTakeFirst();
     if (!row) return undefined;
     const state =
-      row.body === null ? null : this.sealed.open<ResourceStates[K]>(row.body, resourceAad({ namespace, kind, name }));
+      row.body === null
+        ? null
+        : this.sealed.open<ResourceStates[K]>(row.body, resourceAad({ namespace, kind, name }));
     return { version: row.stream_version, state };
   }
 
@@ -74,11 +76,22 @@ export class OidcConfigRepository {
     return rows.flatMap((r) =>
       r.body === null
         ? []
-        : [{ name: r.name, state: this.sealed.open<ResourceStates[K]>(r.body, resourceAad({ namespace, kind, name: r.name })) }],
+        : [
+            {
+              name: r.name,
+              state: this.sealed.open<ResourceStates[K]>(
+                r.body,
+                resourceAad({ namespace, kind, name: r.name }),
+              ),
+            },
+          ],
     );
   }
 
-  async clientById(namespace: string, clientId: string): Promise<{ name: string; state: ClientState } | undefined> {
+  async clientById(
+    namespace: string,
+    clientId: string,
+  ): Promise<{ name: string; state: ClientState } | undefined> {
     this.sealed.assertUnsealed();
     const row = await this.db
       .of()

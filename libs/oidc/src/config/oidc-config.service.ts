@@ -21,7 +21,12 @@ const CLIENT_SECRET_PREFIX = 'hvo_secret_';
 const CLIENT_SECRET_LENGTH = 64;
 
 /** The issuer of a provider's tokens: its explicit issuer or the API address, plus its path. */
-export function effectiveIssuer(provider: ProviderState, apiAddr: string, namespace: string, name: string): string {
+export function effectiveIssuer(
+  provider: ProviderState,
+  apiAddr: string,
+  namespace: string,
+  name: string,
+): string {
   const base = provider.issuer !== '' ? provider.issuer : apiAddr.replace(/\/+$/, '');
   return `${base}/v1/${namespace}identity/oidc/provider/${name}`;
 }
@@ -40,12 +45,17 @@ export class OidcConfigService {
 
   async writeProvider(req: RequestOf<C['providerWrite']>): Promise<ResponseOf<C['providerWrite']>> {
     const namespace = await this.ready(req);
-    const scopes = new Map((await this.resources.repo.all(namespace, 'scope')).map((s) => [s.name, s.state.template]));
+    const scopes = new Map(
+      (await this.resources.repo.all(namespace, 'scope')).map((s) => [s.name, s.state.template]),
+    );
     const warnings = await this.resources.write(
       { namespace, kind: 'provider', name: req.params.name },
       async (current) => {
         const { state, warnings } = decided(decideProvider(current, req.body, (scope) => scopes.get(scope)));
-        return Promise.resolve({ events: [{ type: 'OidcProviderWritten', data: { provider: state } }], result: warnings });
+        return Promise.resolve({
+          events: [{ type: 'OidcProviderWritten', data: { provider: state } }],
+          result: warnings,
+        });
       },
     );
     return { data: null, warnings };
@@ -70,7 +80,8 @@ export class OidcConfigService {
     const namespace = await this.ready(req);
     const filter = req.query['allowed_client_id'] ?? '';
     const providers = (await this.resources.repo.all(namespace, 'provider')).filter(
-      ({ state }) => filter === '' || state.allowedClientIds.includes('*') || state.allowedClientIds.includes(filter),
+      ({ state }) =>
+        filter === '' || state.allowedClientIds.includes('*') || state.allowedClientIds.includes(filter),
     );
     const keyInfo = Object.fromEntries(
       providers.map(({ name, state }) => [name, this.providerView(state, namespace, name)]),
@@ -91,7 +102,10 @@ export class OidcConfigService {
     const namespace = await this.ready(req);
     await this.resources.write({ namespace, kind: 'scope', name: req.params.name }, (current) => {
       const { state } = decided(decideScope(req.params.name, current, req.body));
-      return Promise.resolve({ events: [{ type: 'OidcScopeWritten', data: { scope: state } }], result: undefined });
+      return Promise.resolve({
+        events: [{ type: 'OidcScopeWritten', data: { scope: state } }],
+        result: undefined,
+      });
     });
     return {};
   }
@@ -125,7 +139,10 @@ export class OidcConfigService {
           generateSecret: () => CLIENT_SECRET_PREFIX + randomBase62(CLIENT_SECRET_LENGTH),
         }),
       );
-      return Promise.resolve({ events: [{ type: 'OidcClientWritten', data: { client: state } }], result: undefined });
+      return Promise.resolve({
+        events: [{ type: 'OidcClientWritten', data: { client: state } }],
+        result: undefined,
+      });
     });
     return {};
   }
@@ -179,7 +196,10 @@ export class OidcConfigService {
   }
 
   /** Names of a kind (LIST). */
-  async list(req: RequestOf<C['scopeList']>, kind: 'scope' | 'assignment'): Promise<ResponseOf<C['scopeList']>> {
+  async list(
+    req: RequestOf<C['scopeList']>,
+    kind: 'scope' | 'assignment',
+  ): Promise<ResponseOf<C['scopeList']>> {
     return { data: { keys: await this.resources.repo.names(await this.ready(req), kind) } };
   }
 

@@ -22,7 +22,12 @@ export const keyStateSchema = z.object({
   next: keyPairSchema,
   /** rotated-out public keys, in the JWKS until `expiresAtMs` */
   retired: z.array(
-    z.object({ kid: z.string(), alg: z.enum(SUPPORTED_ALGORITHMS), jwk: z.record(z.string(), z.string()), expiresAtMs: z.number().int() }),
+    z.object({
+      kid: z.string(),
+      alg: z.enum(SUPPORTED_ALGORITHMS),
+      jwk: z.record(z.string(), z.string()),
+      expiresAtMs: z.number().int(),
+    }),
   ),
 });
 export type KeyState = z.infer<typeof keyStateSchema>;
@@ -70,5 +75,9 @@ export const ALLOW_ALL_ASSIGNMENT = 'allow_all';
 export const OPENID_SCOPE = 'openid';
 export const DAY_SECONDS = 86_400;
 
-export const defaultProvider = (): ProviderState => ({ issuer: '', allowedClientIds: ['*'], scopesSupported: [] });
+export const defaultProvider = (): ProviderState => ({
+  issuer: '',
+  allowedClientIds: ['*'],
+  scopesSupported: [],
+});
 export const allowAllAssignment = (): AssignmentState => ({ entityIds: ['*'], groupIds: ['*'] });

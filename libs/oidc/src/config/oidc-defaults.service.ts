@@ -32,12 +32,20 @@ export class OidcDefaults {
       type: 'OidcProviderWritten',
       data: { provider: defaultProvider() },
     }));
-    await this.resources.createIfAbsent({ namespace, kind: 'assignment', name: ALLOW_ALL_ASSIGNMENT }, () => ({
-      type: 'OidcAssignmentWritten',
-      data: { assignment: allowAllAssignment() },
-    }));
+    await this.resources.createIfAbsent(
+      { namespace, kind: 'assignment', name: ALLOW_ALL_ASSIGNMENT },
+      () => ({
+        type: 'OidcAssignmentWritten',
+        data: { assignment: allowAllAssignment() },
+      }),
+    );
     await this.resources.createIfAbsent({ namespace, kind: 'key', name: DEFAULT_KEY_NAME }, () => {
-      const decision = decideKey(undefined, { allowed_client_ids: ['*'] }, this.runtime.clock().getTime(), []);
+      const decision = decideKey(
+        undefined,
+        { allowed_client_ids: ['*'] },
+        this.runtime.clock().getTime(),
+        [],
+      );
       if (!decision.ok) throw new Error(decision.error);
       return { type: 'OidcKeyWritten', data: { key: decision.state } };
     });

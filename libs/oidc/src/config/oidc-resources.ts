@@ -18,7 +18,11 @@ export class OidcResources {
     private readonly log: OidcConfigEventLog,
   ) {}
 
-  async get<K extends ResourceKindName>(namespace: string, kind: K, name: string): Promise<ResourceStates[K] | undefined> {
+  async get<K extends ResourceKindName>(
+    namespace: string,
+    kind: K,
+    name: string,
+  ): Promise<ResourceStates[K] | undefined> {
     return (await this.repo.get(namespace, kind, name))?.state ?? undefined;
   }
 

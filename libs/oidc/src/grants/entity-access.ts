@@ -41,7 +41,10 @@ export class EntityAccess {
   async assigned(namespace: string, entity: EntityFacts, assignments: readonly string[]): Promise<boolean> {
     if (assignments.includes(ALLOW_ALL_ASSIGNMENT)) return true;
     const found = await Promise.all(
-      assignments.map(async (name) => ({ name, state: await this.resources.get(namespace, 'assignment', name) })),
+      assignments.map(async (name) => ({
+        name,
+        state: await this.resources.get(namespace, 'assignment', name),
+      })),
     );
     return entityAssigned(entity, found);
   }

@@ -61,7 +61,11 @@ export class OidcCodeProjection implements Projection<CodeEvents, void, CodeRef>
             .set({ state: 'replayed', stream_version: version })
             .where('code_hash', '=', ref.codeHash)
             .execute();
-          await db.updateTable('access_tokens').set({ revoked: true }).where('code_hash', '=', ref.codeHash).execute();
+          await db
+            .updateTable('access_tokens')
+            .set({ revoked: true })
+            .where('code_hash', '=', ref.codeHash)
+            .execute();
           break;
       }
     }

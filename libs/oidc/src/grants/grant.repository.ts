@@ -5,7 +5,8 @@ import { SealedJson } from '../shared/sealed-json';
 import type { AccessGrant, CodeGrant } from './grant.state';
 
 /** Codes and access tokens are stored by their SHA-256 only (never in clear). */
-export const secretHash = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+export const secretHash = (secret: string): string =>
+  createHash('sha256').update(secret, 'utf8').digest('hex');
 
 export const codeAad = (codeHash: string): string => `oidc/code/${codeHash}`;
 export const accessAad = (tokenHash: string): string => `oidc/access-token/${tokenHash}`;
@@ -76,7 +77,13 @@ export class OidcGrantRepository {
       .deleteFrom('codes')
       .where('expires_ms', '<', beforeMs)
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('access_tokens').select('token_hash').whereRef('access_tokens.code_hash', '=', 'codes.code_hash'))),
+        not(
+          exists(
+            selectFrom('access_tokens')
+              .select('token_hash')
+              .whereRef('access_tokens.code_hash', '=', 'codes.code_hash'),
+          ),
+        ),
       )
       .executeTakeFirst();
     return Number(codes.numDeletedRows) + Number(tokens.numDeletedRows);

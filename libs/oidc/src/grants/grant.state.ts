@@ -22,7 +22,10 @@ export const codeGrantSchema = z.object({
 export type CodeGrant = z.infer<typeof codeGrantSchema>;
 
 /** What an access token grants (userinfo): kept sealed, keyed by the token's hash. */
-export type AccessGrant = Pick<CodeGrant, 'namespace' | 'provider' | 'clientId' | 'entityId' | 'scopes' | 'tokenRef'>;
+export type AccessGrant = Pick<
+  CodeGrant,
+  'namespace' | 'provider' | 'clientId' | 'entityId' | 'scopes' | 'tokenRef'
+>;
 
 /** Authorization codes live about five minutes (Vault's auth code cache). */
 export const CODE_TTL_MS = 5 * 60 * 1000;

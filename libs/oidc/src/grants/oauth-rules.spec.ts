@@ -13,7 +13,9 @@ import {
 describe('redirectUriAllowed (exact match only)', () => {
   const registered = ['https://app.example.com/callback', 'http://127.0.0.1:8250/oidc/callback'];
 
-  it.each(registered)('allows the registered %s', (uri) => expect(redirectUriAllowed(uri, registered)).toBe(true));
+  it.each(registered)('allows the registered %s', (uri) =>
+    expect(redirectUriAllowed(uri, registered)).toBe(true),
+  );
 
   it.each([
     ['trailing slash', 'https://app.example.com/callback/'],
@@ -42,7 +44,7 @@ describe('PKCE', () => {
     challenge = await calculatePKCECodeChallenge(verifier);
   });
 
-  it("computes the S256 challenge as a relying party does (oauth4webapi), plain as the verifier", () => {
+  it('computes the S256 challenge as a relying party does (oauth4webapi), plain as the verifier', () => {
     expect(codeChallengeOf(verifier, 'S256')).toBe(challenge);
     expect(codeChallengeOf(verifier, 'plain')).toBe(verifier);
   });
@@ -69,7 +71,10 @@ describe('client authentication and bearer headers', () => {
   it('URL-decodes the id and secret of client_secret_basic (RFC 6749 section 2.3.1)', () => {
     expect(basicCredentials(basic('my%20id:s%3Acret+x'))).toEqual({ id: 'my id', secret: 's:cret x' });
     expect(basicCredentials(basic('id:pa:ss'))).toEqual({ id: 'id', secret: 'pa:ss' });
-    expect(basicCredentials(`basic ${Buffer.from('a:b').toString('base64')}`)).toEqual({ id: 'a', secret: 'b' });
+    expect(basicCredentials(`basic ${Buffer.from('a:b').toString('base64')}`)).toEqual({
+      id: 'a',
+      secret: 'b',
+    });
   });
 
   it('answers undefined for other schemes and malformed values', () => {

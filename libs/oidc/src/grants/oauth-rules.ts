@@ -28,7 +28,8 @@ export function pkceVerified(verifier: string, challenge: string, method: Challe
 }
 
 /** RFC 7636: 43 to 128 characters of [A-Z a-z 0-9 - . _ ~] (Vault checks the length). */
-export const validChallenge = (challenge: string): boolean => challenge.length >= 43 && challenge.length <= 128;
+export const validChallenge = (challenge: string): boolean =>
+  challenge.length >= 43 && challenge.length <= 128;
 
 export function constantTimeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a, 'utf8');

@@ -18,7 +18,10 @@ describe('scopeClaims', () => {
   it('merges the claims of each scope, rendered for the entity', () => {
     const claims = scopeClaims(
       [
-        { scope: 'profile', template: '{"name": {{identity.entity.name}}, "email": {{identity.entity.metadata.email}}}' },
+        {
+          scope: 'profile',
+          template: '{"name": {{identity.entity.name}}, "email": {{identity.entity.metadata.email}}}',
+        },
         { scope: 'groups', template: '{"groups": {{identity.entity.groups.names}}}' },
       ],
       entity,
@@ -40,7 +43,10 @@ describe('scopeClaims', () => {
         entity,
         now,
       ),
-    ).toEqual({ ok: false, conflict: 'found scopes with conflicting top-level claim: claim "x" in scopes "b", "a"' });
+    ).toEqual({
+      ok: false,
+      conflict: 'found scopes with conflicting top-level claim: claim "x" in scopes "b", "a"',
+    });
   });
 
   it('never lets a template set the ID token claims, and skips what does not render', () => {

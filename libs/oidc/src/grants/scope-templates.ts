@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { OidcResources } from '../config/oidc-resources';
 
 /** The `namespace` claim: Vault puts the namespace id, "root" for the root namespace. */
-export const namespaceClaim = (namespace: string): string => (namespace === '' ? 'root' : namespace.replace(/\/$/, ''));
+export const namespaceClaim = (namespace: string): string =>
+  namespace === '' ? 'root' : namespace.replace(/\/$/, '');
 
 /** The templates of scopes, by name; a scope deleted since is simply ignored (OIDC Core 3.1.2.1). */
 @Injectable()

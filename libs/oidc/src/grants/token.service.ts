@@ -141,7 +141,8 @@ export class TokenService {
     // the Coffer token that authorized must still be alive: revoking it revokes the grant
     if (!(await this.access.tokenAlive(grant.tokenRef))) await refuse(400, 'invalid_grant', INVALID_GRANT);
     const entity = await this.access.facts(grant.entityId);
-    if (!entity) return refuse(400, 'invalid_request', 'identity entity associated with the request not found');
+    if (!entity)
+      return refuse(400, 'invalid_request', 'identity entity associated with the request not found');
     if (!(await this.access.assigned(namespace, entity, client.state.assignments)))
       await refuse(400, 'invalid_request', 'identity entity not authorized by client assignment');
     const claims = scopeClaims(await this.templates.of(namespace, grant.scopes), entity, new Date(now));

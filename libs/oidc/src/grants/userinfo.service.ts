@@ -29,7 +29,11 @@ export class UserinfoService {
     @Inject(OIDC_RUNTIME) private readonly runtime: Pick<ServiceRuntime, 'clock'>,
   ) {}
 
-  async userinfo(namespace: string, providerName: string, authorization: string | undefined): Promise<UserinfoAnswer> {
+  async userinfo(
+    namespace: string,
+    providerName: string,
+    authorization: string | undefined,
+  ): Promise<UserinfoAnswer> {
     await this.defaults.ensure(namespace);
     try {
       return await this.claims(namespace, providerName, authorization);
@@ -53,7 +57,8 @@ export class UserinfoService {
       return fail(401, 'invalid_token', 'access token is expired');
     const grant = stored.grant;
     if (grant.provider !== providerName) fail(401, 'invalid_token', 'access token is malformed or invalid');
-    if (!(await this.access.tokenAlive(grant.tokenRef))) fail(401, 'invalid_token', 'access token is expired');
+    if (!(await this.access.tokenAlive(grant.tokenRef)))
+      fail(401, 'invalid_token', 'access token is expired');
     const client = await this.resources.repo.clientById(namespace, grant.clientId);
     if (!client) return fail(403, 'access_denied', 'client not found');
     const entity = await this.access.facts(grant.entityId);

@@ -17,7 +17,11 @@ export class OidcKeyRotationSweep extends SweepJob {
     private readonly sealed: SealedJson,
     @Inject(OIDC_OPTIONS) options: OidcModuleOptions,
   ) {
-    super('OidcKeyRotation', 'OIDC key rotation', options.rotationCheckIntervalMs ?? DEFAULT_ROTATION_CHECK_INTERVAL_MS);
+    super(
+      'OidcKeyRotation',
+      'OIDC key rotation',
+      options.rotationCheckIntervalMs ?? DEFAULT_ROTATION_CHECK_INTERVAL_MS,
+    );
   }
 
   sweep(): Promise<number> {

@@ -31,7 +31,10 @@ export class OidcKeyService {
     await this.resources.write({ namespace, kind: 'key', name }, (current) => {
       const now = this.runtime.clock().getTime();
       const { state } = decided(decideKey(current, req.body, now, ttls, generateKeyPair, name));
-      return Promise.resolve({ events: [{ type: 'OidcKeyWritten', data: { key: state } }], result: undefined });
+      return Promise.resolve({
+        events: [{ type: 'OidcKeyWritten', data: { key: state } }],
+        result: undefined,
+      });
     });
     return {};
   }
@@ -76,7 +79,10 @@ export class OidcKeyService {
     await this.resources.write({ namespace, kind: 'key', name }, (current) => {
       if (!current) throw invalidRequest(`no named key found at ${JSON.stringify(name)}`);
       const rotated = this.rotated(current, req.body.verification_ttl);
-      return Promise.resolve({ events: [{ type: 'OidcKeyRotated', data: { key: rotated } }], result: undefined });
+      return Promise.resolve({
+        events: [{ type: 'OidcKeyRotated', data: { key: rotated } }],
+        result: undefined,
+      });
     });
     return {};
   }
@@ -94,7 +100,10 @@ export class OidcKeyService {
         if (!current || current.nextRotationMs > this.runtime.clock().getTime())
           return Promise.resolve({ events: [], result: false });
         const key = this.rotated(current);
-        return Promise.resolve({ events: [{ type: 'OidcKeyRotated' as const, data: { key } }], result: true });
+        return Promise.resolve({
+          events: [{ type: 'OidcKeyRotated' as const, data: { key } }],
+          result: true,
+        });
       });
       if (did) rotated += 1;
     }

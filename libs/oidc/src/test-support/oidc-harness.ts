@@ -58,7 +58,9 @@ export async function startOidcHarness(label: string, replicaCount = 1): Promise
     const db: DbHandle = createPgDb(database.url, { max: 4 });
     const transport = await connectNatsTransport({ servers: natsUrl(), subjectPrefix, name: 'oidc' });
     const client = await connectNatsTransport({ servers: natsUrl(), subjectPrefix, name: 'client' });
-    client.serve(coreEntityFacts, 'core-sys', ({ entityId }) => Promise.resolve(entities.get(entityId) ?? null));
+    client.serve(coreEntityFacts, 'core-sys', ({ entityId }) =>
+      Promise.resolve(entities.get(entityId) ?? null),
+    );
     client.serve(coreTokenAlive, 'core-sys', ({ tokenRefs }) =>
       Promise.resolve({ alive: tokenRefs.filter((ref) => liveTokens.has(ref)) }),
     );
@@ -66,7 +68,10 @@ export async function startOidcHarness(label: string, replicaCount = 1): Promise
       Promise.resolve({ createdAt: liveTokens.get(tokenRef) ?? null }),
     );
     const runtime = { db: db.db, schema: OIDC_SCHEMA, transport, cipher: barrier, clock: () => clock.now };
-    const module = OidcModule.register(runtime, { apiAddr: 'https://coffer.test', rotationCheckIntervalMs: 0 });
+    const module = OidcModule.register(runtime, {
+      apiAddr: 'https://coffer.test',
+      rotationCheckIntervalMs: 0,
+    });
     const app = await createServiceApp(module, transport, 'oidc', { logger: false });
     closers.unshift(
       () => app.close(),
@@ -114,9 +119,18 @@ export async function startOidcHarness(label: string, replicaCount = 1): Promise
     call: (contract, req, opts = {}) => {
       const replica = replicas[opts.replica ?? 0];
       if (!replica) throw new Error(`no replica ${opts.replica}`);
-      const payload = { operation: 'update', mount, path: '', params: {}, body: {}, query: {}, headers: {}, ...req };
+      const payload = {
+        operation: 'update',
+        mount,
+        path: '',
+        params: {},
+        body: {},
+        query: {},
+        headers: {},
+        ...req,
+      };
       const headers = encodeContext({ ...caller, ...opts.caller, requestId: randomUUID() });
-      return replica.client.request(contract, payload as never, { headers }) as Promise<ContractResponse<typeof contract>>;
+      return replica.client.request(contract, payload as never, { headers });
     },
     addReplica,
     close,
