@@ -50,12 +50,12 @@ export class OidcConfigService {
     );
     const warnings = await this.resources.write(
       { namespace, kind: 'provider', name: req.params.name },
-      async (current) => {
+      (current) => {
         const { state, warnings } = decided(decideProvider(current, req.body, (scope) => scopes.get(scope)));
-        return Promise.resolve({
+        return {
           events: [{ type: 'OidcProviderWritten', data: { provider: state } }],
           result: warnings,
-        });
+        };
       },
     );
     return { data: null, warnings };
@@ -102,10 +102,10 @@ export class OidcConfigService {
     const namespace = await this.ready(req);
     await this.resources.write({ namespace, kind: 'scope', name: req.params.name }, (current) => {
       const { state } = decided(decideScope(req.params.name, current, req.body));
-      return Promise.resolve({
+      return {
         events: [{ type: 'OidcScopeWritten', data: { scope: state } }],
         result: undefined,
-      });
+      };
     });
     return {};
   }
@@ -139,10 +139,10 @@ export class OidcConfigService {
           generateSecret: () => CLIENT_SECRET_PREFIX + randomBase62(CLIENT_SECRET_LENGTH),
         }),
       );
-      return Promise.resolve({
+      return {
         events: [{ type: 'OidcClientWritten', data: { client: state } }],
         result: undefined,
-      });
+      };
     });
     return {};
   }
@@ -169,10 +169,10 @@ export class OidcConfigService {
       throw invalidRequest(`modification of assignment ${JSON.stringify(ALLOW_ALL_ASSIGNMENT)} not allowed`);
     await this.resources.write({ namespace, kind: 'assignment', name: req.params.name }, (current) => {
       const { state } = decided(decideAssignment(current, req.body));
-      return Promise.resolve({
+      return {
         events: [{ type: 'OidcAssignmentWritten', data: { assignment: state } }],
         result: undefined,
-      });
+      };
     });
     return {};
   }
@@ -217,12 +217,10 @@ export class OidcConfigService {
     kind: 'provider' | 'scope' | 'client' | 'assignment' | 'key',
     name: string,
   ): Promise<void> {
-    await this.resources.write({ namespace, kind, name }, (current) =>
-      Promise.resolve({
-        events: current === undefined ? [] : [{ type: 'OidcResourceDeleted' as const, data: {} }],
-        result: undefined,
-      }),
-    );
+    await this.resources.write({ namespace, kind, name }, (current) => ({
+      events: current === undefined ? [] : [{ type: 'OidcResourceDeleted' as const, data: {} }],
+      result: undefined,
+    }));
   }
 
   private async ready(req: { mount: { namespace: string } }): Promise<string> {

@@ -32,7 +32,9 @@ export class OidcResources {
    */
   async write<K extends ResourceKindName, R>(
     ref: ResourceRef & { kind: K },
-    decide: (current: ResourceStates[K] | undefined) => Promise<{ events: OidcConfigEvent[]; result: R }>,
+    decide: (
+      current: ResourceStates[K] | undefined,
+    ) => { events: OidcConfigEvent[]; result: R } | Promise<{ events: OidcConfigEvent[]; result: R }>,
   ): Promise<R> {
     return retryOnConflict(async () => {
       const stored = await this.repo.get(ref.namespace, ref.kind, ref.name);

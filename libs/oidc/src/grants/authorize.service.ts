@@ -11,7 +11,7 @@ import { EntityAccess } from './entity-access';
 import { OidcCodeEventLog } from './grant.projection';
 import { secretHash } from './grant.repository';
 import { CODE_TTL_MS, type CodeGrant } from './grant.state';
-import { oauthError, OauthFailure, rawOk, type RawAnswer } from './oauth-response';
+import { oauthFail, oauthFlow, rawOk, type RawAnswer } from './oauth-response';
 import { parseScopes, redirectUriAllowed, validChallenge } from './oauth-rules';
 
 /** Vault's authorization codes: 32 base62 characters. */
@@ -42,16 +42,13 @@ export class AuthorizeService {
     caller: CallerContext,
   ): Promise<AuthorizeAnswer> {
     await this.defaults.ensure(namespace);
-    try {
+    return oauthFlow(async () => {
       const grant = await this.decide(namespace, provider, fields, caller);
       const code = randomBase62(CODE_LENGTH);
       const codeHash = secretHash(code);
       await this.codes.append({ codeHash, grant }, 0, [{ type: 'OidcCodeIssued', data: { grant } }]);
       return rawOk({ code, state: fields.state ?? '' });
-    } catch (error) {
-      if (error instanceof OauthFailure) return error.answer;
-      throw error;
-    }
+    });
   }
 
   private async decide(
@@ -61,9 +58,8 @@ export class AuthorizeService {
     caller: CallerContext,
   ): Promise<CodeGrant> {
     const state = f.state ?? '';
-    const fail = (error: string, description: string, withState = state): never => {
-      throw new OauthFailure(oauthError(400, error, description, withState));
-    };
+    const fail = (error: string, description: string, withState = state): never =>
+      oauthFail(400, error, description, withState);
     const clientId = f.client_id ?? '';
     if (clientId === '') fail('invalid_client_id', 'client_id parameter is required', '');
     const client = await this.resources.repo.clientById(namespace, clientId);

@@ -29,3 +29,18 @@ export class OauthFailure extends Error {
     super(answer.body.error);
   }
 }
+
+/** Answers an OAuth error at once from anywhere in a flow (see `oauthFlow`). */
+export function oauthFail(status: number, error: string, description: string, state?: string): never {
+  throw new OauthFailure(oauthError(status, error, description, state));
+}
+
+/** Runs a flow, answering the OAuth error it failed with, if any (other errors go on). */
+export async function oauthFlow<B>(run: () => Promise<RawAnswer<B>>): Promise<RawAnswer<B | OauthErrorBody>> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof OauthFailure) return error.answer;
+    throw error;
+  }
+}

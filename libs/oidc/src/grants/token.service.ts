@@ -10,7 +10,7 @@ import { hashClaim, signJwt } from '../keys/key-material';
 import { EntityAccess } from './entity-access';
 import { OidcCodeEventLog } from './grant.projection';
 import { OidcGrantRepository, secretHash, type StoredCode } from './grant.repository';
-import { oauthError, OauthFailure, rawOk, type RawAnswer } from './oauth-response';
+import { oauthFail, oauthFlow, rawOk, type RawAnswer } from './oauth-response';
 import { basicCredentials, constantTimeEqual, pkceVerified } from './oauth-rules';
 import { scopeClaims } from './scope-claims';
 import { namespaceClaim, ScopeTemplates } from './scope-templates';
@@ -50,12 +50,7 @@ export class TokenService {
     authorization: string | undefined,
   ): Promise<TokenAnswer> {
     await this.defaults.ensure(namespace);
-    try {
-      return await this.exchangeOrFail(namespace, providerName, body, authorization);
-    } catch (error) {
-      if (error instanceof OauthFailure) return error.answer;
-      throw error;
-    }
+    return oauthFlow(() => this.exchangeOrFail(namespace, providerName, body, authorization));
   }
 
   private async exchangeOrFail(
@@ -64,40 +59,39 @@ export class TokenService {
     body: OidcTokenBody,
     authorization: string | undefined,
   ): Promise<TokenAnswer> {
-    const fail = (status: number, error: string, description: string): never => {
-      throw new OauthFailure(oauthError(status, error, description));
-    };
     const provider = await this.resources.get(namespace, 'provider', providerName);
-    if (!provider) return fail(400, 'invalid_request', 'provider not found');
+    if (!provider) return oauthFail(400, 'invalid_request', 'provider not found');
 
     const basic = basicCredentials(authorization);
     const clientId = basic?.id ?? body.client_id ?? '';
     const clientSecret = basic?.secret ?? body.client_secret ?? '';
-    if (!basic && clientId === '') fail(400, 'invalid_request', 'client_id parameter is required');
+    if (!basic && clientId === '') oauthFail(400, 'invalid_request', 'client_id parameter is required');
     const client = await this.resources.repo.clientById(namespace, clientId);
     // a wrong secret and an unknown client are told apart by nobody
     if (!client || !constantTimeEqual(client.state.clientSecret, clientSecret))
-      return fail(401, 'invalid_client', 'client failed to authenticate');
+      return oauthFail(401, 'invalid_client', 'client failed to authenticate');
     if (!provider.allowedClientIds.includes('*') && !provider.allowedClientIds.includes(clientId))
-      fail(401, 'invalid_client', 'client is not authorized to use the provider');
+      oauthFail(401, 'invalid_client', 'client is not authorized to use the provider');
     const key = await this.resources.get(namespace, 'key', client.state.key);
-    if (!key) return fail(500, 'server_error', `client key ${JSON.stringify(client.state.key)} not found`);
+    if (!key)
+      return oauthFail(500, 'server_error', `client key ${JSON.stringify(client.state.key)} not found`);
     if (!key.allowedClientIds.includes('*') && !key.allowedClientIds.includes(clientId))
-      fail(401, 'invalid_client', 'client is not authorized to use the key');
+      oauthFail(401, 'invalid_client', 'client is not authorized to use the key');
     if (body.grant_type !== 'authorization_code')
-      fail(400, 'unsupported_grant_type', 'unsupported grant_type or parameter is empty value');
+      oauthFail(400, 'unsupported_grant_type', 'unsupported grant_type or parameter is empty value');
 
     const code = body.code ?? '';
-    if (code === '') fail(400, 'invalid_request', 'code parameter is required');
+    if (code === '') oauthFail(400, 'invalid_request', 'code parameter is required');
     const codeHash = secretHash(code);
     const stored = await this.grants.code(codeHash);
     const now = this.runtime.clock().getTime();
-    if (!stored || stored.grant.namespace !== namespace) return fail(400, 'invalid_grant', INVALID_GRANT);
+    if (!stored || stored.grant.namespace !== namespace)
+      return oauthFail(400, 'invalid_grant', INVALID_GRANT);
     if (stored.state !== 'issued') {
       await this.replayed(codeHash, stored);
-      return fail(400, 'invalid_grant', INVALID_GRANT);
+      return oauthFail(400, 'invalid_grant', INVALID_GRANT);
     }
-    if (stored.grant.expiresAtMs <= now) return fail(400, 'invalid_grant', INVALID_GRANT);
+    if (stored.grant.expiresAtMs <= now) return oauthFail(400, 'invalid_grant', INVALID_GRANT);
 
     // from here on the code is spent, whatever the outcome
     const spend = async (accessTokenHash: string | null, accessTokenExpiresAtMs: number): Promise<void> => {
@@ -110,12 +104,12 @@ export class TokenService {
         // another exchange of the same code won the race: this one is a replay
         const again = await this.grants.code(codeHash);
         if (again) await this.replayed(codeHash, again);
-        fail(400, 'invalid_grant', INVALID_GRANT);
+        oauthFail(400, 'invalid_grant', INVALID_GRANT);
       }
     };
     const refuse = async (status: number, error: string, description: string): Promise<never> => {
       await spend(null, now);
-      return fail(status, error, description);
+      return oauthFail(status, error, description);
     };
     const grant = stored.grant;
     if (grant.clientId !== clientId)

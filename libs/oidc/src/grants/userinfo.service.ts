@@ -6,7 +6,7 @@ import { OidcDefaults } from '../config/oidc-defaults.service';
 import { OidcResources } from '../config/oidc-resources';
 import { EntityAccess } from './entity-access';
 import { OidcGrantRepository, secretHash } from './grant.repository';
-import { oauthError, OauthFailure, rawOk, type RawAnswer } from './oauth-response';
+import { oauthFail, oauthFlow, rawOk, type RawAnswer } from './oauth-response';
 import { bearerToken } from './oauth-rules';
 import { scopeClaims } from './scope-claims';
 import { ScopeTemplates } from './scope-templates';
@@ -35,42 +35,36 @@ export class UserinfoService {
     authorization: string | undefined,
   ): Promise<UserinfoAnswer> {
     await this.defaults.ensure(namespace);
-    try {
-      return await this.claims(namespace, providerName, authorization);
-    } catch (error) {
-      if (error instanceof OauthFailure) return error.answer;
-      throw error;
-    }
+    return oauthFlow(() => this.claims(namespace, providerName, authorization));
   }
 
   private async claims(namespace: string, providerName: string, authorization: string | undefined) {
-    const fail = (status: number, error: string, description: string): never => {
-      throw new OauthFailure(oauthError(status, error, description));
-    };
     const provider = await this.resources.get(namespace, 'provider', providerName);
-    if (!provider) return fail(400, 'invalid_request', 'provider not found');
+    if (!provider) return oauthFail(400, 'invalid_request', 'provider not found');
     const token = bearerToken(authorization);
-    if (!token) return fail(401, 'invalid_token', 'access token must be sent as a Bearer token');
+    if (!token) return oauthFail(401, 'invalid_token', 'access token must be sent as a Bearer token');
     const stored = await this.grants.accessToken(secretHash(token));
     const now = this.runtime.clock().getTime();
     if (!stored || stored.revoked || stored.expiresAtMs <= now || stored.grant.namespace !== namespace)
-      return fail(401, 'invalid_token', 'access token is expired');
+      return oauthFail(401, 'invalid_token', 'access token is expired');
     const grant = stored.grant;
-    if (grant.provider !== providerName) fail(401, 'invalid_token', 'access token is malformed or invalid');
+    if (grant.provider !== providerName)
+      oauthFail(401, 'invalid_token', 'access token is malformed or invalid');
     if (!(await this.access.tokenAlive(grant.tokenRef)))
-      fail(401, 'invalid_token', 'access token is expired');
+      oauthFail(401, 'invalid_token', 'access token is expired');
     const client = await this.resources.repo.clientById(namespace, grant.clientId);
-    if (!client) return fail(403, 'access_denied', 'client not found');
+    if (!client) return oauthFail(403, 'access_denied', 'client not found');
     const entity = await this.access.facts(grant.entityId);
-    if (!entity) return fail(403, 'access_denied', 'identity entity associated with the request not found');
+    if (!entity)
+      return oauthFail(403, 'access_denied', 'identity entity associated with the request not found');
     if (!(await this.access.assigned(namespace, entity, client.state.assignments)))
-      fail(403, 'access_denied', 'identity entity not authorized by client assignment');
+      oauthFail(403, 'access_denied', 'identity entity not authorized by client assignment');
     if (!provider.allowedClientIds.includes('*') && !provider.allowedClientIds.includes(grant.clientId))
-      fail(403, 'access_denied', 'client is not authorized to use the provider');
+      oauthFail(403, 'access_denied', 'client is not authorized to use the provider');
     // scopes the provider no longer offers are ignored
     const scopes = grant.scopes.filter((s) => provider.scopesSupported.includes(s));
     const claims = scopeClaims(await this.templates.of(namespace, scopes), entity, new Date(now));
-    if (!claims.ok) return fail(400, 'invalid_request', claims.conflict);
+    if (!claims.ok) return oauthFail(400, 'invalid_request', claims.conflict);
     return rawOk({ ...claims.claims, sub: entity.id });
   }
 }

@@ -31,10 +31,10 @@ export class OidcKeyService {
     await this.resources.write({ namespace, kind: 'key', name }, (current) => {
       const now = this.runtime.clock().getTime();
       const { state } = decided(decideKey(current, req.body, now, ttls, generateKeyPair, name));
-      return Promise.resolve({
+      return {
         events: [{ type: 'OidcKeyWritten', data: { key: state } }],
         result: undefined,
-      });
+      };
     });
     return {};
   }
@@ -79,10 +79,10 @@ export class OidcKeyService {
     await this.resources.write({ namespace, kind: 'key', name }, (current) => {
       if (!current) throw invalidRequest(`no named key found at ${JSON.stringify(name)}`);
       const rotated = this.rotated(current, req.body.verification_ttl);
-      return Promise.resolve({
+      return {
         events: [{ type: 'OidcKeyRotated', data: { key: rotated } }],
         result: undefined,
-      });
+      };
     });
     return {};
   }
@@ -98,12 +98,12 @@ export class OidcKeyService {
     for (const { namespace, name } of due) {
       const did = await this.resources.write({ namespace, kind: 'key', name }, (current) => {
         if (!current || current.nextRotationMs > this.runtime.clock().getTime())
-          return Promise.resolve({ events: [], result: false });
+          return { events: [], result: false };
         const key = this.rotated(current);
-        return Promise.resolve({
+        return {
           events: [{ type: 'OidcKeyRotated' as const, data: { key } }],
           result: true,
-        });
+        };
       });
       if (did) rotated += 1;
     }
