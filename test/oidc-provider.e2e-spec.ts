@@ -183,6 +183,7 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
         `identity/oidc/provider/${provider}/.well-known/openid-configuration`,
       );
       expect(disc.status).toBe(200);
+      expect(disc.headers.get('cache-control')).toBe('max-age=3600');
       const issuer = issuerOf(provider);
       expect(disc.body).toEqual({
         issuer,
@@ -438,6 +439,9 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
       const revoked = await userinfo(target.anon, provider, res.body.access_token);
       expect(revoked.status).toBe(401);
       expect(revoked.body.error).toBe('invalid_token');
+      expect(revoked.headers.get('www-authenticate')).toBe(
+        'Bearer error="invalid_token",error_description="access token is expired"',
+      );
     });
 
     it('refuses a code presented by another client (and spends it)', async () => {
@@ -504,6 +508,8 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
         error: 'invalid_client',
         error_description: 'client failed to authenticate',
       });
+      expect(wrong.headers.get('www-authenticate')).toBe('Basic');
+      expect(wrong.headers.get('pragma')).toBe('no-cache');
     });
 
     it('stops honouring access tokens once the Coffer token they came from is revoked', async () => {

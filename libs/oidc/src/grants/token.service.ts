@@ -10,7 +10,7 @@ import { hashClaim, signJwt } from '../keys/key-material';
 import { EntityAccess } from './entity-access';
 import { OidcCodeEventLog } from './grant.projection';
 import { OidcGrantRepository, secretHash, type StoredCode } from './grant.repository';
-import { oauthFail, oauthFlow, rawOk, type RawAnswer } from './oauth-response';
+import { oauthFail, oauthFlow, rawOk, tokenHeaders, type RawAnswer } from './oauth-response';
 import { basicCredentials, constantTimeEqual, pkceVerified } from './oauth-rules';
 import { scopeClaims } from './scope-claims';
 import { namespaceClaim, ScopeTemplates } from './scope-templates';
@@ -50,7 +50,9 @@ export class TokenService {
     authorization: string | undefined,
   ): Promise<TokenAnswer> {
     await this.defaults.ensure(namespace);
-    return oauthFlow(() => this.exchangeOrFail(namespace, providerName, body, authorization));
+    return tokenHeaders(
+      await oauthFlow(() => this.exchangeOrFail(namespace, providerName, body, authorization)),
+    );
   }
 
   private async exchangeOrFail(

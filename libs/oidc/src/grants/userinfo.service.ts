@@ -6,7 +6,7 @@ import { OidcDefaults } from '../config/oidc-defaults.service';
 import { OidcResources } from '../config/oidc-resources';
 import { EntityAccess } from './entity-access';
 import { OidcGrantRepository, secretHash } from './grant.repository';
-import { oauthFail, oauthFlow, rawOk, type RawAnswer } from './oauth-response';
+import { oauthFail, oauthFlow, rawOk, userinfoHeaders, type RawAnswer } from './oauth-response';
 import { bearerToken } from './oauth-rules';
 import { scopeClaims } from './scope-claims';
 import { ScopeTemplates } from './scope-templates';
@@ -35,7 +35,7 @@ export class UserinfoService {
     authorization: string | undefined,
   ): Promise<UserinfoAnswer> {
     await this.defaults.ensure(namespace);
-    return oauthFlow(() => this.claims(namespace, providerName, authorization));
+    return userinfoHeaders(await oauthFlow(() => this.claims(namespace, providerName, authorization)));
   }
 
   private async claims(namespace: string, providerName: string, authorization: string | undefined) {

@@ -8,7 +8,7 @@ import { OidcDefaults } from '../config/oidc-defaults.service';
 import { OidcResources } from '../config/oidc-resources';
 import { publicJwk, SUPPORTED_ALGORITHMS } from './key-material';
 
-type Raw<B> = { kind: 'raw'; status: number; body: B } | { data: null };
+type Raw<B> = { kind: 'raw'; status: number; body: B; headers?: Record<string, string> } | { data: null };
 
 /** The discovery document and the JWKS of a provider (both need no token). */
 @Injectable()
@@ -28,6 +28,8 @@ export class DiscoveryService {
     return {
       kind: 'raw',
       status: 200,
+      // as Vault: clients may cache the document for an hour
+      headers: { 'cache-control': 'max-age=3600' },
       body: {
         issuer,
         jwks_uri: `${issuer}/.well-known/keys`,
