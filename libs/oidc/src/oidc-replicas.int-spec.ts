@@ -53,6 +53,54 @@ describe('oidc replicas (Postgres + NATS)', () => {
     expect(await keyEvents()).toEqual(['OidcKeyWritten', 'OidcKeyRotated', 'OidcKeyRotated']);
   });
 
+  it('admits members of an assignment group, and enforces max_age on the token creation time', async () => {
+    h.entities.set('e-2', {
+      id: 'e-2',
+      name: 'bob',
+      metadata: {},
+      aliases: [],
+      groups: [{ id: 'g-1', name: 'eng' }],
+    });
+    h.liveTokens.set('tok-old', h.clock.now.getTime() - 3_600_000);
+    await h.call(c.assignmentWrite, { params: { name: 'eng' }, body: { group_ids: 'G-1' } });
+    await h.call(c.clientWrite, {
+      params: { name: 'eng-app' },
+      body: { key: 'k', redirect_uris: REDIRECT, assignments: 'eng', id_token_ttl: 60 },
+    });
+    const engId = String((await h.call(c.clientRead, { params: { name: 'eng-app' } })).data?.['client_id']);
+    const authorize = (caller: { entityId: string; tokenRef: string }, extra: object = {}) =>
+      h.call(
+        c.authorizePost,
+        {
+          params: { name: 'default' },
+          body: {
+            client_id: engId,
+            redirect_uri: REDIRECT,
+            response_type: 'code',
+            scope: 'openid',
+            state: 's',
+            nonce: 'n',
+            ...extra,
+          },
+        },
+        { caller },
+      );
+    expect((await authorize({ entityId: 'e-2', tokenRef: 'tok-old' })).status).toBe(200);
+    expect((await authorize({ entityId: 'e-1', tokenRef: 'tok-1' })).body).toMatchObject({
+      error: 'access_denied',
+    });
+    expect((await authorize({ entityId: 'e-2', tokenRef: 'tok-old' }, { max_age: 60 })).body).toEqual({
+      error: 'max_age_violation',
+      error_description: 'active re-authentication is required by max_age',
+      state: 's',
+    });
+    expect((await authorize({ entityId: 'e-2', tokenRef: 'tok-old' }, { max_age: 7200 })).status).toBe(200);
+    expect((await authorize({ entityId: 'e-2', tokenRef: 'gone' })).body).toMatchObject({
+      error: 'access_denied',
+      error_description: 'token associated with request not found',
+    });
+  });
+
   it('lets one of two concurrent exchanges of a code win, and the replay revokes its token', async () => {
     const caller = { entityId: 'e-1', tokenRef: 'tok-1', root: false, policies: ['default'] };
     const auth = await h.call(
