@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as client from 'openid-client';
 import * as oauth from 'oauth4webapi';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
@@ -244,7 +245,11 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
       const claims = tokens.claims();
       expect(claims).toMatchObject({ sub: entityId, aud: app.clientId, iss: issuerOf(provider), nonce });
       expect(claims?.auth_time).toEqual(expect.any(Number));
-      expect(claims?.at_hash).toEqual(expect.any(String));
+      // ES256: the left half of SHA-256 of the access token and of the code
+      const half = (v: string) =>
+        createHash('sha256').update(v).digest().subarray(0, 16).toString('base64url');
+      expect(claims?.at_hash).toBe(half(tokens.access_token));
+      expect(claims?.c_hash).toBe(half(code));
       expect(claims?.['contact']).toEqual({ email: 'alice@example.com', phone_number: '555-0100' });
       expect(tokens.expires_in).toBe(86400);
       const info = await client.fetchUserInfo(config, tokens.access_token, entityId);
@@ -528,6 +533,16 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
       });
       expect(res.status).toBe(200);
       expect((await userinfo(target.anon, provider, res.body.access_token)).status).toBe(200);
+      // userinfo answers POST too (form-encoded, the token still in the header)
+      const posted = await target.anon.request('POST', `identity/oidc/provider/${provider}/userinfo`, {
+        raw: '',
+        headers: {
+          authorization: `Bearer ${res.body.access_token}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        anonymous: true,
+      });
+      expect(posted.body).toMatchObject({ sub: expect.any(String) });
       await ok(root.post('auth/token/revoke', { token }));
       expect((await userinfo(target.anon, provider, res.body.access_token)).status).toBe(401);
     });

@@ -138,6 +138,37 @@ describe('oidc replicas (Postgres + NATS)', () => {
       error_description: 'authorization grant is invalid or expired',
     });
     const token = (won[0]!.body as { access_token: string }).access_token;
+    // a code left unused past its five minutes is refused
+    const late = await h.call(
+      c.authorizePost,
+      {
+        params: { name: 'default' },
+        body: {
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+          response_type: 'code',
+          scope: 'openid',
+          state: 's',
+          nonce: 'n',
+        },
+      },
+      { caller },
+    );
+    h.clock.now = new Date(h.clock.now.getTime() + 5 * 60_000 + 1);
+    h.liveTokens.set('tok-1', h.clock.now.getTime());
+    const expired = await h.call(c.token, {
+      params: { name: 'default' },
+      body: {
+        grant_type: 'authorization_code',
+        code: (late.body as { code: string }).code,
+        redirect_uri: REDIRECT,
+      },
+      headers: { authorization: basic },
+    });
+    expect(expired.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'authorization grant is invalid or expired',
+    });
     const info = await h.call(c.userinfo, {
       params: { name: 'default' },
       headers: { authorization: `Bearer ${token}` },
