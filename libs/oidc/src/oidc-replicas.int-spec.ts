@@ -39,6 +39,25 @@ describe('oidc replicas (Postgres + NATS)', () => {
       )
     ).rows.map((r) => r.type);
 
+  /** authorize as an entity (its Coffer token's ref) for a client of the default provider */
+  const authorizeAs = (caller: { entityId: string; tokenRef: string }, client: string, extra: object = {}) =>
+    h.call(
+      c.authorizePost,
+      {
+        params: { name: 'default' },
+        body: {
+          client_id: client,
+          redirect_uri: REDIRECT,
+          response_type: 'code',
+          scope: 'openid',
+          state: 's',
+          nonce: 'n',
+          ...extra,
+        },
+      },
+      { caller },
+    );
+
   it('rotates a due key once although every replica checks, and keeps the schedule across restarts', async () => {
     const keys = (i: number) => h.replicas[i]!.app.get(OidcKeyService);
     expect(await keys(0).rotateDue()).toBe(0);
@@ -69,22 +88,7 @@ describe('oidc replicas (Postgres + NATS)', () => {
     });
     const engId = String((await h.call(c.clientRead, { params: { name: 'eng-app' } })).data?.['client_id']);
     const authorize = (caller: { entityId: string; tokenRef: string }, extra: object = {}) =>
-      h.call(
-        c.authorizePost,
-        {
-          params: { name: 'default' },
-          body: {
-            client_id: engId,
-            redirect_uri: REDIRECT,
-            response_type: 'code',
-            scope: 'openid',
-            state: 's',
-            nonce: 'n',
-            ...extra,
-          },
-        },
-        { caller },
-      );
+      authorizeAs(caller, engId, extra);
     expect((await authorize({ entityId: 'e-2', tokenRef: 'tok-old' })).status).toBe(200);
     expect((await authorize({ entityId: 'e-1', tokenRef: 'tok-1' })).body).toMatchObject({
       error: 'access_denied',
@@ -103,21 +107,7 @@ describe('oidc replicas (Postgres + NATS)', () => {
 
   it('lets one of two concurrent exchanges of a code win, and the replay revokes its token', async () => {
     const caller = { entityId: 'e-1', tokenRef: 'tok-1', root: false, policies: ['default'] };
-    const auth = await h.call(
-      c.authorizePost,
-      {
-        params: { name: 'default' },
-        body: {
-          client_id: clientId,
-          redirect_uri: REDIRECT,
-          response_type: 'code',
-          scope: 'openid',
-          state: 's',
-          nonce: 'n',
-        },
-      },
-      { caller },
-    );
+    const auth = await authorizeAs(caller, clientId);
     const code = (auth.body as { code: string }).code;
     const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
     const exchange = (replica: number) =>
@@ -139,21 +129,7 @@ describe('oidc replicas (Postgres + NATS)', () => {
     });
     const token = (won[0]!.body as { access_token: string }).access_token;
     // a code left unused past its five minutes is refused
-    const late = await h.call(
-      c.authorizePost,
-      {
-        params: { name: 'default' },
-        body: {
-          client_id: clientId,
-          redirect_uri: REDIRECT,
-          response_type: 'code',
-          scope: 'openid',
-          state: 's',
-          nonce: 'n',
-        },
-      },
-      { caller },
-    );
+    const late = await authorizeAs(caller, clientId);
     h.clock.now = new Date(h.clock.now.getTime() + 5 * 60_000 + 1);
     h.liveTokens.set('tok-1', h.clock.now.getTime());
     const expired = await h.call(c.token, {
