@@ -83,6 +83,17 @@ describe.each(TARGETS)('%s: OIDC provider', (kind) => {
       expect((await f.root.get('identity/oidc/scope/bad')).status).toBe(404);
     });
 
+    it('documents the OIDC routes in the identity mount help and OpenAPI', async () => {
+      const help = await f.root.get('identity/oidc', { query: { help: 1 } });
+      expect(help.status).toBe(200);
+      expect(help.body.help).toContain('needs no token');
+      const writes = Object.values(help.body.openapi.paths as Record<string, { post?: unknown }>).filter(
+        (p) => p.post,
+      );
+      expect(writes.length).toBeGreaterThan(5);
+      expect((await f.root.get('identity/entity', { query: { help: 1 } })).status).toBe(200);
+    });
+
     it('serves discovery and keys without a token', async () => {
       const disc = await f.target.anon.get(
         `identity/oidc/provider/${f.provider}/.well-known/openid-configuration`,
