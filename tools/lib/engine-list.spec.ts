@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PLANNED_MOUNT_TYPES, tableContracts } from '@coffer/contracts';
 import { ENGINES, MOUNT_CATALOGUE, routeTableFor, serviceForMountType } from '@coffer/engines';
+import { serviceOf } from '@coffer/transport';
 import { ENGINE_MANIFEST_FILE, renderEngineManifests } from './k8s-manifests';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -57,7 +58,12 @@ describe('ENGINES', () => {
         const table = routeTableFor({ type, options: {} });
         const own = table?.routes.filter((route) => route.service === name) ?? [];
         expect(own.length).toBeGreaterThan(0);
-        for (const route of own) expect(Object.keys(route.operations).length).toBeGreaterThan(0);
+        for (const route of own) {
+          const operations = Object.values(route.operations);
+          expect(operations.length).toBeGreaterThan(0);
+          // the transport names the service of a subject in "no running replica" and time-outs
+          for (const op of operations) expect(serviceOf(op.contract.subject)).toBe(name);
+        }
       }
     },
   );
