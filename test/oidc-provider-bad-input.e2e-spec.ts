@@ -5,13 +5,16 @@ import {
   OIDC_REDIRECT as REDIRECT,
   pkcePair,
   setUpOidc,
+  startCluster,
   startTarget,
   START_TIMEOUT_MS,
   TARGETS,
   uniq,
   userinfo,
+  type Cluster,
   type OidcFixture,
 } from './support';
+import { waitFor } from '@coffer/testing';
 
 jest.setTimeout(120_000);
 
@@ -223,5 +226,30 @@ describe.each(TARGETS)('%s: OIDC provider bad input', (kind) => {
       await ok(f.root.post('auth/token/revoke', { token }));
       expect((await userinfo(f.target.anon, f.provider, res.body.access_token)).status).toBe(401);
     });
+  });
+});
+
+describe('cluster: identity/ without a running oidc replica', () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster({ label: 'oidc-down' });
+  }, START_TIMEOUT_MS);
+  afterAll(() => cluster?.stop());
+
+  it('answers 503 naming the oidc service for its routes, while core-sys serves the rest of identity/', async () => {
+    for (const replica of cluster.processes.services['oidc'] ?? []) {
+      replica.kill('SIGKILL');
+      await replica.exited;
+    }
+    const discovery = 'identity/oidc/provider/default/.well-known/openid-configuration';
+    await waitFor(async () => (await cluster.client.get(discovery)).status === 503, {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      message: 'waiting for the oidc replicas to be gone',
+    });
+    expect((await cluster.client.get(discovery)).body).toEqual({
+      errors: ['no running replica of the "oidc" service'],
+    });
+    expect((await cluster.client.list('identity/entity/id')).status).not.toBe(503);
   });
 });
