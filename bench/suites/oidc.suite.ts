@@ -63,7 +63,9 @@ export const oidcSuite: BenchSuite = {
       nonce: 'bench-nonce',
     });
     const codes: string[] = [];
-    const authorize = await runScenario(target, shape, log, 'OIDC authorize (code issued)', {
+    // twice as long as the exchange scenario: the exchanges must not run out of unspent codes
+    const pool = { ...shape, durationSeconds: shape.durationSeconds * 2 };
+    const authorize = await runScenario(target, pool, log, 'OIDC authorize (code issued)', {
       method: 'POST',
       body: authorizeBody,
       headers: { 'x-vault-token': bench.userToken },
