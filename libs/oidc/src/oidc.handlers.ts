@@ -5,7 +5,7 @@ import { oidcContracts as c } from '@coffer/contracts/oidc';
 import { Caller, Handles } from '@coffer/transport';
 import { OidcConfigService } from './config/oidc-config.service';
 import { AuthorizeService } from './grants/authorize.service';
-import { TokenService } from './grants/token.service';
+import { TokenExchangeService } from './grants/token-exchange.service';
 import { UserinfoService } from './grants/userinfo.service';
 import { DiscoveryService } from './keys/discovery.service';
 import { OidcKeyService } from './keys/oidc-key.service';
@@ -140,7 +140,7 @@ export class OidcProviderHandlers {
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly authorizer: AuthorizeService,
-    private readonly tokens: TokenService,
+    private readonly tokens: TokenExchangeService,
     private readonly userinfos: UserinfoService,
   ) {}
 

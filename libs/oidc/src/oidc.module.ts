@@ -10,13 +10,13 @@ import { AuthorizeService } from './grants/authorize.service';
 import { EntityAccess } from './grants/entity-access';
 import { OIDC_CODE_LOG } from './grants/grant.events';
 import { OidcCodeEventLog, OidcCodeProjection } from './grants/grant.projection';
-import { GrantPurgeSweep } from './grants/grant-purge.sweep';
+import { GrantPurgeSweep } from './grants/grant-purge-sweeper';
 import { OidcGrantRepository } from './grants/grant.repository';
 import { ScopeTemplates } from './grants/scope-templates';
-import { TokenService } from './grants/token.service';
+import { TokenExchangeService } from './grants/token-exchange.service';
 import { UserinfoService } from './grants/userinfo.service';
 import { DiscoveryService } from './keys/discovery.service';
-import { OidcKeyRotationSweep } from './keys/oidc-key-rotation.sweep';
+import { OidcKeyRotationSweep } from './keys/key-rotation-sweeper';
 import { OidcKeyService } from './keys/oidc-key.service';
 import { OIDC_EVENT_STORE, OIDC_OPTIONS, OIDC_RUNTIME, type OidcModuleOptions } from './oidc.di';
 import { OIDC_LOGS } from './oidc.events';
@@ -54,7 +54,7 @@ export class OidcModule {
         EntityAccess,
         ScopeTemplates,
         AuthorizeService,
-        TokenService,
+        TokenExchangeService,
         UserinfoService,
         GrantPurgeSweep,
       ],

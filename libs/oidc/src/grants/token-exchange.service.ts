@@ -31,7 +31,7 @@ const INVALID_GRANT = 'authorization grant is invalid or expired';
  * presented again revokes the access token it gave.
  */
 @Injectable()
-export class TokenService {
+export class TokenExchangeService {
   constructor(
     private readonly resources: OidcResources,
     private readonly defaults: OidcDefaults,
