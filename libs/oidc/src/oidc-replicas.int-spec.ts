@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { oidcContracts as c } from '@coffer/contracts/oidc';
+import { GrantPurgeSweeper } from './grants/grant-purge-sweeper';
 import { OidcKeyService } from './keys/oidc-key.service';
 import { startOidcHarness, type OidcHarness } from './test-support/oidc-harness';
 
@@ -164,5 +165,23 @@ describe('oidc replicas (Postgres + NATS)', () => {
     for (const secret of [clientSecret, code, token, createHash('sha256').update(code).digest('base64url')])
       expect(dump).not.toContain(secret);
     expect(dump).not.toMatch(/"d":"/);
+  });
+
+  it('purges expired codes and access tokens from the read model, keeping codes a live token came from', async () => {
+    const rows = async () =>
+      (
+        await sql<{ codes: number; tokens: number }>`
+          select (select count(*) from oidc.codes)::int as codes,
+                 (select count(*) from oidc.access_tokens)::int as tokens`.execute(h.database.db)
+      ).rows[0];
+    const before = await rows();
+    expect(before?.tokens).toBeGreaterThan(0);
+    const purge = h.replicas[0]!.app.get(GrantPurgeSweeper);
+    // codes are expired by now, but their access tokens (24h) are not: nothing goes but unused codes
+    await purge.sweep();
+    expect((await rows())?.tokens).toBe(before?.tokens);
+    h.clock.now = new Date(h.clock.now.getTime() + 86_400_000 + 1);
+    expect(await purge.sweep()).toBeGreaterThan(0);
+    expect(await rows()).toEqual({ codes: 0, tokens: 0 });
   });
 });

@@ -10,13 +10,13 @@ import { AuthorizeService } from './grants/authorize.service';
 import { EntityAccess } from './grants/entity-access';
 import { OIDC_CODE_LOG } from './grants/grant.events';
 import { OidcCodeEventLog, OidcCodeProjection } from './grants/grant.projection';
-import { GrantPurgeSweep } from './grants/grant-purge-sweeper';
+import { GrantPurgeSweeper } from './grants/grant-purge-sweeper';
 import { OidcGrantRepository } from './grants/grant.repository';
 import { ScopeTemplates } from './grants/scope-templates';
 import { TokenExchangeService } from './grants/token-exchange.service';
 import { UserinfoService } from './grants/userinfo.service';
 import { DiscoveryService } from './keys/discovery.service';
-import { OidcKeyRotationSweep } from './keys/key-rotation-sweeper';
+import { OidcKeyRotationSweeper } from './keys/key-rotation-sweeper';
 import { OidcKeyService } from './keys/oidc-key.service';
 import { OIDC_EVENT_STORE, OIDC_OPTIONS, OIDC_RUNTIME, type OidcModuleOptions } from './oidc.di';
 import { OIDC_LOGS } from './oidc.events';
@@ -46,7 +46,7 @@ export class OidcModule {
         OidcDefaults,
         OidcConfigService,
         OidcKeyService,
-        OidcKeyRotationSweep,
+        OidcKeyRotationSweeper,
         DiscoveryService,
         OidcGrantRepository,
         OidcCodeProjection,
@@ -56,7 +56,7 @@ export class OidcModule {
         AuthorizeService,
         TokenExchangeService,
         UserinfoService,
-        GrantPurgeSweep,
+        GrantPurgeSweeper,
       ],
       controllers: [OidcConfigHandlers, OidcProviderHandlers],
     };

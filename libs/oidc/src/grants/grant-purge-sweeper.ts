@@ -8,7 +8,7 @@ const PURGE_INTERVAL_MS = 60_000;
 
 /** Drops expired codes and access tokens from the read model (any replica; deletes are idempotent). */
 @Injectable()
-export class GrantPurgeSweep extends SweepJob {
+export class GrantPurgeSweeper extends SweepJob {
   constructor(
     private readonly grants: OidcGrantRepository,
     @Inject(OIDC_RUNTIME) private readonly runtime: Pick<ServiceRuntime, 'clock'>,

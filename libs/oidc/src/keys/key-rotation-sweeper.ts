@@ -11,7 +11,7 @@ export const DEFAULT_ROTATION_CHECK_INTERVAL_MS = 10_000;
  * it survives restarts, and the event store's optimistic concurrency lets one replica win.
  */
 @Injectable()
-export class OidcKeyRotationSweep extends SweepJob {
+export class OidcKeyRotationSweeper extends SweepJob {
   constructor(
     private readonly keys: OidcKeyService,
     private readonly sealed: SealedJson,
