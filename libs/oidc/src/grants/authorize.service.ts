@@ -73,9 +73,10 @@ export class AuthorizeService {
     if (!provider) return fail('invalid_request', 'provider not found');
     if (!provider.allowedClientIds.includes('*') && !provider.allowedClientIds.includes(clientId))
       fail('unauthorized_client', 'client is not authorized to use the provider');
-    if (f.request !== undefined) fail('request_not_supported', 'request parameter is not supported');
+    // as Vault: these two answer without the state
+    if (f.request !== undefined) fail('request_not_supported', 'request parameter is not supported', '');
     if (f.request_uri !== undefined)
-      fail('request_uri_not_supported', 'request_uri parameter is not supported');
+      fail('request_uri_not_supported', 'request_uri parameter is not supported', '');
 
     const requested = parseScopes(f.scope ?? '');
     if (!requested.includes(OPENID_SCOPE))
