@@ -62,14 +62,17 @@ export class AuthorizeService {
       oauthFail(400, error, description, withState);
     const clientId = f.client_id ?? '';
     if (clientId === '') fail('invalid_client_id', 'client_id parameter is required', '');
-    const client = await this.resources.repo.clientById(namespace, clientId);
+    // independent reads at once; the checks below keep Vault's order
+    const [client, provider] = await Promise.all([
+      this.resources.repo.clientById(namespace, clientId),
+      this.resources.get(namespace, 'provider', providerName),
+    ]);
     if (!client) return fail('invalid_client_id', 'client with client_id not found', '');
     const redirectUri = f.redirect_uri ?? '';
     if (redirectUri === '') fail('invalid_request', 'redirect_uri parameter is required', '');
     if (!redirectUriAllowed(redirectUri, client.state.redirectUris))
       fail('invalid_redirect_uri', 'redirect_uri is not allowed for the client', '');
 
-    const provider = await this.resources.get(namespace, 'provider', providerName);
     if (!provider) return fail('invalid_request', 'provider not found');
     if (!provider.allowedClientIds.includes('*') && !provider.allowedClientIds.includes(clientId))
       fail('unauthorized_client', 'client is not authorized to use the provider');
@@ -92,7 +95,11 @@ export class AuthorizeService {
     if (nonce === '') fail('invalid_request', 'nonce parameter is required');
 
     if (!caller.entityId) return fail('access_denied', 'identity entity must be associated with the request');
-    const entity = await this.access.facts(caller.entityId);
+    const tokenRef = caller.tokenRef ?? '';
+    const [entity, authTimeMs] = await Promise.all([
+      this.access.facts(caller.entityId),
+      tokenRef === '' ? null : this.access.tokenCreatedAt(tokenRef),
+    ]);
     if (!entity) return fail('access_denied', 'identity entity associated with the request not found');
     if (!(await this.access.assigned(namespace, entity, client.state.assignments)))
       fail('access_denied', 'identity entity not authorized by client assignment');
@@ -115,8 +122,6 @@ export class AuthorizeService {
       fail('invalid_request', 'prompt "none" cannot be combined with other values');
 
     const now = this.runtime.clock().getTime();
-    const tokenRef = caller.tokenRef ?? '';
-    const authTimeMs = tokenRef === '' ? null : await this.access.tokenCreatedAt(tokenRef);
     if (authTimeMs === null) return fail('access_denied', 'token associated with request not found');
     // no interaction happens here: a login can only be asked of the user agent
     if (prompts.includes('login'))

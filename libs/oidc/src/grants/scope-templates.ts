@@ -11,11 +11,10 @@ export class ScopeTemplates {
   constructor(private readonly resources: OidcResources) {}
 
   async of(namespace: string, scopes: readonly string[]): Promise<{ scope: string; template: string }[]> {
-    const out: { scope: string; template: string }[] = [];
-    for (const scope of scopes) {
-      const found = await this.resources.get(namespace, 'scope', scope);
-      if (found) out.push({ scope, template: found.template });
-    }
-    return out;
+    const found = await Promise.all(scopes.map((scope) => this.resources.get(namespace, 'scope', scope)));
+    return scopes.flatMap((scope, i) => {
+      const state = found[i];
+      return state ? [{ scope, template: state.template }] : [];
+    });
   }
 }

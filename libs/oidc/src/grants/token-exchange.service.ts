@@ -61,14 +61,16 @@ export class TokenExchangeService {
     body: OidcTokenBody,
     authorization: string | undefined,
   ): Promise<TokenAnswer> {
-    const provider = await this.resources.get(namespace, 'provider', providerName);
-    if (!provider) return oauthFail(400, 'invalid_request', 'provider not found');
-
     const basic = basicCredentials(authorization);
     const clientId = basic?.id ?? body.client_id ?? '';
     const clientSecret = basic?.secret ?? body.client_secret ?? '';
+    // independent reads at once; the checks below keep Vault's order
+    const [provider, client] = await Promise.all([
+      this.resources.get(namespace, 'provider', providerName),
+      clientId === '' ? undefined : this.resources.repo.clientById(namespace, clientId),
+    ]);
+    if (!provider) return oauthFail(400, 'invalid_request', 'provider not found');
     if (!basic && clientId === '') oauthFail(400, 'invalid_request', 'client_id parameter is required');
-    const client = await this.resources.repo.clientById(namespace, clientId);
     // a wrong secret and an unknown client are told apart by nobody
     if (!client || !constantTimeEqual(client.state.clientSecret, clientSecret))
       return oauthFail(401, 'invalid_client', 'client failed to authenticate');
@@ -134,9 +136,12 @@ export class TokenExchangeService {
       if (!pkceVerified(verifier, grant.codeChallenge, grant.codeChallengeMethod))
         await refuse(400, 'invalid_grant', 'invalid code_verifier for token exchange');
     }
+    const [alive, entity] = await Promise.all([
+      this.access.tokenAlive(grant.tokenRef),
+      this.access.facts(grant.entityId),
+    ]);
     // the Coffer token that authorized must still be alive: revoking it revokes the grant
-    if (!(await this.access.tokenAlive(grant.tokenRef))) await refuse(400, 'invalid_grant', INVALID_GRANT);
-    const entity = await this.access.facts(grant.entityId);
+    if (!alive) await refuse(400, 'invalid_grant', INVALID_GRANT);
     if (!entity)
       return refuse(400, 'invalid_request', 'identity entity associated with the request not found');
     if (!(await this.access.assigned(namespace, entity, client.state.assignments)))

@@ -39,22 +39,26 @@ export class UserinfoService {
   }
 
   private async claims(namespace: string, providerName: string, authorization: string | undefined) {
-    const provider = await this.resources.get(namespace, 'provider', providerName);
-    if (!provider) return oauthFail(400, 'invalid_request', 'provider not found');
     const token = bearerToken(authorization);
+    const [provider, stored] = await Promise.all([
+      this.resources.get(namespace, 'provider', providerName),
+      token === undefined ? undefined : this.grants.accessToken(secretHash(token)),
+    ]);
+    if (!provider) return oauthFail(400, 'invalid_request', 'provider not found');
     if (!token) return oauthFail(401, 'invalid_token', 'access token must be sent as a Bearer token');
-    const stored = await this.grants.accessToken(secretHash(token));
     const now = this.runtime.clock().getTime();
     if (!stored || stored.revoked || stored.expiresAtMs <= now || stored.grant.namespace !== namespace)
       return oauthFail(401, 'invalid_token', 'access token is expired');
     const grant = stored.grant;
     if (grant.provider !== providerName)
       oauthFail(401, 'invalid_token', 'access token is malformed or invalid');
-    if (!(await this.access.tokenAlive(grant.tokenRef)))
-      oauthFail(401, 'invalid_token', 'access token is expired');
-    const client = await this.resources.repo.clientById(namespace, grant.clientId);
+    const [alive, client, entity] = await Promise.all([
+      this.access.tokenAlive(grant.tokenRef),
+      this.resources.repo.clientById(namespace, grant.clientId),
+      this.access.facts(grant.entityId),
+    ]);
+    if (!alive) oauthFail(401, 'invalid_token', 'access token is expired');
     if (!client) return oauthFail(403, 'access_denied', 'client not found');
-    const entity = await this.access.facts(grant.entityId);
     if (!entity)
       return oauthFail(403, 'access_denied', 'identity entity associated with the request not found');
     if (!(await this.access.assigned(namespace, entity, client.state.assignments)))
