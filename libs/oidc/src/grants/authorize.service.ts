@@ -106,7 +106,8 @@ export class AuthorizeService {
 
     let codeChallenge = '';
     let codeChallengeMethod: CodeGrant['codeChallengeMethod'] = '';
-    if (f.code_challenge !== undefined) {
+    // an empty challenge is no challenge (Vault's GetOk)
+    if (f.code_challenge !== undefined && f.code_challenge !== '') {
       const method = f.code_challenge_method ?? '';
       if (method !== '' && method !== 'plain' && method !== 'S256')
         fail('invalid_request', 'invalid code_challenge_method');
