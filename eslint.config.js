@@ -49,6 +49,7 @@ module.exports = tseslint.config(
             { sourceTag: 'scope:kv', onlyDependOnLibsWithTags: ['scope:kv', 'scope:shared'] },
             { sourceTag: 'scope:core-sys', onlyDependOnLibsWithTags: ['scope:core-sys', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
+            { sourceTag: 'scope:oidc', onlyDependOnLibsWithTags: ['scope:oidc', 'scope:shared'] },
           ],
         },
       ],

@@ -9,9 +9,14 @@ export interface HttpLoadOptions {
   durationSeconds: number;
   method?: string;
   headers?: Record<string, string>;
-  body?: string;
+  /** the body, or the body of the n-th request (e.g. a fresh authorization code each) */
+  body?: string | ((n: number) => string);
+  /** Content-Type of a body (default application/json) */
+  contentType?: string;
   /** request path for the n-th request (n counts from 0 across all connections) */
   path: (n: number) => string;
+  /** sees each answer (e.g. to keep the codes an authorize scenario produced) */
+  onResponse?: (status: number, body: string) => void;
 }
 
 export interface HttpSummary extends Summary {
@@ -32,10 +37,15 @@ export async function runHttpLoad(opts: HttpLoadOptions): Promise<HttpSummary> {
         method: opts.method ?? 'GET',
         headers: {
           ...opts.headers,
-          ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(opts.body !== undefined ? { 'content-type': opts.contentType ?? 'application/json' } : {}),
         },
-        body: opts.body,
-        setupRequest: (req) => ({ ...req, path: opts.path(n++) }),
+        ...(typeof opts.body === 'string' ? { body: opts.body } : {}),
+        setupRequest: (req) => {
+          const i = n++;
+          const body = typeof opts.body === 'function' ? { body: opts.body(i) } : {};
+          return { ...req, path: opts.path(i), ...body };
+        },
+        ...(opts.onResponse ? { onResponse: opts.onResponse } : {}),
       },
     ],
   });

@@ -6,3 +6,5 @@ export { uniq, searchDatabaseText, searchFilesForBytes, encodings } from './help
 export { rawRequest, type RawResponse, type RawRequestOptions } from './raw-http';
 export type { ManagedProcess } from '@coffer/testing';
 export { responseStatuses, socketExchange, wireRequest } from './raw-socket';
+export { authorize, exchange, pkcePair, userinfo, type OidcClientCreds } from './oidc-flow';
+export { expectStatus, OIDC_REDIRECT, setUpOidc, type OidcFixture } from './oidc-fixture';

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PLANNED_MOUNT_TYPES, tableContracts } from '@coffer/contracts';
 import { ENGINES, MOUNT_CATALOGUE, routeTableFor, serviceForMountType } from '@coffer/engines';
+import { serviceOf } from '@coffer/transport';
 import { ENGINE_MANIFEST_FILE, renderEngineManifests } from './k8s-manifests';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -36,7 +37,8 @@ describe('ENGINES', () => {
     '%s serves its mount types with route tables of its own service, catalogued unless built in',
     (name, engine) => {
       const types = Object.entries(engine.mountTypes);
-      expect(types.length).toBeGreaterThan(0);
+      // an engine serves a mount type of its own, or routes inside another engine's (route extensions)
+      expect(types.length + Object.keys(engine.routeExtensions ?? {}).length).toBeGreaterThan(0);
       for (const [type, { kind }] of types) {
         if (kind === 'builtin') expect(MOUNT_CATALOGUE.has(type)).toBe(false);
         else expect(MOUNT_CATALOGUE.get(type)).toEqual({ type, kind, service: name });
@@ -44,6 +46,23 @@ describe('ENGINES', () => {
           const table = routeTableFor({ type, options });
           expect(table?.service).toBe(name);
           expect(tableContracts(table!).length).toBeGreaterThan(0);
+        }
+      }
+    },
+  );
+
+  it.each(ENGINES.filter((e) => e.routeExtensions).map((e) => [e.name, e] as const))(
+    '%s serves its route extensions inside the owner table, each route naming it',
+    (name, engine) => {
+      for (const type of Object.keys(engine.routeExtensions ?? {})) {
+        const table = routeTableFor({ type, options: {} });
+        const own = table?.routes.filter((route) => route.service === name) ?? [];
+        expect(own.length).toBeGreaterThan(0);
+        for (const route of own) {
+          const operations = Object.values(route.operations);
+          expect(operations.length).toBeGreaterThan(0);
+          // the transport names the service of a subject in "no running replica" and time-outs
+          for (const op of operations) expect(serviceOf(op.contract.subject)).toBe(name);
         }
       }
     },

@@ -86,6 +86,48 @@ describe('populateTemplate', () => {
   });
 });
 
+describe('populateTemplate in JSON mode (OIDC scope templates)', () => {
+  const json = (s: string, e: EntityFacts | null = entity) =>
+    populateTemplate(s, { entity: e, now, mode: 'json' });
+
+  it.each([
+    ['{"id": {{identity.entity.id}}}', { id: 'e-1' }],
+    ['{"n": {{identity.entity.name}}, "r": {{identity.entity.metadata.region}}}', { n: 'bob', r: 'eu' }],
+    ['{"m": {{identity.entity.metadata}}}', { m: { region: 'eu', blank: '' } }],
+    ['{"missing": {{identity.entity.metadata.none}}}', { missing: '' }],
+    [
+      '{"g": {{identity.entity.groups.names}}, "i": {{identity.entity.groups.ids}}}',
+      { g: ['ops', ''], i: ['g-1', 'g-2'] },
+    ],
+    ['{"a": {{identity.entity.aliases.auth_userpass_1.name}}}', { a: 'bob-up' }],
+    [
+      '{"a": {{identity.entity.aliases.unknown.name}}, "m": {{identity.entity.aliases.x.metadata}}}',
+      { a: '', m: {} },
+    ],
+    ['{"t": {{time.now}}}', { t: now.getTime() / 1000 }],
+  ])('%s', (template, claims) => {
+    const result = json(template);
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(JSON.parse(result.value)).toEqual(claims);
+  });
+
+  it('escapes what the values contain, so a value cannot add claims', () => {
+    const result = json('{"n": {{identity.entity.name}}}', { ...entity, name: 'x", "admin": "true' });
+    expect(result.ok && JSON.parse(result.value)).toEqual({ n: 'x", "admin": "true' });
+  });
+
+  it('keeps the errors of ACL mode for what cannot be resolved', () => {
+    expect(json('{"x": {{identity.entity.nope}}}')).toEqual({
+      ok: false,
+      error: 'no value could be found for one of the template directives',
+    });
+    expect(json('{"x": {{identity.entity.id}')).toEqual({
+      ok: false,
+      error: 'unbalanced templating characters',
+    });
+  });
+});
+
 describe('globbedStringsMatch', () => {
   it.each([
     ['*', '*', true],

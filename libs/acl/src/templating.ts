@@ -2,7 +2,9 @@ import { parseDurationNanos } from '@coffer/config';
 import type { EntityFacts } from '@coffer/contracts';
 
 /**
- * Identity templating of policy paths, after Vault's sdk/helper/identitytpl in ACL mode:
+ * Identity templating after Vault's sdk/helper/identitytpl, in ACL mode (policy paths) or JSON
+ * mode (OIDC scope templates, `mode: 'json'`: strings are JSON-quoted, `metadata` renders as an
+ * object and `groups.names` / `groups.ids` as arrays, a missing value as ""). ACL mode:
  * `{{identity.entity.id}}`, `{{identity.entity.name}}`, `{{identity.entity.metadata.<k>}}`,
  * `{{identity.entity.aliases.<mount accessor>.name}}`, `{{identity.groups.ids.<id>.name}}`,
  * `{{identity.groups.names.<name>.id}}` (and `.name` / `.id` the other way round),
@@ -17,6 +19,8 @@ export type TemplateResult = { ok: true; value: string; templated: boolean } | {
 export interface TemplateInput {
   entity?: EntityFacts | null;
   now: Date;
+  /** 'acl' (default): values verbatim, lists and maps unusable; 'json': values as JSON */
+  mode?: 'acl' | 'json';
 }
 
 /** Validity check done when a policy is written: balanced `{{ }}` only, like Vault. */
@@ -49,6 +53,27 @@ export function populateTemplate(s: string, input: TemplateInput): TemplateResul
 
 type Resolved = { ok: true; value: string } | { ok: false; error: string };
 
+/** A value a directive selects, before the mode renders it (Vault's templateHandler). */
+type Selected = string | string[] | Record<string, string>;
+
+/** Renders a selected value in the input's mode; `key` selects from a map. */
+function render(input: TemplateInput, value: Selected, key?: string): Resolved {
+  if (input.mode === 'json') {
+    if (typeof value === 'string') return { ok: true, value: JSON.stringify(value) };
+    if (Array.isArray(value)) return { ok: true, value: JSON.stringify(value) };
+    if (key !== undefined) return { ok: true, value: JSON.stringify(ownValue(value, key) ?? '') };
+    return { ok: true, value: JSON.stringify(value) };
+  }
+  if (typeof value === 'string') return found(value);
+  if (Array.isArray(value) || key === undefined) return NOT_FOUND;
+  // Vault returns a present-but-empty metadata value as is (only a missing key fails).
+  const selected = ownValue(value, key);
+  return selected === undefined ? NOT_FOUND : { ok: true, value: selected };
+}
+
+const ownValue = (map: Record<string, string>, key: string): string | undefined =>
+  Object.hasOwn(map, key) ? map[key] : undefined;
+
 const NOT_FOUND: Resolved = {
   ok: false,
   error: 'no value could be found for one of the template directives',
@@ -60,7 +85,7 @@ function resolve(directive: string, input: TemplateInput): Resolved {
   if (directive.startsWith('identity.entity.')) {
     if (!input.entity)
       return { ok: false, error: 'string contains entity template directives but no entity was provided' };
-    return resolveEntity(directive.slice('identity.entity.'.length), input.entity);
+    return resolveEntity(directive.slice('identity.entity.'.length), input.entity, input);
   }
   if (directive.startsWith('identity.groups.')) {
     const groups = input.entity?.groups ?? [];
@@ -73,14 +98,21 @@ function resolve(directive: string, input: TemplateInput): Resolved {
   return NOT_FOUND;
 }
 
-function resolveEntity(sel: string, entity: EntityFacts): Resolved {
-  if (sel === 'id') return found(entity.id);
-  if (sel === 'name') return found(entity.name);
-  if (sel.startsWith('metadata.')) {
-    const key = sel.slice('metadata.'.length);
-    // Vault returns a present-but-empty metadata value as is (only a missing key fails).
-    return Object.hasOwn(entity.metadata, key) ? { ok: true, value: entity.metadata[key] ?? '' } : NOT_FOUND;
-  }
+function resolveEntity(sel: string, entity: EntityFacts, input: TemplateInput): Resolved {
+  if (sel === 'id') return render(input, entity.id);
+  if (sel === 'name') return render(input, entity.name);
+  if (sel === 'metadata') return render(input, entity.metadata);
+  if (sel.startsWith('metadata.')) return render(input, entity.metadata, sel.slice('metadata.'.length));
+  if (sel === 'groups.names')
+    return render(
+      input,
+      entity.groups.map((g) => g.name),
+    );
+  if (sel === 'groups.ids')
+    return render(
+      input,
+      entity.groups.map((g) => g.id),
+    );
   if (sel.startsWith('aliases.')) {
     const rest = sel.slice('aliases.'.length);
     const dot = rest.indexOf('.');
@@ -88,11 +120,16 @@ function resolveEntity(sel: string, entity: EntityFacts): Resolved {
     const accessor = rest.slice(0, dot);
     const field = rest.slice(dot + 1);
     const alias = entity.aliases.find((a) => a.mount_accessor === accessor);
-    if (!alias) return { ok: false, error: 'alias not found' };
-    // Alias ids and metadata are not part of EntityFacts, so only the name can resolve.
-    return field === 'name' ? found(alias.name) : NOT_FOUND;
+    // JSON mode renders a missing alias as an empty one (defaults), like Vault
+    if (!alias && input.mode !== 'json') return { ok: false, error: 'alias not found' };
+    // Alias ids and metadata are not part of EntityFacts: they render as empty.
+    if (field === 'name') return render(input, alias?.name ?? '');
+    if (field === 'id') return render(input, '');
+    if (field === 'metadata' || field === 'custom_metadata') return render(input, {});
+    for (const map of ['metadata.', 'custom_metadata.'])
+      if (field.startsWith(map)) return render(input, {}, field.slice(map.length));
+    return NOT_FOUND;
   }
-  // metadata (whole map), groups.names and groups.ids are lists/maps: not renderable in a path.
   return NOT_FOUND;
 }
 

@@ -4,3 +4,4 @@ export * from './keyring';
 export * from './barrier';
 export * from './keyring-transport';
 export * from './keyring-client';
+export * from './random-base62';

@@ -103,6 +103,11 @@ export const engineResponseSchema = z.object({
   body: z.unknown().optional(),
   contentType: z.string().optional(),
   /**
+   * kind "raw" only: response headers, of the few the gateway lets an engine set
+   * (Cache-Control, Pragma, WWW-Authenticate: OAuth's token and userinfo answers)
+   */
+  headers: z.record(z.string(), z.string()).optional(),
+  /**
    * kind "raw" only: the body is an unwrapped response, so a request asking for wrapping gets it
    * wrapped again as it is (Vault's sys/wrapping/unwrap with a wrap TTL).
    */

@@ -9,3 +9,4 @@ export * from './core';
 export * from './kv';
 export * from './core-sys';
 export * from './mount-types';
+export * from './core-token-created';

@@ -52,6 +52,16 @@ export interface RouteDef {
    * dropped at once, belt and braces next to the invalidation broadcasts.
    */
   invalidates?: readonly GatewayCache[];
+  /**
+   * POST/PUT bodies may also be `application/x-www-form-urlencoded` (OAuth's token endpoint);
+   * the gateway hands them to the engine as string fields, like a JSON body.
+   */
+  formBody?: boolean;
+  /**
+   * The service serving this route when it is not the table's: set on the routes another engine
+   * adds to a mount type it does not own (EngineDescriptor.routeExtensions).
+   */
+  service?: string;
 }
 
 /** Caches the gateway keeps of core-sys state: the mount table, the seal state, resolved tokens. */

@@ -1,6 +1,7 @@
 import { PLANNED_MOUNT_TYPES } from '@coffer/contracts';
 import { coreSysEngine } from '@coffer/core-sys';
 import { kvEngine } from '@coffer/kv';
+import { oidcEngine } from '@coffer/oidc';
 import { sshEngine } from '@coffer/ssh';
 import {
   mountCatalogueOf,
@@ -14,7 +15,7 @@ import {
  * here: dev mode, the cluster apps and launcher, the gateway's routing, the mount catalogue,
  * bootstrap readiness and deploy/k8s all derive from this list.
  */
-export const ENGINES: readonly EngineDescriptor[] = [coreSysEngine, kvEngine, sshEngine];
+export const ENGINES: readonly EngineDescriptor[] = [coreSysEngine, kvEngine, sshEngine, oidcEngine];
 
 /** The engine named `name`, or undefined. */
 export function engineNamed(name: string): EngineDescriptor | undefined {

@@ -186,7 +186,9 @@ export class GatewayService {
     }
     // The body is read only now, and only when it matters: a request without a valid token, or
     // to no route, never costs a parse.
-    const readBody = async () => requestBody(head, head.hasJsonBody ? await req.readBody(true) : undefined);
+    const form = routing.kind === 'route' && routing.route.formBody === true && head.formEncoded;
+    const readBody = async () =>
+      requestBody(head, head.hasJsonBody ? await req.readBody(!form) : undefined, form);
 
     if (routing.kind === 'failed') {
       if (caller.acl && !this.mayAccess(caller.acl, kind, aclPath, (await readBody()).aclParams, wrapTtl))
@@ -255,7 +257,8 @@ export class GatewayService {
       timeoutMs: this.engineTimeoutMs,
       write: operation !== 'read' && operation !== 'list',
     });
-    const leaseAt = { path, mount: routing.match.mount, service: routing.table.service };
+    const service = routing.route.service ?? routing.table.service;
+    const leaseAt = { path, mount: routing.match.mount, service };
     const result = await registerLease(this.transport, answer, leaseAt, {
       headers,
       timeoutMs: this.engineTimeoutMs,

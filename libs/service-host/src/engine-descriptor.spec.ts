@@ -1,4 +1,4 @@
-import type { RouteTable } from '@coffer/contracts';
+import { matchRoute, type RouteDef, type RouteTable } from '@coffer/contracts';
 import {
   defineEngine,
   mountCatalogueOf,
@@ -48,6 +48,46 @@ describe('routeTableResolver', () => {
         engine('b', { t: { kind: 'secret', routes: () => v2 } }),
       ]),
     ).toThrow('mount type "t" is served by two engines');
+  });
+});
+
+describe('routeTableResolver with route extensions', () => {
+  const route = (pattern: string): RouteDef => ({ pattern, synopsis: pattern, operations: {} });
+  const owner: RouteTable = { engine: 'identity', service: 'core', help: 'owner', routes: [route('entity')] };
+  const added: RouteTable = {
+    engine: 'identity',
+    service: 'oidc',
+    help: 'added',
+    routes: [route('oidc/key')],
+  };
+  const withExtension = (extensions: EngineDescriptor['routeExtensions']) =>
+    routeTableResolver([
+      engine('core', { identity: { kind: 'builtin', routes: () => owner } }),
+      { ...engine('oidc', {}), routeExtensions: extensions },
+    ]);
+
+  it("merges another engine's routes into the owner's table, each naming its service", () => {
+    const resolve = withExtension({ identity: () => added });
+    const table = resolve({ type: 'identity', options: {} });
+    expect(table?.service).toBe('core');
+    expect(table?.routes.map((r) => [r.pattern, r.service])).toEqual([
+      ['entity', undefined],
+      ['oidc/key', 'oidc'],
+    ]);
+    expect(table?.help).toBe('owner\n\nadded');
+    // one merged table per owner table (matchRoute caches compiled patterns per table)
+    expect(resolve({ type: 'identity', options: {} })).toBe(table);
+    expect(matchRoute(table!, 'oidc/key')?.route.service).toBe('oidc');
+  });
+
+  it('refuses an extension of a type nobody serves, and a pattern declared twice', () => {
+    expect(() => withExtension({ nothing: () => added })).toThrow(
+      'engine "oidc" extends mount type "nothing", which no engine serves',
+    );
+    const resolve = withExtension({ identity: () => ({ ...added, routes: [route('entity')] }) });
+    expect(() => resolve({ type: 'identity', options: {} })).toThrow(
+      'route "entity" of mount type "identity" is declared twice',
+    );
   });
 });
 

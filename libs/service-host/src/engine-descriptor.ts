@@ -73,6 +73,13 @@ export interface EngineDescriptor {
    * derive from it.
    */
   mountTypes: Record<string, MountTypeDeclaration>;
+  /**
+   * Routes this service serves inside a mount type another engine owns, by mount type (the oidc
+   * service's `identity/oidc/*` under core-sys's builtin `identity/`). The owner's table and
+   * these are merged into one table (`routeTableResolver`); each added route names this service
+   * (`RouteDef.service`), so the transport's subject and the gateway's errors name it.
+   */
+  routeExtensions?: Record<string, () => RouteTable>;
   /** mounts dev mode enables at first start */
   devMounts: readonly DevMount[];
   /**
@@ -89,7 +96,10 @@ export function defineEngine<const T extends EngineDescriptor>(descriptor: T): T
   return descriptor;
 }
 
-/** The gateway's route-table lookup: every mount type of every engine in the list. */
+/**
+ * The gateway's route-table lookup: every mount type of every engine in the list, with the routes
+ * other engines add to it (`routeExtensions`) merged into the owner's table.
+ */
 export function routeTableResolver(
   engines: readonly EngineDescriptor[],
 ): (mount: Pick<MountInfo, 'type' | 'options'>) => RouteTable | undefined {
@@ -100,10 +110,50 @@ export function routeTableResolver(
       byType.set(type, declared.routes);
     }
   }
-  // A type no engine declares is an external plugin's when core-sys marked the mount as one.
-  return (mount) =>
-    byType.get(mount.type)?.(mount.options) ??
-    (isPluginMount(mount) ? pluginRouteTable(mount.type) : undefined);
+  const extensions = new Map<string, (() => RouteTable)[]>();
+  for (const engine of engines) {
+    for (const [type, table] of Object.entries(engine.routeExtensions ?? {})) {
+      if (!byType.has(type))
+        throw new Error(`engine "${engine.name}" extends mount type "${type}", which no engine serves`);
+      extensions.set(type, [...(extensions.get(type) ?? []), table]);
+    }
+  }
+  // one merged table per owner table, so that matchRoute's compiled patterns are cached
+  const merged = new WeakMap<RouteTable, RouteTable>();
+  return (mount) => {
+    const owner = byType.get(mount.type)?.(mount.options);
+    // A type no engine declares is an external plugin's when core-sys marked the mount as one.
+    if (!owner) return isPluginMount(mount) ? pluginRouteTable(mount.type) : undefined;
+    const added = extensions.get(mount.type);
+    if (!added) return owner;
+    let table = merged.get(owner);
+    if (!table) {
+      table = mergeRouteTables(
+        owner,
+        added.map((extension) => extension()),
+      );
+      merged.set(owner, table);
+    }
+    return table;
+  };
+}
+
+/**
+ * The owner's table with the routes of its extensions, each naming the service that serves it.
+ * A pattern declared twice is a programming error.
+ */
+export function mergeRouteTables(owner: RouteTable, extensions: readonly RouteTable[]): RouteTable {
+  const patterns = new Set(owner.routes.map((route) => route.pattern));
+  const routes = [...owner.routes];
+  for (const extension of extensions) {
+    for (const route of extension.routes) {
+      if (patterns.has(route.pattern))
+        throw new Error(`route "${route.pattern}" of mount type "${owner.engine}" is declared twice`);
+      patterns.add(route.pattern);
+      routes.push({ ...route, service: extension.service });
+    }
+  }
+  return { ...owner, help: [owner.help, ...extensions.map((e) => e.help)].join('\n\n'), routes };
 }
 
 /**

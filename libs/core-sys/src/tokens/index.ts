@@ -4,6 +4,8 @@ import * as m0050 from './migrations/0050_tokens';
 import * as m0082 from './migrations/0082_token_role_column';
 import * as m0111 from './migrations/0111_token_bound_cidrs';
 import { TokenAdminService } from './token-admin.service';
+import { TokenCreatedAtHandlers } from './token-created-at.handlers';
+import { TokenCreatedAtRepository } from './token-created-at.repository';
 import { writerProvider } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
 import { TOKEN_LOG } from './token.events';
@@ -25,8 +27,9 @@ export const tokensProviders: Provider[] = [
   TokenAdminService,
   TokenSweeper,
   { provide: TOKEN_SWEEP_SETTINGS, useValue: DEFAULT_TOKEN_SWEEP_SETTINGS },
+  TokenCreatedAtRepository,
 ];
-export const tokensControllers: Type[] = [TokenRouteHandlers, TokenInternalHandlers];
+export const tokensControllers: Type[] = [TokenRouteHandlers, TokenInternalHandlers, TokenCreatedAtHandlers];
 export const tokensMigrations: Record<string, Migration> = {
   '0050_tokens': m0050,
   '0082_token_role_column': m0082,

@@ -1,25 +1,13 @@
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBase62 } from '@coffer/barrier';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+export { randomBase62 };
 
 /** Vault's service token prefix. */
 export const SERVICE_TOKEN_PREFIX = 'hvs.';
 /** Random characters after the prefix (Vault uses 24; more entropy costs nothing here). */
 export const TOKEN_RANDOM_LENGTH = 32;
 export const ACCESSOR_LENGTH = 24;
-
-/** Uniform base62 string from the CSPRNG (rejection sampling: no modulo bias). */
-export function randomBase62(length: number): string {
-  let out = '';
-  while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte >= 248) continue; // 248 = 62 * 4
-      out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
-  }
-  return out;
-}
 
 export const generateToken = (): string => SERVICE_TOKEN_PREFIX + randomBase62(TOKEN_RANDOM_LENGTH);
 export const generateAccessor = (): string => randomBase62(ACCESSOR_LENGTH);

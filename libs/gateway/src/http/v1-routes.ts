@@ -75,6 +75,7 @@ export function frameworkErrorHandler(
  */
 export function sendResult<R extends ReplyLike>(reply: R, result: HttpResult): ReplyLike {
   reply.code(result.status).header('cache-control', 'no-store');
+  for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
   if (result.body === undefined) return reply.send();
   return reply.type(result.contentType).send(Buffer.from(result.body, 'utf8'));
 }

@@ -1,6 +1,6 @@
 import { notFound } from '@coffer/contracts';
 import type { IncomingHttpHeaders } from 'node:http';
-import { checkMergePatchContentType, parseJsonBody } from './request-body';
+import { checkMergePatchContentType, isFormEncoded, parseFormBody, parseJsonBody } from './request-body';
 import { readNamespaceHeader, readToken, readWrapTtl } from './request-headers';
 import { classifyRequest, type RequestKind } from './request-kind';
 import { normaliseNamespace, normalisePath, splitTarget } from './request-path';
@@ -27,6 +27,8 @@ export interface RequestHead {
   query: ParsedQuery;
   /** writes and patches carry a JSON body; other requests' bodies are never read */
   hasJsonBody: boolean;
+  /** the body is declared `application/x-www-form-urlencoded` (read as such only on routes allowing it) */
+  formEncoded: boolean;
   token: string | undefined;
   wrapTtl: number | undefined;
 }
@@ -49,9 +51,9 @@ export function parseRequest(req: RawRequest): ParsedRequest {
 }
 
 /** The body as the pipeline sees it, once the caller is known (bodies are read after the token check). */
-export function requestBody(head: RequestHead, raw: Buffer | undefined): RequestBody {
+export function requestBody(head: RequestHead, raw: Buffer | undefined, formAllowed = false): RequestBody {
   if (!head.hasJsonBody) return { body: {}, aclParams: head.query.values };
-  const body = parseJsonBody(raw);
+  const body = formAllowed && head.formEncoded ? parseFormBody(raw) : parseJsonBody(raw);
   return { body, aclParams: body };
 }
 
@@ -71,6 +73,7 @@ export function parseRequestHead(req: Omit<RawRequest, 'body'>): RequestHead {
     aclPath: kind === 'list' && fullPath !== '' && !fullPath.endsWith('/') ? `${fullPath}/` : fullPath,
     query,
     hasJsonBody: kind === 'write' || kind === 'patch',
+    formEncoded: isFormEncoded(req.headers['content-type']),
     token: readToken(req.headers),
     wrapTtl: readWrapTtl(req.headers),
   };

@@ -25,6 +25,28 @@ export function parseJsonBody(raw: Buffer | string | undefined): Record<string, 
   return value as Record<string, unknown>;
 }
 
+export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+
+/** Whether a Content-Type header names a form-encoded body (parameters allowed). */
+export function isFormEncoded(header: string | undefined): boolean {
+  return (header ?? '').split(';')[0]?.trim().toLowerCase() === FORM_CONTENT_TYPE;
+}
+
+/**
+ * A form-encoded body (routes declaring `formBody`, e.g. OAuth's token endpoint) as string fields.
+ * A parameter sent twice is refused, as OAuth requires (RFC 6749 section 3.1).
+ */
+export function parseFormBody(raw: Buffer | string | undefined): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (raw === undefined) return body;
+  const params = new URLSearchParams(typeof raw === 'string' ? raw : raw.toString('utf8'));
+  for (const [name, value] of params) {
+    if (Object.hasOwn(body, name)) throw invalidRequest(`parameter "${name}" is included more than once`);
+    Object.defineProperty(body, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return body;
+}
+
 /**
  * PATCH needs `application/merge-patch+json` (parameters allowed). Like Vault: a missing or
  * unparsable media type is a 400, another media type a 415.

@@ -92,4 +92,13 @@ describe('renderEngineResponse', () => {
     });
     expect(render({ kind: 'raw', status: 204 }).body).toBeUndefined();
   });
+
+  it('lets a raw answer set only the allowed response headers', () => {
+    const headers = { 'Cache-Control': 'max-age=3600', 'WWW-Authenticate': 'Basic', 'set-cookie': 'x=1' };
+    expect(render({ kind: 'raw', body: {}, headers }).headers).toEqual({
+      'cache-control': 'max-age=3600',
+      'www-authenticate': 'Basic',
+    });
+    expect(render({ kind: 'raw', body: {}, headers: { location: 'https://evil' } }).headers).toBeUndefined();
+  });
 });

@@ -9,6 +9,21 @@ export interface HttpResult {
   status: number;
   body: string | undefined;
   contentType: string;
+  /** extra headers a raw engine answer set (RAW_RESPONSE_HEADERS only) */
+  headers?: Record<string, string>;
+}
+
+/** The response headers an engine's raw answer may set; any other is dropped. */
+export const RAW_RESPONSE_HEADERS: readonly string[] = ['cache-control', 'pragma', 'www-authenticate'];
+
+function rawHeaders(given: Record<string, string> | undefined): { headers?: Record<string, string> } {
+  if (!given) return {};
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    const lower = name.toLowerCase();
+    if (RAW_RESPONSE_HEADERS.includes(lower)) headers[lower] = value;
+  }
+  return Object.keys(headers).length > 0 ? { headers } : {};
 }
 
 export const JSON_CONTENT_TYPE = 'application/json';
@@ -70,12 +85,13 @@ function hasKeys(data: Record<string, unknown> | null): boolean {
 export function renderEngineResponse(res: EngineResult, operation: Operation, requestId: string): HttpResult {
   if (res.kind === 'raw') {
     const status = res.status ?? 200;
+    const headers = rawHeaders(res.headers);
     if (res.body === undefined || status === 204)
-      return { status, body: undefined, contentType: res.contentType ?? JSON_CONTENT_TYPE };
+      return { status, body: undefined, contentType: res.contentType ?? JSON_CONTENT_TYPE, ...headers };
     const contentType = res.contentType ?? JSON_CONTENT_TYPE;
     const body =
       typeof res.body === 'string' && contentType !== JSON_CONTENT_TYPE ? res.body : JSON.stringify(res.body);
-    return { status, body, contentType };
+    return { status, body, contentType, ...headers };
   }
   if (operation === 'list' && !hasKeys(res.data)) throw notFound();
   const empty = res.data === null && res.auth === null && res.warnings.length === 0 && !res.lease?.lease_id;

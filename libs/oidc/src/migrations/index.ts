@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import { oidcReadModel0001 } from './0001_oidc_read_model';
+
+/** Migration history of the "oidc" schema (event log tables are created by the event store). */
+export const oidcMigrations: Record<string, Migration> = {
+  '0001_oidc_read_model': oidcReadModel0001,
+};
