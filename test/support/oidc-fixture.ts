@@ -15,6 +15,8 @@ export interface OidcFixture {
   user: ApiClient;
   userToken: string;
   entityId: string;
+  /** the names of alice's groups: one she is a member of, and its parent */
+  groupNames: string[];
   /** mallory: an entity outside the `people` assignment */
   outsider: ApiClient;
   app: OidcClientCreds;
@@ -52,6 +54,18 @@ export async function setUpOidc(target: Target): Promise<OidcFixture> {
   const mallory = await target.anon.post(`auth/${mount}/login/mallory`, { password: 'mallory-pw' });
   const metadata = { email: 'alice@example.com', phone: '555-0100' };
   await ok(root.post(`identity/entity/id/${entityId}`, { metadata }));
+  // alice is in `engineers` directly and in `staff` through it (a nested group)
+  const engineers = await root.post('identity/group', {
+    name: uniq('engineers'),
+    member_entity_ids: [entityId],
+  });
+  expect(engineers.status).toBe(200);
+  const staff = await root.post('identity/group', {
+    name: uniq('staff'),
+    member_group_ids: [engineers.body.data.id],
+  });
+  expect(staff.status).toBe(200);
+  const groupNames: string[] = [engineers.body.data.name, staff.body.data.name];
 
   await ok(root.post('identity/oidc/key/signer', { algorithm: 'ES256', allowed_client_ids: '*' }));
   await ok(root.post('identity/oidc/assignment/people', { entity_ids: [entityId] }));
@@ -91,6 +105,7 @@ export async function setUpOidc(target: Target): Promise<OidcFixture> {
     user,
     userToken,
     entityId,
+    groupNames,
     outsider: target.anon.withToken(mallory.body.auth.client_token),
     app,
     other,
