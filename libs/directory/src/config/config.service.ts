@@ -78,6 +78,7 @@ export class ConfigService {
       if (isConcurrencyError(error)) return { warnings: [ROOT_ROTATION_RUNNING] };
       throw error;
     }
-    return {};
+    // 204 for the GET form too (a read without data would be a 404)
+    return { status: 204 };
   }
 }
