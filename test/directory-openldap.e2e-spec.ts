@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { START_TIMEOUT_MS, TARGETS, type ApiClient, type Target } from './support';
-import { eventually, startDirectoryTarget } from './support/directory-target';
-import { freePort, startSlapd, type Slapd } from './support/slapd';
+import { freePort, startSlapd, waitFor, type Slapd } from '@coffer/testing';
+import { startDirectoryTarget } from './support/directory-target';
 
 jest.setTimeout(120_000);
 const LABEL = 'directory-openldap';
@@ -125,11 +125,14 @@ describe.each(TARGETS)('%s: directory engine against slapd', (kind) => {
         204,
       );
       const first: string = (await root.get(`${mount}/creds/short`)).body.data.current_password;
-      let next = first;
-      await eventually(async () => {
-        next = (await root.get(`${mount}/creds/short`)).body.data.current_password;
-        return next !== first;
+      // no reads in between: only the rotation loop can change it
+      await waitFor(async () => !(await slapd.binds(slapd.dnOf('svc2'), first)), {
+        timeoutMs: 20_000,
+        intervalMs: 200,
       });
+      const creds = (await root.get(`${mount}/creds/short`)).body.data;
+      const next: string = creds.current_password;
+      expect(creds.last_password).toBe(first);
       expect(await slapd.binds(slapd.dnOf('svc2'), next)).toBe(true);
       expect(await slapd.binds(slapd.dnOf('svc2'), first)).toBe(false);
       expect((await root.delete(`${mount}/roles/short`)).status).toBe(204);
@@ -247,8 +250,9 @@ describe.each(TARGETS)('%s: directory engine against slapd', (kind) => {
       expect(out.body.lease_duration).toBe(30);
       const name: string = out.body.data.service_account_name;
       expect((await root.put('sys/leases/revoke', { lease_id: out.body.lease_id })).status).toBe(204);
-      await eventually(
+      await waitFor(
         async () => (await root.get(`${mount}/library/team/status`)).body.data[name].available === true,
+        { timeoutMs: 20_000 },
       );
       expect(await slapd.binds(slapd.dnOf(name), out.body.data.password)).toBe(false);
     });

@@ -18,12 +18,3 @@ export async function startDirectoryTarget(
   if (res.status !== 204) throw new Error(`mounting ${mount}/: ${res.status} ${res.text}`);
   return { target, mount };
 }
-
-/** Polls `probe` until it answers true (or fails after `ms`). */
-export async function eventually(probe: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

@@ -5,3 +5,4 @@ export * from './net';
 export * from './database';
 export * from './managed-process';
 export * from './raw-socket';
+export * from './slapd';

@@ -1,9 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, InvalidCredentialsError } from 'ldapts';
+import { freePort } from './net';
+import { waitFor } from './wait';
 
 /**
  * A throwaway OpenLDAP: `slapd` started unprivileged on a loopback port with an mdb database in a
@@ -30,17 +31,6 @@ export interface Slapd {
 
 const SLAPD = '/usr/sbin/slapd';
 const SLAPADD = '/usr/sbin/slapadd';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 export async function startSlapd(accounts: readonly string[]): Promise<Slapd> {
   const dir = mkdtempSync(path.join(tmpdir(), 'coffer-slapd-'));
@@ -92,12 +82,11 @@ export async function startSlapd(accounts: readonly string[]): Promise<Slapd> {
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn(SLAPD, ['-d', '0', '-h', `${url}/`, '-f', conf], { stdio: 'ignore' });
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      if ((await binds(url, binddn, bindpass).catch(() => undefined)) !== undefined) return;
-      if (Date.now() > deadline) throw new Error('slapd did not start');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor(() => binds(url, binddn, bindpass), {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      message: 'slapd did not start',
+    });
   };
   const halt = async () => {
     const proc = child;
