@@ -82,7 +82,8 @@ export async function startSlapd(accounts: readonly string[]): Promise<Slapd> {
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn(SLAPD, ['-d', '0', '-h', `${url}/`, '-f', conf], { stdio: 'ignore' });
-    await waitFor(() => binds(url, binddn, bindpass), {
+    // reachable is enough: rotate-root may have changed the bind password
+    await waitFor(() => binds(url, binddn, bindpass).then(() => true), {
       timeoutMs: 15_000,
       intervalMs: 100,
       message: 'slapd did not start',

@@ -32,17 +32,20 @@ export function generalizedTimeToDate(value: string): Date | null {
   return new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms));
 }
 
-const first = (value: Entry[string] | undefined): string | undefined => {
+/** The first value of an attribute (attribute names are case-insensitive in LDAP). */
+function first(entry: Entry, name: string): string | undefined {
+  const key = Object.keys(entry).find((k) => k.toLowerCase() === name.toLowerCase());
+  const value = key === undefined ? undefined : entry[key];
   const v = Array.isArray(value) ? value[0] : value;
   return v === undefined ? undefined : v.toString();
-};
+}
 
 function lastSet(settings: ConnectionSettings, entry: Entry): Date | null {
   if (settings.schema === 'ad') {
-    const ticks = first(entry['pwdLastSet']);
+    const ticks = first(entry, 'pwdLastSet');
     return ticks === undefined ? null : ticksToDate(ticks);
   }
-  const changed = first(entry['pwdChangedTime']);
+  const changed = first(entry, 'pwdChangedTime');
   return changed === undefined ? null : generalizedTimeToDate(changed);
 }
 
