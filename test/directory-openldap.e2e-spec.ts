@@ -306,4 +306,44 @@ describe.each(TARGETS)('%s: directory engine against slapd', (kind) => {
       }
     });
   });
+
+  describe('password policies', () => {
+    const policy =
+      'length = 24\nrule "charset" {\n  charset = "abcdefghijkmnpqrstuvwxyz"\n  min-chars = 1\n}\nrule "charset" {\n  charset = "23456789"\n  min-chars = 3\n}\n';
+
+    it("sys/policies/password: write, read, list, generate, delete, with Vault's refusals", async () => {
+      const name = `${mount}-pol`;
+      expect((await root.put(`sys/policies/password/${name}`, { policy })).status).toBe(204);
+      expect((await root.get(`sys/policies/password/${name}`)).body.data).toEqual({ policy });
+      expect((await root.list('sys/policies/password')).body.data.keys).toContain(name);
+      const generated = await root.get(`sys/policies/password/${name}/generate`);
+      expect(generated.body.data.password).toMatch(/^[a-z2-9]{24}$/);
+      const bad = await root.put(`sys/policies/password/${name}-bad`, {
+        policy: 'length = 2\nrule "charset" { charset = "a" }',
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors).toEqual(['passwords must be between 4 and 100 characters']);
+      expect((await root.get(`sys/policies/password/${name}-bad`)).status).toBe(404);
+      const both = await root.post(`${mount}/config`, { ...config(), password_policy: name, length: 20 });
+      expect(both.body.errors).toEqual(['cannot set password_policy and either length or formatter']);
+      expect((await root.delete(`sys/policies/password/${name}-other`)).status).toBe(204);
+    });
+
+    it("generates directory passwords from the config's password_policy", async () => {
+      const name = `${mount}-dir`;
+      expect((await root.put(`sys/policies/password/${name}`, { policy })).status).toBe(204);
+      // without bindpass: the stored one (rotated by rotate-root) is kept
+      const { bindpass: _initial, ...settings } = config();
+      expect((await root.post(`${mount}/config`, { ...settings, password_policy: name })).status).toBe(204);
+      expect((await root.get(`${mount}/config`)).body.data).toMatchObject({
+        password_policy: name,
+        length: 0,
+      });
+      const rotated = await root.post(`${mount}/rotate-role/app`);
+      expect({ status: rotated.status, body: rotated.body }).toEqual({ status: 204, body: '' });
+      const creds = (await root.get(`${mount}/creds/app`)).body.data;
+      expect(creds.current_password).toMatch(/^[a-z2-9]{24}$/);
+      expect(await slapd.binds(slapd.dnOf('svc1'), creds.current_password)).toBe(true);
+    });
+  });
 });

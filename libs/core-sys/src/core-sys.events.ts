@@ -10,6 +10,7 @@ import { USERPASS_LOG } from './userpass/userpass.events';
 import { APPROLE_ROLE_LOG, APPROLE_SALT_LOG, APPROLE_SECRET_ID_LOG } from './approle/approle.events';
 import { AUDIT_LOG } from './audit/audit.events';
 import { WRAPPING_LOG } from './wrapping/wrapping.events';
+import { PASSWORD_POLICY_LOG } from './password-policies/password-policy.events';
 
 /** Every aggregate of the core_sys event log: the service's registry is composed of these. */
 export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
@@ -27,4 +28,5 @@ export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
   AUDIT_LOG,
   LEASE_LOG,
   WRAPPING_LOG,
+  PASSWORD_POLICY_LOG,
 ];

@@ -15,6 +15,7 @@ import { approleControllers, approleProviders } from './approle';
 import { auditControllers, auditProviders } from './audit';
 import { leasesControllers, leasesProviders } from './leases';
 import { wrappingControllers, wrappingProviders } from './wrapping';
+import { passwordPoliciesControllers, passwordPoliciesProviders } from './password-policies';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -46,6 +47,7 @@ export class CoreSysModule {
         ...auditProviders,
         ...leasesProviders,
         ...wrappingProviders,
+        ...passwordPoliciesProviders,
       ],
       controllers: [
         ...sealControllers,
@@ -60,6 +62,7 @@ export class CoreSysModule {
         ...auditControllers,
         ...leasesControllers,
         ...wrappingControllers,
+        ...passwordPoliciesControllers,
       ],
     };
   }

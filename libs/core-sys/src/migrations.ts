@@ -9,6 +9,7 @@ import { identityMigrations } from './identity';
 import { approleMigrations } from './approle';
 import { auditMigrations } from './audit';
 import { leasesMigrations } from './leases';
+import { passwordPoliciesMigrations } from './password-policies';
 
 /** One migration history for the core_sys schema; names are globally ordered by prefix. */
 export const coreSysMigrations: Record<string, Migration> = {
@@ -22,5 +23,6 @@ export const coreSysMigrations: Record<string, Migration> = {
   ...approleMigrations,
   ...auditMigrations,
   ...leasesMigrations,
+  ...passwordPoliciesMigrations,
 };
 export const CORE_SYS_SCHEMA = 'core_sys';

@@ -28,3 +28,4 @@ export type {
   GroupData,
   GroupListData,
 } from './identity-group-data.schema';
+export * from './password-policy.routes';

@@ -67,8 +67,6 @@ export function mergeConfig(
   };
   const problem = passwordRulesProblem(passwords);
   if (problem) throw invalidRequest(problem);
-  if (password_policy !== '')
-    throw invalidRequest('password_policy is not supported by this engine yet: use length or formatter');
   return { connection, passwords, bindpass };
 }
 

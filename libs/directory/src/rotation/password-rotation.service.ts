@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { invalidRequest } from '@coffer/contracts';
+import { corePasswordGenerate, invalidRequest } from '@coffer/contracts';
 import { isConcurrencyError, type ServiceRuntime } from '@coffer/event-store';
 import { DIRECTORY_RUNTIME } from '../directory.di';
 import { findAccount, findBindEntry, setPassword } from '../ldap/directory-accounts';
@@ -59,7 +59,7 @@ export class PasswordRotation {
     config: Versioned<'config'>,
     accountName: string,
   ): Promise<string> {
-    const password = generatePassword(config.state.passwords);
+    const password = await this.newPassword(config.state);
     const at = this.runtime.clock().toISOString();
     await this.store.append(mountUuid, kind, record.name, record.version, [
       { type: 'DirectoryPasswordRotationIntended', data: { password, at } },
@@ -126,6 +126,14 @@ export class PasswordRotation {
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
+  }
+
+  /** From the named password policy (core-sys), else by length/formatter. */
+  private async newPassword(config: ConfigState): Promise<string> {
+    const name = config.passwords.password_policy;
+    if (name === '') return generatePassword(config.passwords);
+    const { password } = await this.runtime.transport.request(corePasswordGenerate, { name });
+    return password;
   }
 
   /** How long a pending change belongs to whoever started it (its directory call may still run). */
