@@ -62,7 +62,7 @@ describe('directory service (Postgres, NATS, slapd, two replicas)', () => {
     ) as Promise<{ data: any; secret?: any; status?: number }>;
 
   beforeAll(async () => {
-    slapd = await startSlapd(['svc1', 'lib1', 'lib2', 'lib3']);
+    slapd = await startSlapd(['svc1', 'svc2', 'lib1', 'lib2', 'lib3']);
     database = await createTestDatabase('directory-int');
     await migrateSchema(database.db, DIRECTORY_SCHEMA, directoryMigrations);
     const prefix = uniqueSubjectPrefix('directory-int');
@@ -165,6 +165,30 @@ describe('directory service (Postgres, NATS, slapd, two replicas)', () => {
     const passwords = new Set(creds.map((c) => c.data.current_password));
     expect(passwords.size).toBe(1);
     expect(await slapd.binds(slapd.dnOf('svc1'), [...passwords][0])).toBe(true);
+  });
+
+  it('rotates a due role once when the sweeps of both replicas run together', async () => {
+    await call(
+      0,
+      directory.roleWrite,
+      'update',
+      'roles/due',
+      { service_account_name: 'svc2', ttl: 60 },
+      { name: 'due' },
+    );
+    const before = (await call(0, directory.creds, 'read', 'creds/due', {}, { name: 'due' })).data
+      .current_password;
+    clockOffsetMs = 120_000;
+    try {
+      await Promise.all(replicas.map((r) => r.app.get(RotationSweep).sweep()));
+    } finally {
+      clockOffsetMs = 0;
+    }
+    const after = (await call(1, directory.creds, 'read', 'creds/due', {}, { name: 'due' })).data;
+    // one rotation: the password before the sweeps is the last one (two would have lost it)
+    expect(after.last_password).toBe(before);
+    expect(await slapd.binds(slapd.dnOf('svc2'), after.current_password)).toBe(true);
+    expect(await slapd.binds(slapd.dnOf('svc2'), before)).toBe(false);
   });
 
   it('leaves no unknown password after a crash between the directory write and its confirmation', async () => {
