@@ -5,7 +5,7 @@ import { startDirectoryTarget } from './support/directory-target';
 
 jest.setTimeout(120_000);
 const LABEL = 'directory-openldap';
-const ACCOUNTS = ['svc1', 'svc2', 'lib1', 'lib2', 'lib3', 'lib4'];
+const ACCOUNTS = ['svc1', 'svc2', 'lib1', 'lib2', 'lib3', 'lib4', 'tls1'];
 
 /** The directory engine against a real OpenLDAP slapd (schema openldap), in dev and cluster mode. */
 describe.each(TARGETS)('%s: directory engine against slapd', (kind) => {
@@ -77,6 +77,51 @@ describe.each(TARGETS)('%s: directory engine against slapd', (kind) => {
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([text]);
       expect((await root.get(`${mount}/config`)).body.data.length).toBe(64);
+    });
+  });
+
+  // before rotate-root: these mounts bind with the initial bind password
+  describe('TLS', () => {
+    let n = 0;
+    /** a fresh mount configured with `settings` over the base config; answers its path */
+    const mountWith = async (settings: Record<string, unknown>): Promise<string> => {
+      const path = `${mount}-tls${++n}`;
+      expect((await root.post(`sys/mounts/${path}`, { type: 'directory' })).status).toBe(204);
+      expect((await root.post(`${path}/config`, { ...config(), ...settings })).status).toBe(204);
+      return path;
+    };
+
+    it('StartTLS with the CA certificate: passwords set over TLS bind', async () => {
+      const path = await mountWith({ starttls: true, certificate: slapd.ca });
+      expect((await root.post(`${path}/roles/t`, { service_account_name: 'tls1' })).status).toBe(204);
+      const creds = (await root.get(`${path}/creds/t`)).body.data;
+      expect(await slapd.binds(slapd.dnOf('tls1'), creds.current_password)).toBe(true);
+    });
+
+    it('LDAPS with the CA certificate, and TLS 1.3 only', async () => {
+      const path = await mountWith({ url: slapd.ldapsUrl, certificate: slapd.ca });
+      expect((await root.post(`${path}/roles/t`, { service_account_name: 'tls1' })).status).toBe(204);
+      const tls13 = await mountWith({
+        url: slapd.ldapsUrl,
+        certificate: slapd.ca,
+        tls_min_version: 'tls13',
+        tls_max_version: 'tls13',
+      });
+      expect((await root.post(`${tls13}/roles/t`, { service_account_name: 'tls1' })).status).toBe(204);
+    });
+
+    it('an untrusted certificate is a 502 unless insecure_tls', async () => {
+      const strict = await mountWith({ starttls: true });
+      const res = await root.post(`${strict}/roles/t`, { service_account_name: 'tls1' });
+      expect(res.status).toBe(502);
+      expect(res.body.errors[0]).toContain('could not reach the directory');
+      const insecure = await mountWith({ url: slapd.ldapsUrl, insecure_tls: true });
+      expect((await root.post(`${insecure}/roles/t`, { service_account_name: 'tls1' })).status).toBe(204);
+    });
+
+    it('tries the urls in order while connecting fails', async () => {
+      const path = await mountWith({ url: `ldap://127.0.0.1:1,${slapd.url}` });
+      expect((await root.post(`${path}/roles/t`, { service_account_name: 'tls1' })).status).toBe(204);
     });
   });
 

@@ -1,9 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ldap from 'ldapjs';
-import { freePort } from '@coffer/testing';
+import { freePort, makeTestCertificates } from '@coffer/testing';
 
 /**
  * A small Active Directory stand-in built with the ldapjs server API: LDAPS with a test CA,
@@ -39,63 +38,9 @@ interface Account {
 const EPOCH_DIFF_MS = 11_644_473_600_000n;
 const ticksNow = (): string => ((BigInt(Date.now()) + EPOCH_DIFF_MS) * 10_000n).toString();
 
-function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
-  const run = (args: string[]) => {
-    const res = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
-    if (res.status !== 0) throw new Error(`openssl ${args[0]}: ${res.stderr}`);
-  };
-  run([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=Coffer test AD CA',
-  ]);
-  run([
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'server.key',
-    '-out',
-    'server.csr',
-    '-subj',
-    '/CN=127.0.0.1',
-  ]);
-  writeFileSync(path.join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  run([
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '2',
-    '-extfile',
-    'san.ext',
-  ]);
-  const read = (f: string) => readFileSync(path.join(dir, f), 'utf8');
-  return { ca: read('ca.pem'), cert: read('server.pem'), key: read('server.key') };
-}
-
 export async function startAdServer(upns: readonly string[]): Promise<AdServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'coffer-ad-'));
-  const { ca, cert, key } = makeCertificates(dir);
+  const { ca, cert, key } = makeTestCertificates(dir);
   const suffix = 'dc=corp,dc=test';
   const userdn = `ou=users,${suffix}`;
   const binddn = `cn=coffer-admin,${suffix}`;

@@ -6,3 +6,4 @@ export * from './database';
 export * from './managed-process';
 export * from './raw-socket';
 export * from './slapd';
+export * from './test-ca';

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, InvalidCredentialsError } from 'ldapts';
 import { freePort } from './net';
+import { makeTestCertificates } from './test-ca';
 import { waitFor } from './wait';
 
 /**
@@ -13,6 +14,10 @@ import { waitFor } from './wait';
  */
 export interface Slapd {
   url: string;
+  /** ldaps:// listener (the same directory), its certificate signed by `ca` */
+  ldapsUrl: string;
+  /** PEM of the test CA (StartTLS on `url` and LDAPS on `ldapsUrl` present its certificate) */
+  ca: string;
   suffix: string;
   binddn: string;
   bindpass: string;
@@ -42,6 +47,7 @@ export async function startSlapd(accounts: readonly string[]): Promise<Slapd> {
   const binddn = `cn=coffer,ou=system,${suffix}`;
   const bindpass = 'initial-bind-password';
   const userdn = `ou=people,${suffix}`;
+  const tls = makeTestCertificates(dir);
   const conf = path.join(dir, 'slapd.conf');
   writeFileSync(
     conf,
@@ -53,6 +59,9 @@ export async function startSlapd(accounts: readonly string[]): Promise<Slapd> {
       'moduleload back_mdb',
       `pidfile ${path.join(dir, 'slapd.pid')}`,
       `argsfile ${path.join(dir, 'slapd.args')}`,
+      `TLSCACertificateFile ${tls.caFile}`,
+      `TLSCertificateFile ${tls.certFile}`,
+      `TLSCertificateKeyFile ${tls.keyFile}`,
       'database mdb',
       'maxsize 10485760',
       `suffix "${suffix}"`,
@@ -79,9 +88,10 @@ export async function startSlapd(accounts: readonly string[]): Promise<Slapd> {
 
   const port = await freePort();
   const url = `ldap://127.0.0.1:${port}`;
+  const ldapsUrl = `ldaps://127.0.0.1:${await freePort()}`;
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(SLAPD, ['-d', '0', '-h', `${url}/`, '-f', conf], { stdio: 'ignore' });
+    child = spawn(SLAPD, ['-d', '0', '-h', `${url}/ ${ldapsUrl}/`, '-f', conf], { stdio: 'ignore' });
     // reachable is enough: rotate-root may have changed the bind password
     await waitFor(() => binds(url, binddn, bindpass).then(() => true), {
       timeoutMs: 15_000,
@@ -100,6 +110,8 @@ export async function startSlapd(accounts: readonly string[]): Promise<Slapd> {
   await start();
   return {
     url,
+    ldapsUrl,
+    ca: tls.ca,
     suffix,
     binddn,
     bindpass,
