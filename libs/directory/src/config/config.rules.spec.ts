@@ -1,13 +1,17 @@
 import type { MountInfo } from '@coffer/contracts';
+import { directoryConfigBodySchema } from '@coffer/contracts/directory';
 import type { ConfigState } from '../records/record.state';
 import { mergeConfig } from './config.rules';
 
 const mount = { config: { default_lease_ttl: 0, max_lease_ttl: 0 } } as MountInfo;
 const base = { binddn: 'cn=admin', bindpass: 'secret' };
+/** a write as the contract parses it */
+const merge = (body: Record<string, unknown>, existing?: ConfigState) =>
+  mergeConfig(directoryConfigBodySchema.parse(body), existing, mount);
 
 describe('directory config rules', () => {
   it("fills Vault's defaults", () => {
-    const { connection, passwords, bindpass } = mergeConfig(base, undefined, mount);
+    const { connection, passwords, bindpass } = merge(base);
     expect(connection).toMatchObject({
       url: 'ldap://127.0.0.1',
       schema: 'ad',
@@ -31,14 +35,14 @@ describe('directory config rules', () => {
   });
 
   it('keeps what a write does not send (the bind password too), lower-cases urls', () => {
-    const first = mergeConfig({ ...base, url: 'LDAP://Dc1:389', schema: 'openldap' }, undefined, mount);
+    const first = merge({ ...base, url: 'LDAP://Dc1:389', schema: 'openldap' });
     const existing: ConfigState = {
       kind: 'config',
       connection: first.connection,
       passwords: first.passwords,
       password: { current: 'secret', last: null, pending: null, last_rotation: null },
     };
-    const second = mergeConfig({ userdn: 'ou=people' }, existing, mount);
+    const second = merge({ userdn: 'ou=people' }, existing);
     expect(second.connection).toMatchObject({
       url: 'ldap://dc1:389',
       schema: 'openldap',
@@ -50,20 +54,18 @@ describe('directory config rules', () => {
   });
 
   it('refuses with the texts of Vault', () => {
-    expect(() => mergeConfig({ bindpass: 'x' }, undefined, mount)).toThrow('"binddn" is required');
-    expect(() => mergeConfig({ binddn: 'x' }, undefined, mount)).toThrow('"bindpass" is required');
-    expect(() => mergeConfig({ ...base, url: 'http://dc1' }, undefined, mount)).toThrow(
-      'invalid LDAP url "http://dc1"',
+    expect(() => merge({ bindpass: 'x' })).toThrow('"binddn" is required');
+    expect(() => merge({ binddn: 'x' })).toThrow('"bindpass" is required');
+    expect(() => merge({ ...base, url: 'http://dc1' })).toThrow('invalid LDAP url "http://dc1"');
+    expect(() => merge({ ...base, tls_min_version: 'tls13', tls_max_version: 'tls12' })).toThrow(
+      "'tls_max_version' must be greater than or equal to 'tls_min_version'",
     );
-    expect(() =>
-      mergeConfig({ ...base, tls_min_version: 'tls13', tls_max_version: 'tls12' }, undefined, mount),
-    ).toThrow("'tls_max_version' must be greater than or equal to 'tls_min_version'");
-    expect(() => mergeConfig({ ...base, ttl: 10, max_ttl: 5 }, undefined, mount)).toThrow(
+    expect(() => merge({ ...base, ttl: 10, max_ttl: 5 })).toThrow(
       'ttl must be smaller than or equal to max_ttl',
     );
-    expect(() =>
-      mergeConfig({ ...base, password_policy: 'p', formatter: 'a{{PASSWORD}}' }, undefined, mount),
-    ).toThrow('cannot set password_policy and either length or formatter');
-    expect(mergeConfig({ ...base, password_policy: 'p' }, undefined, mount).passwords.length).toBe(0);
+    expect(() => merge({ ...base, password_policy: 'p', formatter: 'a{{PASSWORD}}' })).toThrow(
+      'cannot set password_policy and either length or formatter',
+    );
+    expect(merge({ ...base, password_policy: 'p' }).passwords.length).toBe(0);
   });
 });
