@@ -28,5 +28,4 @@ export const PLANNED_MOUNT_TYPES: readonly MountTypeEntry[] = [
   { type: 'pki', kind: 'secret', service: 'pki' },
   { type: 'cloud-a', kind: 'secret', service: 'cloud-creds' },
   { type: 'cloud-b', kind: 'secret', service: 'cloud-creds' },
-  { type: 'directory', kind: 'secret', service: 'directory' },
 ];

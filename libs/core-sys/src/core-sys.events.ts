@@ -11,6 +11,7 @@ import { APPROLE_ROLE_LOG, APPROLE_SALT_LOG, APPROLE_SECRET_ID_LOG } from './app
 import { AUDIT_LOG } from './audit/audit.events';
 import { WRAPPING_LOG } from './wrapping/wrapping.events';
 import { PLUGIN_CATALOG_LOG, PLUGIN_STORAGE_LOG } from './plugins/plugin.events';
+import { PASSWORD_POLICY_LOG } from './password-policies/password-policy.events';
 
 /** Every aggregate of the core_sys event log: the service's registry is composed of these. */
 export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
@@ -30,4 +31,5 @@ export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
   WRAPPING_LOG,
   PLUGIN_CATALOG_LOG,
   PLUGIN_STORAGE_LOG,
+  PASSWORD_POLICY_LOG,
 ];

@@ -18,6 +18,7 @@ import { wrappingControllers, wrappingProviders } from './wrapping';
 import { rekeyControllers, rekeyProviders } from './rekey';
 import { generateRootControllers, generateRootProviders } from './generate-root';
 import { pluginsControllers, pluginsProviders } from './plugins';
+import { passwordPoliciesControllers, passwordPoliciesProviders } from './password-policies';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -52,6 +53,7 @@ export class CoreSysModule {
         ...rekeyProviders,
         ...generateRootProviders,
         ...pluginsProviders,
+        ...passwordPoliciesProviders,
       ],
       controllers: [
         ...sealControllers,
@@ -69,6 +71,7 @@ export class CoreSysModule {
         ...rekeyControllers,
         ...generateRootControllers,
         ...pluginsControllers,
+        ...passwordPoliciesControllers,
       ],
     };
   }

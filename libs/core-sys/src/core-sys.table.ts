@@ -3,6 +3,7 @@ import { ServiceDb } from '@coffer/event-store';
 import type { IdentityDatabase } from './identity/identity.table';
 import type { IdentityGroupDatabase } from './identity/group.table';
 import type { LeasesDatabase } from './leases/lease.table';
+import type { PasswordPoliciesDatabase } from './password-policies/password-policy.table';
 import type { MountsDatabase } from './mounts/mounts.table';
 import type { PoliciesDatabase } from './policies/policy.table';
 import type { SealDatabase } from './seal/seal.table';
@@ -31,7 +32,8 @@ export interface CoreSysDatabase
     LeasesDatabase,
     RekeyDatabase,
     PluginCatalogDatabase,
-    PluginStorageDatabase {}
+    PluginStorageDatabase,
+    PasswordPoliciesDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

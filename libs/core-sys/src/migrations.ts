@@ -11,6 +11,7 @@ import { auditMigrations } from './audit';
 import { leasesMigrations } from './leases';
 import { rekeyMigrations } from './rekey';
 import { pluginsMigrations } from './plugins';
+import { passwordPoliciesMigrations } from './password-policies';
 
 /** One migration history for the core_sys schema; names are globally ordered by prefix. */
 export const coreSysMigrations: Record<string, Migration> = {
@@ -26,5 +27,6 @@ export const coreSysMigrations: Record<string, Migration> = {
   ...leasesMigrations,
   ...rekeyMigrations,
   ...pluginsMigrations,
+  ...passwordPoliciesMigrations,
 };
 export const CORE_SYS_SCHEMA = 'core_sys';

@@ -1,5 +1,6 @@
 import { PLANNED_MOUNT_TYPES } from '@coffer/contracts';
 import { coreSysEngine } from '@coffer/core-sys';
+import { directoryEngine } from '@coffer/directory';
 import { kvEngine } from '@coffer/kv';
 import { oidcEngine } from '@coffer/oidc';
 import { sshEngine } from '@coffer/ssh';
@@ -15,7 +16,13 @@ import {
  * here: dev mode, the cluster apps and launcher, the gateway's routing, the mount catalogue,
  * bootstrap readiness and deploy/k8s all derive from this list.
  */
-export const ENGINES: readonly EngineDescriptor[] = [coreSysEngine, kvEngine, sshEngine, oidcEngine];
+export const ENGINES: readonly EngineDescriptor[] = [
+  coreSysEngine,
+  kvEngine,
+  sshEngine,
+  oidcEngine,
+  directoryEngine,
+];
 
 /** The engine named `name`, or undefined. */
 export function engineNamed(name: string): EngineDescriptor | undefined {

@@ -5,3 +5,5 @@ export * from './net';
 export * from './database';
 export * from './managed-process';
 export * from './raw-socket';
+export * from './slapd';
+export * from './test-ca';

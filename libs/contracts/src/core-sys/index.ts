@@ -30,3 +30,4 @@ export type {
 } from './identity-group-data.schema';
 export * from './rekey.routes';
 export * from './plugin-catalog.routes';
+export * from './password-policy.routes';

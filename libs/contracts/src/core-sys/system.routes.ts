@@ -17,6 +17,7 @@ import {
   uiMountsData,
 } from './core-sys-data.schema';
 import { leaseRouteDefs } from './lease.routes';
+import { passwordPolicyRouteDefs } from './password-policy.routes';
 import { sysHealthRaw, sysInitRaw, sysInitStatusRaw, sysSealStatusRaw } from './core-sys-raw.schema';
 import {
   sysCapabilitiesBody,
@@ -345,6 +346,7 @@ export const systemRoutes: RouteTable = {
     },
     ...auditRouteDefs,
     ...leaseRouteDefs,
+    ...passwordPolicyRouteDefs,
     ...wrappingRoutes,
     ...rekeyRouteDefs,
     ...pluginCatalogRouteDefs,

@@ -1,0 +1,3 @@
+// Route table and contracts of the directory engine (import as @coffer/contracts/directory).
+export * from './directory.schemas';
+export * from './directory.routes';

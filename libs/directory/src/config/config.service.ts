@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { notFound, type RequestOf, type ResponseOf } from '@coffer/contracts';
+import type { directory } from '@coffer/contracts/directory';
+import { isConcurrencyError, retryOnConflict } from '@coffer/event-store';
+import { RecordStore } from '../records/record.store';
+import { PasswordRotation } from '../rotation/password-rotation.service';
+import { RECORDS_PK } from '../shared/directory.table';
+import { mergeConfig } from './config.rules';
+
+const RETRY = { attempts: 10, uniqueConstraints: [RECORDS_PK] };
+const ROOT_ROTATION_RUNNING = 'Root password rotation is already in progress.';
+
+/** config and rotate-root. */
+@Injectable()
+export class ConfigService {
+  constructor(
+    private readonly store: RecordStore,
+    private readonly rotation: PasswordRotation,
+  ) {}
+
+  async write(
+    req: RequestOf<typeof directory.configWrite>,
+  ): Promise<ResponseOf<typeof directory.configWrite>> {
+    const mountUuid = req.mount.uuid;
+    await retryOnConflict(async () => {
+      const existing = await this.store.get(mountUuid, 'config', 'config');
+      const merged = mergeConfig(req.body, existing?.state, req.mount);
+      await this.store.append(mountUuid, 'config', 'config', existing?.version ?? 0, [
+        {
+          type: 'DirectoryConfigWritten',
+          data: {
+            connection: merged.connection,
+            passwords: merged.passwords,
+            ...(merged.bindpass !== undefined ? { bindpass: merged.bindpass } : {}),
+          },
+        },
+      ]);
+    }, RETRY);
+    return {};
+  }
+
+  /** Never the bind password. */
+  async read(req: RequestOf<typeof directory.configRead>): Promise<ResponseOf<typeof directory.configRead>> {
+    const config = await this.store.get(req.mount.uuid, 'config', 'config');
+    if (!config) throw notFound();
+    const { connection, passwords, password } = config.state;
+    return {
+      data: {
+        ...connection,
+        ...passwords,
+        ...(password.last_rotation ? { last_bind_password_rotation: password.last_rotation } : {}),
+      },
+    };
+  }
+
+  async delete(
+    req: RequestOf<typeof directory.configDelete>,
+  ): Promise<ResponseOf<typeof directory.configDelete>> {
+    await retryOnConflict(async () => {
+      const existing = await this.store.get(req.mount.uuid, 'config', 'config');
+      if (!existing) return;
+      await this.store.append(req.mount.uuid, 'config', 'config', existing.version, [
+        { type: 'DirectoryRecordDeleted', data: {} },
+      ]);
+    }, RETRY);
+    return {};
+  }
+
+  /** A new bind password only Coffer knows: 204, or 200 with a warning while one is under way. */
+  async rotateRoot(
+    req: RequestOf<typeof directory.rotateRoot>,
+  ): Promise<ResponseOf<typeof directory.rotateRoot>> {
+    const config = await this.rotation.config(req.mount.uuid);
+    if (config.state.password.pending) return { warnings: [ROOT_ROTATION_RUNNING] };
+    try {
+      await this.rotation.rotate(req.mount.uuid, 'config', config, config, config.state.connection.binddn);
+    } catch (error) {
+      if (isConcurrencyError(error)) return { warnings: [ROOT_ROTATION_RUNNING] };
+      throw error;
+    }
+    // 204 for the GET form too (a read without data would be a 404)
+    return { status: 204 };
+  }
+}
