@@ -1,4 +1,11 @@
-import { leaseContracts, matchRoute, sysContracts, systemRoutes, tableContracts } from '@coffer/contracts';
+import {
+  leaseContracts,
+  matchRoute,
+  passwordPolicyContracts,
+  sysContracts,
+  systemRoutes,
+  tableContracts,
+} from '@coffer/contracts';
 
 /** The sys/ route table as the gateway sees it: paths relative to the "sys/" mount. */
 describe('systemRoutes', () => {
@@ -43,7 +50,13 @@ describe('systemRoutes', () => {
     const subjects = tableContracts(systemRoutes).map((c) => c.subject);
     expect(new Set(subjects).size).toBe(subjects.length);
     expect(subjects.sort()).toEqual(
-      [...Object.values(sysContracts), ...Object.values(leaseContracts)].map((c) => c.subject).sort(),
+      [
+        ...Object.values(sysContracts),
+        ...Object.values(leaseContracts),
+        ...Object.values(passwordPolicyContracts),
+      ]
+        .map((c) => c.subject)
+        .sort(),
     );
     for (const s of subjects) expect(s).toMatch(/^core\.sys\.[a-z-]+\.[a-z-]+$/);
   });
