@@ -182,14 +182,8 @@ const routes: RouteDef[] = [
     },
   },
   { pattern: 'roles', synopsis: 'List roles.', operations: { list: op(pki.roleList, 'Lists the roles.') } },
-  { pattern: 'roles/', synopsis: 'List roles.', operations: { list: op(pki.roleList, 'Lists the roles.') } },
   {
     pattern: 'certs',
-    synopsis: 'List stored certificates.',
-    operations: { list: op(pki.certList, 'Lists the serials of stored certificates.') },
-  },
-  {
-    pattern: 'certs/',
     synopsis: 'List stored certificates.',
     operations: { list: op(pki.certList, 'Lists the serials of stored certificates.') },
   },
