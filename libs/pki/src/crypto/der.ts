@@ -2,7 +2,7 @@
  * The few raw DER reads the PKI engine needs that @peculiar/x509 keeps private: the signed part
  * of a CSR or certificate and its signature bits, to verify them with node:crypto.
  */
-interface Tlv {
+export interface Tlv {
   tag: number;
   /** offset of the tag byte */
   start: number;
@@ -12,7 +12,7 @@ interface Tlv {
   end: number;
 }
 
-function readTlv(buf: Uint8Array, offset: number): Tlv {
+export function readTlv(buf: Uint8Array, offset: number): Tlv {
   const tag = buf[offset];
   let lenByte = buf[offset + 1];
   if (tag === undefined || lenByte === undefined) throw new Error('truncated DER');
@@ -95,4 +95,15 @@ export function spkiKeyBits(spki: Uint8Array): Buffer {
   const alg = readTlv(spki, outer.valueStart);
   const bits = readTlv(spki, alg.end);
   return Buffer.from(spki.subarray(bits.valueStart + 1, bits.end));
+}
+
+/** The elements inside a constructed DER value (a SEQUENCE's members, a SET's, …). */
+export function children(buf: Uint8Array, parent: Tlv): Tlv[] {
+  const out: Tlv[] = [];
+  for (let pos = parent.valueStart; pos < parent.end; ) {
+    const child = readTlv(buf, pos);
+    out.push(child);
+    pos = child.end;
+  }
+  return out;
 }

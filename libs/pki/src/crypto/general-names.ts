@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { oidDer, sequence, tlv, utf8String } from './der';
+import { children, oidDer, readTlv, sequence, tlv, utf8String } from './der';
 
 /** Subject alternative names of a certificate, by kind (what Vault's CreationParameters carry). */
 export interface SanSet {
@@ -56,3 +56,60 @@ export function generalNamesDer(sans: SanSet): Buffer {
 /** NameConstraints with permitted DNS subtrees (permitted_dns_domains of a CA). */
 export const nameConstraintsDer = (domains: string[]): Buffer =>
   sequence(tlv(0xa0, Buffer.concat(domains.map((d) => sequence(tlv(0x82, Buffer.from(d, 'ascii')))))));
+
+/** The text of an iPAddress name's bytes. */
+export function ipText(bytes: Uint8Array): string {
+  if (bytes.length === 4) return Array.from(bytes).join('.');
+  const groups: string[] = [];
+  for (let i = 0; i + 1 < bytes.length; i += 2) groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
+  return groups.join(':').replace(/(^|:)0(:0)+(:|$)/, '::').replace(/:{3,}/, '::');
+}
+
+/** The names of a SubjectAltName extension value (GeneralNames DER); other kinds are ignored. */
+export function parseGeneralNames(der: Uint8Array): SanSet {
+  const sans = emptySans();
+  const top = readTlv(der, 0);
+  for (const item of children(der, top)) {
+    const value = Buffer.from(der.subarray(item.valueStart, item.end));
+    switch (item.tag) {
+      case 0x82:
+        sans.dns.push(value.toString('latin1'));
+        break;
+      case 0x81:
+        sans.email.push(value.toString('utf8'));
+        break;
+      case 0x86:
+        sans.uri.push(value.toString('utf8'));
+        break;
+      case 0x87:
+        sans.ip.push(ipText(value));
+        break;
+      case 0xa0: {
+        const [oid, wrapped] = children(der, item);
+        if (!oid || !wrapped || oid.tag !== 0x06 || wrapped.tag !== 0xa0) break;
+        const [inner] = children(der, wrapped);
+        if (inner?.tag !== 0x0c) throw new Error('no UTF-8 string found in OtherName');
+        const text = Buffer.from(der.subarray(inner.valueStart, inner.end)).toString('utf8');
+        sans.other.push({ oid: oidText(der.subarray(oid.valueStart, oid.end)), value: text });
+        break;
+      }
+    }
+  }
+  return sans;
+}
+
+/** Dotted text of an OBJECT IDENTIFIER's content bytes. */
+export function oidText(content: Uint8Array): string {
+  const arcs: number[] = [];
+  let value = 0;
+  for (const byte of content) {
+    value = value * 128 + (byte & 0x7f);
+    if (!(byte & 0x80)) {
+      arcs.push(value);
+      value = 0;
+    }
+  }
+  const [first = 0, ...rest] = arcs;
+  const head = first < 80 ? [Math.floor(first / 40), first % 40] : [2, first - 80];
+  return [...head, ...rest].join('.');
+}

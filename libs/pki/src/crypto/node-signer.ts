@@ -11,6 +11,9 @@ import { describeKey } from './keys';
 // WebCrypto has no P-224, so @peculiar/x509 does not know its point size (r||s -> DER).
 x509.AsnEcSignatureFormatter.namedCurveSize.set('P-224', 28);
 
+type X509Crypto = NonNullable<Parameters<typeof x509.X509CertificateGenerator.create>[1]>;
+type X509SigningKey = x509.X509CertificateCreateWithKeyParams['signingKey'];
+
 const CURVE_NAMES: Readonly<Record<number, string>> = { 224: 'P-224', 256: 'P-256', 384: 'P-384', 521: 'P-521' };
 const HASH_OF_BITS: Readonly<Record<number, string>> = { 256: 'SHA-256', 384: 'SHA-384', 512: 'SHA-512' };
 
@@ -75,10 +78,14 @@ function signWith(key: NodeSigningKey, data: Buffer): Buffer {
 }
 
 const subtle = {
-  sign(_algorithm: unknown, key: NodeSigningKey, data: BufferSource): Promise<ArrayBuffer> {
-    const bytes = Buffer.from(data instanceof ArrayBuffer ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  sign(_algorithm: unknown, key: NodeSigningKey, data: ArrayBuffer | ArrayBufferView): Promise<ArrayBuffer> {
+    const bytes = ArrayBuffer.isView(data)
+      ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+      : Buffer.from(new Uint8Array(data));
     const signature = signWith(key, bytes);
-    return Promise.resolve(signature.buffer.slice(signature.byteOffset, signature.byteOffset + signature.byteLength));
+    const out = new ArrayBuffer(signature.byteLength);
+    new Uint8Array(out).set(signature);
+    return Promise.resolve(out);
   },
 };
 
@@ -87,7 +94,7 @@ export const nodeSigningCrypto = {
   subtle,
   getRandomValues: webcrypto.getRandomValues.bind(webcrypto),
   randomUUID: webcrypto.randomUUID.bind(webcrypto),
-} as unknown as Crypto;
+} as unknown as X509Crypto;
 
 /** Cast for the generators' `signingKey` (typed as CryptoKey). */
-export const asCryptoKey = (key: NodeSigningKey): CryptoKey => key as unknown as CryptoKey;
+export const asCryptoKey = (key: NodeSigningKey): X509SigningKey => key as unknown as X509SigningKey;
