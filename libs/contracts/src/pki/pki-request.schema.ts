@@ -16,7 +16,10 @@ const certificateFields = {
   ip_sans: list('IP SANs (comma list)'),
   uri_sans: list('URI SANs (comma list)'),
   other_sans: list('Other SANs: "<oid>;UTF8:<value>" (comma list or JSON list)'),
-  ttl: weakDuration({ default: 0, description: 'Requested TTL; capped by the role max_ttl and the CA expiry' }),
+  ttl: weakDuration({
+    default: 0,
+    description: 'Requested TTL; capped by the role max_ttl and the CA expiry',
+  }),
   not_after: str('Fixed notAfter (RFC 3339) instead of a TTL'),
   format: str('"pem" (default), "der" (base64) or "pem_bundle"', 'pem'),
   private_key_format: str('"der" (default) or "pkcs8"', 'der'),
@@ -53,7 +56,10 @@ export type PkiGenerateBody = z.output<typeof pkiGenerateBodySchema>;
 export const pkiIssueBodySchema = z.object(certificateFields);
 export type PkiIssueBody = z.output<typeof pkiIssueBodySchema>;
 
-export const pkiSignBodySchema = z.object({ ...certificateFields, csr: str('The PEM certificate signing request') });
+export const pkiSignBodySchema = z.object({
+  ...certificateFields,
+  csr: str('The PEM certificate signing request'),
+});
 export type PkiSignBody = z.output<typeof pkiSignBodySchema>;
 
 export const pkiSignVerbatimBodySchema = z.object({

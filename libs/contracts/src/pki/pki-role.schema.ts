@@ -11,7 +11,10 @@ const list = (description: string, def: string[] = []) => weakStringList({ defau
 export const DEFAULT_KEY_USAGE = ['DigitalSignature', 'KeyAgreement', 'KeyEncipherment'];
 
 export const pkiRoleBodySchema = z.object({
-  ttl: weakDuration({ default: 0, description: 'Default TTL; unset uses the mount default, capped by max_ttl' }),
+  ttl: weakDuration({
+    default: 0,
+    description: 'Default TTL; unset uses the mount default, capped by max_ttl',
+  }),
   max_ttl: weakDuration({ default: 0, description: 'Maximum TTL; unset uses the mount maximum' }),
   allow_localhost: bool(true, 'Allow "localhost" and "localdomain" as names'),
   allowed_domains: list('Domains the role issues for (with allow_bare_domains / allow_subdomains)'),
@@ -33,7 +36,10 @@ export const pkiRoleBodySchema = z.object({
   code_signing_flag: bool(false, 'Add the CodeSigning extended key usage'),
   email_protection_flag: bool(false, 'Add the EmailProtection extended key usage'),
   key_type: weakString({ default: 'rsa', description: '"rsa", "ec", "ed25519", or "any" (signing only)' }),
-  key_bits: weakInt({ default: 0, description: 'Key size; 0 is the type default (2048 for rsa, 256 for ec)' }),
+  key_bits: weakInt({
+    default: 0,
+    description: 'Key size; 0 is the type default (2048 for rsa, 256 for ec)',
+  }),
   signature_bits: weakInt({ default: 0, description: 'Hash size of the signature: 256, 384 or 512' }),
   use_pss: bool(false, 'Sign with RSA-PSS instead of PKCS#1 v1.5'),
   key_usage: list('Key usages (case-insensitive); empty means none', DEFAULT_KEY_USAGE),

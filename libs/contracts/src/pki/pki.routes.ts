@@ -76,8 +76,16 @@ export const pki = {
   }),
   intermediateSetSigned: engineContract('pki.intermediate.set-signed', { body: pkiCertificateBodySchema }),
   configCa: engineContract('pki.config.ca', { body: pkiPemBundleBodySchema }),
-  issue: engineContract('pki.issue', { params: nameParams, body: pkiIssueBodySchema, data: pkiCertificateDataSchema }),
-  sign: engineContract('pki.sign', { params: nameParams, body: pkiSignBodySchema, data: pkiCertificateDataSchema }),
+  issue: engineContract('pki.issue', {
+    params: nameParams,
+    body: pkiIssueBodySchema,
+    data: pkiCertificateDataSchema,
+  }),
+  sign: engineContract('pki.sign', {
+    params: nameParams,
+    body: pkiSignBodySchema,
+    data: pkiCertificateDataSchema,
+  }),
   signVerbatim: engineContract('pki.sign-verbatim', {
     params: roleParams,
     body: pkiSignVerbatimBodySchema,

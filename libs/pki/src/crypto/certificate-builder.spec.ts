@@ -31,7 +31,12 @@ function template(cn: string, spki: Buffer, isCa: boolean): CertificateTemplate 
     notBefore: new Date(now - 30_000),
     notAfter: new Date(now + 3_600_000),
     publicKey: spki,
-    sans: { ...emptySans(), dns: [cn], ip: ['127.0.0.1', '::1'], other: [{ oid: '1.3.6.1.4.1.311.20.2.3', value: 'me@x' }] },
+    sans: {
+      ...emptySans(),
+      dns: [cn],
+      ip: ['127.0.0.1', '::1'],
+      other: [{ oid: '1.3.6.1.4.1.311.20.2.3', value: 'me@x' }],
+    },
     isCa,
     maxPathLength: -1,
     basicConstraintsValidForNonCa: false,
@@ -60,15 +65,30 @@ describe('buildCertificate (checked by openssl)', () => {
     const leafKey = await generateKey({ type: 'ec', bits: 256 });
     const leafT = template('leaf.example', spkiOf(leafKey), false);
     const leaf = await buildCertificate(
-      { ...leafT, issuer: root.subjectName, authorityKeyId: root.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId },
+      {
+        ...leafT,
+        issuer: root.subjectName,
+        authorityKeyId: root.getExtension(x509.SubjectKeyIdentifierExtension)?.keyId,
+      },
       signingKeyOf(caKey),
     );
     const name = `${spec.type}${spec.bits}`;
     writeFileSync(join(dir, `${name}-root.pem`), certificatePem(Buffer.from(root.rawData)));
     writeFileSync(join(dir, `${name}-leaf.pem`), certificatePem(Buffer.from(leaf.rawData)));
-    const out = execFileSync('openssl', ['verify', '-CAfile', join(dir, `${name}-root.pem`), join(dir, `${name}-leaf.pem`)]);
+    const out = execFileSync('openssl', [
+      'verify',
+      '-CAfile',
+      join(dir, `${name}-root.pem`),
+      join(dir, `${name}-leaf.pem`),
+    ]);
     expect(out.toString()).toContain(': OK');
-    const text = execFileSync('openssl', ['x509', '-noout', '-text', '-in', join(dir, `${name}-leaf.pem`)]).toString();
+    const text = execFileSync('openssl', [
+      'x509',
+      '-noout',
+      '-text',
+      '-in',
+      join(dir, `${name}-leaf.pem`),
+    ]).toString();
     expect(text).toContain('DNS:leaf.example');
     expect(text).toContain('IP Address:127.0.0.1');
     expect(text).toContain('Policy: 1.2.3.4');

@@ -71,12 +71,17 @@ export function subjectName(s: SubjectFields): x509.Name {
 }
 
 /** RFC 5280 method 1: SHA-1 of the subjectPublicKey bits. */
-export const subjectKeyId = (spki: Buffer): string => createHash('sha1').update(spkiKeyBits(spki)).digest('hex');
+export const subjectKeyId = (spki: Buffer): string =>
+  createHash('sha1').update(spkiKeyBits(spki)).digest('hex');
 
 function extensionsOf(t: CertificateTemplate, ski: string): x509.Extension[] {
   const out: x509.Extension[] = [];
-  if (t.isCa) out.push(new x509.BasicConstraintsExtension(true, t.maxPathLength >= 0 ? t.maxPathLength : undefined, true));
-  else if (t.basicConstraintsValidForNonCa) out.push(new x509.BasicConstraintsExtension(false, undefined, true));
+  if (t.isCa)
+    out.push(
+      new x509.BasicConstraintsExtension(true, t.maxPathLength >= 0 ? t.maxPathLength : undefined, true),
+    );
+  else if (t.basicConstraintsValidForNonCa)
+    out.push(new x509.BasicConstraintsExtension(false, undefined, true));
   if (t.keyUsage !== 0) out.push(new x509.KeyUsagesExtension(t.keyUsage, true));
   if (t.extKeyUsage.length > 0) out.push(new x509.ExtendedKeyUsageExtension(t.extKeyUsage, false));
   out.push(new x509.SubjectKeyIdentifierExtension(ski));
@@ -101,7 +106,10 @@ function extensionsOf(t: CertificateTemplate, ski: string): x509.Extension[] {
 }
 
 /** Builds and signs a certificate with @peculiar/x509, the signature made by node:crypto. */
-export async function buildCertificate(t: CertificateTemplate, signer: NodeSigningKey): Promise<x509.X509Certificate> {
+export async function buildCertificate(
+  t: CertificateTemplate,
+  signer: NodeSigningKey,
+): Promise<x509.X509Certificate> {
   const ski = subjectKeyId(t.publicKey);
   return x509.X509CertificateGenerator.create(
     {

@@ -19,7 +19,11 @@ describe('der', () => {
   });
 
   it('splits a signed structure', () => {
-    const der = sequence(sequence(Buffer.from([0x02, 0x01, 0x05])), sequence(), tlv(0x03, Buffer.from([0, 9, 9])));
+    const der = sequence(
+      sequence(Buffer.from([0x02, 0x01, 0x05])),
+      sequence(),
+      tlv(0x03, Buffer.from([0, 9, 9])),
+    );
     const parts = signedParts(der);
     expect(parts.tbs.toString('hex')).toBe('3003020105');
     expect(parts.signature.toString('hex')).toBe('0909');

@@ -100,7 +100,7 @@ export function spkiKeyBits(spki: Uint8Array): Buffer {
 /** The elements inside a constructed DER value (a SEQUENCE's members, a SET's, …). */
 export function children(buf: Uint8Array, parent: Tlv): Tlv[] {
   const out: Tlv[] = [];
-  for (let pos = parent.valueStart; pos < parent.end; ) {
+  for (let pos = parent.valueStart; pos < parent.end;) {
     const child = readTlv(buf, pos);
     out.push(child);
     pos = child.end;

@@ -23,7 +23,10 @@ export function ipBytes(ip: string): Buffer | undefined {
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (v4?.[1]) {
     const b = v4[1].split('.').map(Number);
-    text = text.replace(v4[1], `${(((b[0] ?? 0) << 8) | (b[1] ?? 0)).toString(16)}:${(((b[2] ?? 0) << 8) | (b[3] ?? 0)).toString(16)}`);
+    text = text.replace(
+      v4[1],
+      `${(((b[0] ?? 0) << 8) | (b[1] ?? 0)).toString(16)}:${(((b[2] ?? 0) << 8) | (b[3] ?? 0)).toString(16)}`,
+    );
   }
   const [head = '', tail] = text.split('::');
   const left = head === '' ? [] : head.split(':');
@@ -61,8 +64,12 @@ export const nameConstraintsDer = (domains: string[]): Buffer =>
 export function ipText(bytes: Uint8Array): string {
   if (bytes.length === 4) return Array.from(bytes).join('.');
   const groups: string[] = [];
-  for (let i = 0; i + 1 < bytes.length; i += 2) groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
-  return groups.join(':').replace(/(^|:)0(:0)+(:|$)/, '::').replace(/:{3,}/, '::');
+  for (let i = 0; i + 1 < bytes.length; i += 2)
+    groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
+  return groups
+    .join(':')
+    .replace(/(^|:)0(:0)+(:|$)/, '::')
+    .replace(/:{3,}/, '::');
 }
 
 /** The names of a SubjectAltName extension value (GeneralNames DER); other kinds are ignored. */

@@ -14,7 +14,12 @@ x509.AsnEcSignatureFormatter.namedCurveSize.set('P-224', 28);
 type X509Crypto = NonNullable<Parameters<typeof x509.X509CertificateGenerator.create>[1]>;
 type X509SigningKey = x509.X509CertificateCreateWithKeyParams['signingKey'];
 
-const CURVE_NAMES: Readonly<Record<number, string>> = { 224: 'P-224', 256: 'P-256', 384: 'P-384', 521: 'P-521' };
+const CURVE_NAMES: Readonly<Record<number, string>> = {
+  224: 'P-224',
+  256: 'P-256',
+  384: 'P-384',
+  521: 'P-521',
+};
 const HASH_OF_BITS: Readonly<Record<number, string>> = { 256: 'SHA-256', 384: 'SHA-384', 512: 'SHA-512' };
 
 /** The algorithm a key signs with, in WebCrypto terms (what @peculiar/x509 maps to an OID). */

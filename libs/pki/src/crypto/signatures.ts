@@ -3,7 +3,8 @@ import type * as x509 from '@peculiar/x509';
 import { signedParts } from './der';
 
 const nodeHash = (name: string | undefined): string => (name ?? 'SHA-256').replace('-', '').toLowerCase();
-const hashBytes = (name: string | undefined): number => (name === 'SHA-512' ? 64 : name === 'SHA-384' ? 48 : 32);
+const hashBytes = (name: string | undefined): number =>
+  name === 'SHA-512' ? 64 : name === 'SHA-384' ? 48 : 32;
 
 /**
  * Whether a signed DER structure (CSR, certificate) carries a valid signature by `key`, checked

@@ -1,4 +1,11 @@
-import { firstDeniedName, glob, isValidHostname, otherSanViolation, parseOtherSans, type NamePolicy } from './name-policy';
+import {
+  firstDeniedName,
+  glob,
+  isValidHostname,
+  otherSanViolation,
+  parseOtherSans,
+  type NamePolicy,
+} from './name-policy';
 
 const base: NamePolicy = {
   allow_localhost: true,
@@ -17,7 +24,10 @@ const allowed = (policy: NamePolicy, name: string): boolean => firstDeniedName(p
 describe('name policy (Vault validateNames)', () => {
   const sub = role({ allowed_domains: ['example.com'], allow_subdomains: true });
   const bare = role({ allowed_domains: ['example.com'], allow_bare_domains: true });
-  const globbed = role({ allowed_domains: ['*.svc.example.com', 'web-*.example.org'], allow_glob_domains: true });
+  const globbed = role({
+    allowed_domains: ['*.svc.example.com', 'web-*.example.org'],
+    allow_glob_domains: true,
+  });
 
   it.each([
     [sub, 'www.example.com', true],
@@ -47,7 +57,11 @@ describe('name policy (Vault validateNames)', () => {
   });
 
   it('denies wildcards when the role forbids them', () => {
-    const noWild = role({ allowed_domains: ['example.com'], allow_subdomains: true, allow_wildcard_certificates: false });
+    const noWild = role({
+      allowed_domains: ['example.com'],
+      allow_subdomains: true,
+      allow_wildcard_certificates: false,
+    });
     expect(allowed(noWild, '*.example.com')).toBe(false);
     expect(allowed(noWild, 'a.example.com')).toBe(true);
   });
@@ -89,7 +103,9 @@ describe('name policy (Vault validateNames)', () => {
     expect(otherSanViolation(['1.3.6.1.4.1.311.20.2.3;UTF8:x'], requested)).toBe(
       'other SAN devops@example.com not allowed for OID 1.3.6.1.4.1.311.20.2.3 by this role',
     );
-    expect(otherSanViolation([], requested)).toBe('other SAN OID 1.3.6.1.4.1.311.20.2.3 not allowed by this role');
+    expect(otherSanViolation([], requested)).toBe(
+      'other SAN OID 1.3.6.1.4.1.311.20.2.3 not allowed by this role',
+    );
     expect(() => parseOtherSans(['1.2.3:UTF8:x'])).toThrow('expected a semicolon');
     expect(() => parseOtherSans(['1.2.3;IA5:x'])).toThrow('only utf8 other SANs are supported');
   });

@@ -22,6 +22,10 @@ export interface NamePolicy {
 const HOSTNAME =
   /^(\*\.)?(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9])\.?$/;
 
+/** Vault's hostnameRegex alone: whether a name goes into the DNS SANs at all. */
+export const matchesHostnamePattern = (name: string): boolean =>
+  /^[\x21-\x7e]+$/.test(name) && HOSTNAME.test(name);
+
 /** ryanuber/go-glob: `*` matches any run of characters, nothing else is special. */
 export function glob(pattern: string, subject: string): boolean {
   if (pattern === '*') return true;
@@ -97,8 +101,12 @@ function nameAllowed(policy: NamePolicy, name: string, displayName: string): boo
 
   for (const domain of policy.allowed_domains) {
     if (domain === '') continue;
-    if (policy.allow_bare_domains && (eqFold(name, domain) || (isEmail && eqFold(emailDomain, domain)))) return true;
-    if (policy.allow_subdomains && (sanitized.endsWith(`.${domain}`) || (isWildcard && eqFold(sanitized, domain))))
+    if (policy.allow_bare_domains && (eqFold(name, domain) || (isEmail && eqFold(emailDomain, domain))))
+      return true;
+    if (
+      policy.allow_subdomains &&
+      (sanitized.endsWith(`.${domain}`) || (isWildcard && eqFold(sanitized, domain)))
+    )
       return true;
     if (policy.allow_glob_domains && domain.includes('*') && glob(domain, name)) return true;
   }
@@ -106,7 +114,11 @@ function nameAllowed(policy: NamePolicy, name: string, displayName: string): boo
 }
 
 /** The first name the role does not allow, or undefined when all pass. */
-export function firstDeniedName(policy: NamePolicy, names: readonly string[], displayName = ''): string | undefined {
+export function firstDeniedName(
+  policy: NamePolicy,
+  names: readonly string[],
+  displayName = '',
+): string | undefined {
   return names.find((name) => !nameAllowed(policy, name, displayName));
 }
 
@@ -139,11 +151,13 @@ export function otherSanViolation(
     const patterns = allowed.get(oid);
     if (!patterns) return `other SAN OID ${oid} not allowed by this role`;
     for (const value of values) {
-      if (!patterns.some((p) => glob(p, value))) return `other SAN ${value} not allowed for OID ${oid} by this role`;
+      if (!patterns.some((p) => glob(p, value)))
+        return `other SAN ${value} not allowed for OID ${oid} by this role`;
     }
   }
   return undefined;
 }
 
 /** A URI SAN passes when one of the role's allowed_uri_sans globs matches it. */
-export const uriSanAllowed = (allowed: readonly string[], uri: string): boolean => allowed.some((p) => glob(p, uri));
+export const uriSanAllowed = (allowed: readonly string[], uri: string): boolean =>
+  allowed.some((p) => glob(p, uri));
