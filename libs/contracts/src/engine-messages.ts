@@ -102,6 +102,8 @@ export const engineResponseSchema = z.object({
   /** kind "raw" only */
   body: z.unknown().optional(),
   contentType: z.string().optional(),
+  /** kind "raw" only: `base64` when the body string carries binary bytes (DER) to send as they are */
+  bodyEncoding: z.enum(['utf8', 'base64']).optional(),
   /**
    * kind "raw" only: the body is an unwrapped response, so a request asking for wrapping gets it
    * wrapped again as it is (Vault's sys/wrapping/unwrap with a wrap TTL).

@@ -76,5 +76,5 @@ export function frameworkErrorHandler(
 export function sendResult<R extends ReplyLike>(reply: R, result: HttpResult): ReplyLike {
   reply.code(result.status).header('cache-control', 'no-store');
   if (result.body === undefined) return reply.send();
-  return reply.type(result.contentType).send(Buffer.from(result.body, 'utf8'));
+  return reply.type(result.contentType).send(result.bytes ?? Buffer.from(result.body, 'utf8'));
 }

@@ -1,0 +1,66 @@
+import type { KeyObject } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type * as x509 from '@peculiar/x509';
+import { buildCertificate, subjectName } from '../crypto/certificate-builder';
+import { signingKeyOf } from '../crypto/node-signer';
+import { certificatePem, colonSerial, newSerialHex } from '../crypto/pem';
+import { SettingsService } from '../config/settings.service';
+import type { LoadedCa } from '../issuer/ca-store';
+import type { CertificatePlan } from '../policy/certificate-plan';
+
+export interface SignRequest {
+  mountUuid: string;
+  plan: CertificatePlan;
+  /** the subject to write instead of the plan's (sign-verbatim, use_csr_values) */
+  subject?: x509.Name;
+  /** DER SubjectPublicKeyInfo of the certified key */
+  spki: Buffer;
+  /** the issuing CA; undefined for a self-signed root made with `selfKey` */
+  ca?: LoadedCa;
+  selfKey?: KeyObject;
+  isCa?: boolean;
+  maxPathLength?: number;
+  permittedDnsDomains?: string[];
+}
+
+export interface SignedCertificate {
+  cert: x509.X509Certificate;
+  der: Buffer;
+  pem: string;
+  serial: string;
+}
+
+/** Turns a certificate plan into a signed certificate, with the mount's URLs. */
+@Injectable()
+export class CertificateSigner {
+  constructor(private readonly settings: SettingsService) {}
+
+  async sign(r: SignRequest): Promise<SignedCertificate> {
+    const signingKey = r.ca?.key ?? r.selfKey;
+    if (!signingKey) throw new Error('pki: nothing to sign with');
+    const serialHex = newSerialHex();
+    const cert = await buildCertificate(
+      {
+        serialHex,
+        subject: r.subject ?? subjectName(r.plan.subject),
+        issuer: r.ca?.cert.subjectName,
+        authorityKeyId: r.ca?.keyId,
+        notBefore: r.plan.notBefore,
+        notAfter: r.plan.notAfter,
+        publicKey: r.spki,
+        sans: r.plan.sans,
+        isCa: r.isCa ?? false,
+        maxPathLength: r.maxPathLength ?? -1,
+        basicConstraintsValidForNonCa: r.plan.basicConstraintsValidForNonCa,
+        keyUsage: r.plan.keyUsage,
+        extKeyUsage: r.plan.extKeyUsage,
+        policyOids: r.plan.policyOids,
+        permittedDnsDomains: r.permittedDnsDomains ?? [],
+        urls: await this.settings.urls(r.mountUuid),
+      },
+      r.ca?.signer ?? signingKeyOf(signingKey),
+    );
+    const der = Buffer.from(cert.rawData);
+    return { cert, der, pem: certificatePem(der), serial: colonSerial(serialHex) };
+  }
+}

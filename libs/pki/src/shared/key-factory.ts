@@ -1,0 +1,20 @@
+import type { KeyObject } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { generateKey, type KeySpec } from '../crypto/keys';
+import { KeygenQueue } from '../crypto/keygen-queue';
+import { PKI_OPTIONS, type PkiModuleOptions } from '../pki.di';
+
+/** New keys for issue and CA generation; RSA goes through the replica's admission queue. */
+@Injectable()
+export class KeyFactory {
+  private readonly rsa: KeygenQueue;
+
+  constructor(@Inject(PKI_OPTIONS) options: PkiModuleOptions) {
+    this.rsa = new KeygenQueue(options.keygenConcurrency ?? 2, options.keygenQueueLimit ?? 32);
+  }
+
+  generate(spec: KeySpec): Promise<KeyObject> {
+    // EC and ed25519 keys take well under a millisecond: no queue.
+    return spec.type === 'rsa' ? this.rsa.run(() => generateKey(spec)) : generateKey(spec);
+  }
+}
