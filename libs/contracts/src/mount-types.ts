@@ -26,7 +26,6 @@ export type MountCatalogue = ReadonlyMap<string, MountTypeEntry>;
  */
 export const PLANNED_MOUNT_TYPES: readonly MountTypeEntry[] = [
   { type: 'ssh', kind: 'secret', service: 'ssh' },
-  { type: 'pki', kind: 'secret', service: 'pki' },
   { type: 'cloud-a', kind: 'secret', service: 'cloud-creds' },
   { type: 'cloud-b', kind: 'secret', service: 'cloud-creds' },
   { type: 'directory', kind: 'secret', service: 'directory' },

@@ -1,6 +1,7 @@
 import { PLANNED_MOUNT_TYPES } from '@coffer/contracts';
 import { coreSysEngine } from '@coffer/core-sys';
 import { kvEngine } from '@coffer/kv';
+import { pkiEngine } from '@coffer/pki';
 import {
   mountCatalogueOf,
   routeTableResolver,
@@ -13,7 +14,7 @@ import {
  * here: dev mode, the cluster apps and launcher, the gateway's routing, the mount catalogue,
  * bootstrap readiness and deploy/k8s all derive from this list.
  */
-export const ENGINES: readonly EngineDescriptor[] = [coreSysEngine, kvEngine];
+export const ENGINES: readonly EngineDescriptor[] = [coreSysEngine, kvEngine, pkiEngine];
 
 /** The engine named `name`, or undefined. */
 export function engineNamed(name: string): EngineDescriptor | undefined {

@@ -1,6 +1,6 @@
 import type { ServiceAggregate } from '@coffer/event-store';
 import { CERTIFICATE_LOG } from './certificates/certificate.events';
-import { SETTINGS_LOG } from './config/settings.events';
+import { SETTINGS_LOG } from './settings/settings.events';
 import { ISSUER_LOG } from './issuer/issuer.events';
 import { ROLE_LOG } from './roles/role.events';
 

@@ -4,7 +4,7 @@ import type * as x509 from '@peculiar/x509';
 import { buildCertificate, subjectName } from '../crypto/certificate-builder';
 import { signingKeyOf } from '../crypto/node-signer';
 import { certificatePem, colonSerial, newSerialHex } from '../crypto/pem';
-import { SettingsService } from '../config/settings.service';
+import { SettingsService } from '../settings/settings.service';
 import type { LoadedCa } from '../issuer/ca-store';
 import type { CertificatePlan } from '../policy/certificate-plan';
 

@@ -9,7 +9,10 @@ export class CertificateStore {
 
   async store(mountUuid: string, signed: SignedCertificate): Promise<void> {
     await this.log.append({ mountUuid, serial: signed.serial }, 0, [
-      { type: 'CertificateStored', data: { certPem: signed.pem, notAfterMs: signed.cert.notAfter.getTime() } },
+      {
+        type: 'CertificateStored',
+        data: { certPem: signed.pem, notAfterMs: signed.cert.notAfter.getTime() },
+      },
     ]);
   }
 }

@@ -14,7 +14,14 @@ export class CertificateProjection implements Projection<CertificateEvents, void
   async apply(trx: PkiTrx, events: AppendedOf<CertificateEvents>[], k: CertificateKey): Promise<void> {
     for (const e of events) {
       if (e.type === 'CertificateStored')
-        await this.repo.insert(trx, k.mountUuid, k.serial, e.data.certPem, e.data.notAfterMs, e.streamVersion);
+        await this.repo.insert(
+          trx,
+          k.mountUuid,
+          k.serial,
+          e.data.certPem,
+          e.data.notAfterMs,
+          e.streamVersion,
+        );
       else if (e.type === 'CertificateRevoked')
         await this.repo.markRevoked(trx, k.mountUuid, k.serial, e.data.revokedAtMs, e.streamVersion);
       else await this.repo.remove(trx, k.mountUuid, k.serial);

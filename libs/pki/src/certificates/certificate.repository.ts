@@ -61,7 +61,10 @@ export class CertificateRepository {
   }
 
   /** Certificates that expired before `beforeMs` (tidy's candidates). */
-  async expiredBefore(mountUuid: string, beforeMs: number): Promise<{ serial: string; revoked: boolean; version: number }[]> {
+  async expiredBefore(
+    mountUuid: string,
+    beforeMs: number,
+  ): Promise<{ serial: string; revoked: boolean; version: number }[]> {
     const rows = await this.db
       .of()
       .selectFrom('certificates')
@@ -72,7 +75,14 @@ export class CertificateRepository {
     return rows.map((r) => ({ serial: r.serial, revoked: r.revoked_ms !== null, version: r.stream_version }));
   }
 
-  async insert(trx: PkiTrx, mountUuid: string, serial: string, certPem: string, notAfterMs: number, version: number) {
+  async insert(
+    trx: PkiTrx,
+    mountUuid: string,
+    serial: string,
+    certPem: string,
+    notAfterMs: number,
+    version: number,
+  ) {
     await this.db
       .of(trx)
       .insertInto('certificates')

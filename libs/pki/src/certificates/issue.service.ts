@@ -18,7 +18,14 @@ import { planCertificate } from '../policy/certificate-plan';
 import { PKI_RUNTIME } from '../pki.di';
 import { verbatimRole } from '../roles/role-defaults';
 import { RoleService } from '../roles/role.service';
-import { certFormat, mountTtl, privateKeyFormat, renderCert, renderPem, type CertFormat } from '../shared/formats';
+import {
+  certFormat,
+  mountTtl,
+  privateKeyFormat,
+  renderCert,
+  renderPem,
+  type CertFormat,
+} from '../shared/formats';
 import { KeyFactory } from '../shared/key-factory';
 import { CertificateSigner, type SignedCertificate } from './certificate-signer';
 import { CertificateStore } from './certificate-store.service';
@@ -63,7 +70,10 @@ export class IssueService {
     const key: KeyObject = await this.keys.generate({ type: spec.type as KeyType, bits: spec.bits });
     const signed = await this.signer.sign({ mountUuid: req.mount.uuid, plan, spki: spkiOf(key), ca });
     const privateKey = exportPrivateKey(key, keyFormat, format !== 'der');
-    return this.answer(req.mount.uuid, role, ca, signed, format, plan.warnings, { privateKey, type: spec.type });
+    return this.answer(req.mount.uuid, role, ca, signed, format, plan.warnings, {
+      privateKey,
+      type: spec.type,
+    });
   }
 
   async sign(req: RequestOf<typeof pki.sign>, caller: CallerContext): Promise<CertResponse> {
@@ -71,7 +81,9 @@ export class IssueService {
     const format = certFormat(req.body.format);
     const csr = parseCsr(req.body.csr);
     if (csr.requestsCa)
-      throw invalidRequest('the CSR requests a CA certificate (basicConstraints CA:TRUE); use root/sign-intermediate');
+      throw invalidRequest(
+        'the CSR requests a CA certificate (basicConstraints CA:TRUE); use root/sign-intermediate',
+      );
     checkCsrKey(role, csr);
     const ca = await this.cas.require(req.mount.uuid);
     const plan = this.plan(req.mount, role, req.body, ca, caller, csr);
@@ -84,11 +96,18 @@ export class IssueService {
     const role = verbatimRole(base, req.body);
     const format = certFormat(req.body.format);
     const csr = parseCsr(req.body.csr);
-    if (csr.requestsCa) throw invalidRequest('refusing to sign a CSR for a CA certificate with sign-verbatim');
+    if (csr.requestsCa)
+      throw invalidRequest('refusing to sign a CSR for a CA certificate with sign-verbatim');
     checkCsrKey(role, csr);
     const ca = await this.cas.require(req.mount.uuid);
     const plan = this.plan(req.mount, role, req.body, ca, caller, csr);
-    const signed = await this.signer.sign({ mountUuid: req.mount.uuid, plan, spki: csr.spki, ca, subject: csr.subject });
+    const signed = await this.signer.sign({
+      mountUuid: req.mount.uuid,
+      plan,
+      spki: csr.spki,
+      ca,
+      subject: csr.subject,
+    });
     return this.answer(req.mount.uuid, role, ca, signed, format, plan.warnings);
   }
 
@@ -98,12 +117,22 @@ export class IssueService {
     return role;
   }
 
-  private plan(mount: MountInfo, role: PkiRoleData, body: PkiIssueBody, ca: LoadedCa, caller: CallerContext, csr?: ParsedCsr) {
+  private plan(
+    mount: MountInfo,
+    role: PkiRoleData,
+    body: PkiIssueBody,
+    ca: LoadedCa,
+    caller: CallerContext,
+    csr?: ParsedCsr,
+  ) {
     return planCertificate({
       role,
       body,
       csr,
-      mountTtl: mountTtl(mount.config, { defaultTtl: SYSTEM_DEFAULT_LEASE_TTL, maxTtl: SYSTEM_MAX_LEASE_TTL }),
+      mountTtl: mountTtl(mount.config, {
+        defaultTtl: SYSTEM_DEFAULT_LEASE_TTL,
+        maxTtl: SYSTEM_MAX_LEASE_TTL,
+      }),
       now: this.runtime.clock(),
       caNotAfter: ca.cert.notAfter,
       displayName: caller.displayName ?? '',
@@ -138,7 +167,10 @@ export class IssueService {
       data.certificate = [...(key ? [key.privateKey] : []), certificate, issuingCa].join('\n');
     const response: CertResponse = { data, warnings };
     if (role.generate_lease) {
-      const ttl = Math.max(1, Math.floor((signed.cert.notAfter.getTime() - this.runtime.clock().getTime()) / 1000));
+      const ttl = Math.max(
+        1,
+        Math.floor((signed.cert.notAfter.getTime() - this.runtime.clock().getTime()) / 1000),
+      );
       response.secret = { ttl, max_ttl: ttl, renewable: false, internal: { serial_number: signed.serial } };
     }
     return response;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { invalidRequest, notFound, type RequestOf, type ResponseOf } from '@coffer/contracts';
 import type { pki } from '@coffer/contracts/pki';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
-import { SettingsService } from '../config/settings.service';
+import { SettingsService } from '../settings/settings.service';
 import { normalizeSerial } from '../crypto/pem';
 import { CaStore } from '../issuer/ca-store';
 import { PKI_RUNTIME } from '../pki.di';
@@ -33,7 +33,10 @@ export class RevocationService {
     if (revokedAtMs === null) return {};
     const seconds = Math.floor(revokedAtMs / 1000);
     return {
-      data: { revocation_time: seconds, revocation_time_rfc3339: new Date(seconds * 1000).toISOString().replace('.000Z', 'Z') },
+      data: {
+        revocation_time: seconds,
+        revocation_time_rfc3339: new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'),
+      },
     };
   }
 
@@ -43,7 +46,10 @@ export class RevocationService {
    */
   async revokeSerial(mountUuid: string, serial: string, shown = serial): Promise<RevocationResult> {
     const ca = await this.cas.find(mountUuid);
-    if (ca && ca.cert.serialNumber.toLowerCase().replace(/^0+/, '') === serial.replace(/:/g, '').replace(/^0+/, ''))
+    if (
+      ca &&
+      ca.cert.serialNumber.toLowerCase().replace(/^0+/, '') === serial.replace(/:/g, '').replace(/^0+/, '')
+    )
       throw invalidRequest('adding CA to CRL is not allowed');
     const now = this.runtime.clock().getTime();
     const result = await retryOnConflict(async () => {
@@ -78,7 +84,9 @@ export class RevocationService {
     let removedRevoked = false;
     for (const cert of await this.certs.expiredBefore(mountUuid, before)) {
       if (cert.revoked ? !tidyRevoked : !tidy_cert_store) continue;
-      await this.log.append({ mountUuid, serial: cert.serial }, cert.version, [{ type: 'CertificateTidied', data: {} }]);
+      await this.log.append({ mountUuid, serial: cert.serial }, cert.version, [
+        { type: 'CertificateTidied', data: {} },
+      ]);
       removedRevoked ||= cert.revoked;
     }
     if (removedRevoked) await this.settings.rotate(mountUuid, this.runtime.clock().getTime());

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { parseDuration } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { CertificateRepository } from '../certificates/certificate.repository';
-import { SettingsService } from '../config/settings.service';
+import { SettingsService } from '../settings/settings.service';
 import { buildCrl } from '../crypto/crl-builder';
 import { crlPem } from '../crypto/pem';
 import { CaStore } from '../issuer/ca-store';
@@ -50,7 +50,10 @@ export class CrlService {
         number: BigInt(state.number),
         thisUpdate: new Date(now),
         nextUpdate: new Date(now + expiryMs),
-        entries: revoked.map((r) => ({ serialHex: r.serial.replace(/:/g, ''), revokedAt: new Date(r.revokedMs) })),
+        entries: revoked.map((r) => ({
+          serialHex: r.serial.replace(/:/g, ''),
+          revokedAt: new Date(r.revokedMs),
+        })),
       },
       ca.signer,
     );

@@ -24,7 +24,12 @@ const extension = (oid: string, critical: boolean, value: Uint8Array): Buffer =>
  * A PKCS#10 request for an intermediate CA key (intermediate/generate): the subject, the SANs
  * and, with add_basic_constraints, CA:TRUE in an extensionRequest; signed by the new key.
  */
-export function buildCsr(subject: x509.Name, sans: SanSet, addBasicConstraints: boolean, signer: NodeSigningKey): Buffer {
+export function buildCsr(
+  subject: x509.Name,
+  sans: SanSet,
+  addBasicConstraints: boolean,
+  signer: NodeSigningKey,
+): Buffer {
   const key: KeyObject = signer.keyObject;
   const extensions: Buffer[] = [];
   if (addBasicConstraints) extensions.push(extension('2.5.29.19', true, sequence(HEX('0101ff'))));

@@ -18,7 +18,10 @@ export class KeygenQueue {
   async run<T>(job: () => Promise<T>): Promise<T> {
     if (this.running >= this.concurrency) {
       if (this.waiting.length >= this.limit)
-        throw new DomainError('rate_limited', 'too many key generations in progress on this replica; retry later');
+        throw new DomainError(
+          'rate_limited',
+          'too many key generations in progress on this replica; retry later',
+        );
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     } else this.running++;
     try {

@@ -40,10 +40,12 @@ export class CaSigningService {
     const csr = parseCsr(body.csr);
     const spec = describeKey(csr.publicKey);
     if (!spec) throw invalidRequest("could not parse CSR's public key");
-    if (spec.type === 'rsa' && spec.bits < 2048) throw invalidRequest('RSA keys < 2048 bits are unsafe and not supported');
+    if (spec.type === 'rsa' && spec.bits < 2048)
+      throw invalidRequest('RSA keys < 2048 bits are unsafe and not supported');
     const ca = await this.cas.require(req.mount.uuid);
     const caPathLen = ca.cert.getExtension(x509.BasicConstraintsExtension)?.pathLength;
-    if (caPathLen === 0) throw invalidRequest('signing CA has a maximum path length of 0; it cannot sign CA certificates');
+    if (caPathLen === 0)
+      throw invalidRequest('signing CA has a maximum path length of 0; it cannot sign CA certificates');
     const role = {
       ...caRole(body, 'any', 0),
       use_csr_common_name: body.use_csr_values,
@@ -53,7 +55,10 @@ export class CaSigningService {
       role,
       body,
       csr,
-      mountTtl: mountTtl(req.mount.config, { defaultTtl: SYSTEM_DEFAULT_LEASE_TTL, maxTtl: SYSTEM_MAX_LEASE_TTL }),
+      mountTtl: mountTtl(req.mount.config, {
+        defaultTtl: SYSTEM_DEFAULT_LEASE_TTL,
+        maxTtl: SYSTEM_MAX_LEASE_TTL,
+      }),
       now: this.runtime.clock(),
       caNotAfter: ca.cert.notAfter,
     });

@@ -10,12 +10,19 @@ import {
 } from '@coffer/contracts';
 import type { pki } from '@coffer/contracts/pki';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
-import { SettingsService } from '../config/settings.service';
+import { SettingsService } from '../settings/settings.service';
 import { CertificateSigner } from '../certificates/certificate-signer';
 import { CertificateStore } from '../certificates/certificate-store.service';
 import { subjectName } from '../crypto/certificate-builder';
 import { buildCsr } from '../crypto/csr-builder';
-import { exportPrivateKey, parsePrivateKeyPem, privateKeyToPem, resolveKeySpec, spkiOf, type KeyType } from '../crypto/keys';
+import {
+  exportPrivateKey,
+  parsePrivateKeyPem,
+  privateKeyToPem,
+  resolveKeySpec,
+  spkiOf,
+  type KeyType,
+} from '../crypto/keys';
 import { signingKeyOf } from '../crypto/node-signer';
 import { certificatePem, pemBlocks, toPem } from '../crypto/pem';
 import { planCertificate } from '../policy/certificate-plan';
@@ -115,7 +122,12 @@ export class IssuerService {
     const role = caRole(body, spec.type, spec.bits);
     const plan = planCertificate({ role, body, mountTtl: this.ttl(req), now: this.runtime.clock() });
     const key = await this.keys.generate({ type: spec.type as KeyType, bits: spec.bits });
-    const csrDer = buildCsr(subjectName(plan.subject), plan.sans, body.add_basic_constraints, signingKeyOf(key));
+    const csrDer = buildCsr(
+      subjectName(plan.subject),
+      plan.sans,
+      body.add_basic_constraints,
+      signingKeyOf(key),
+    );
     const keyPem = privateKeyToPem(key);
     await retryOnConflict(async () => {
       const { state, version } = await this.cas.state(req.mount.uuid);
@@ -134,17 +146,27 @@ export class IssuerService {
     return { data };
   }
 
-  async setSigned(req: RequestOf<typeof pki.intermediateSetSigned>): Promise<ResponseOf<typeof pki.intermediateSetSigned>> {
+  async setSigned(
+    req: RequestOf<typeof pki.intermediateSetSigned>,
+  ): Promise<ResponseOf<typeof pki.intermediateSetSigned>> {
     const certs = parseCertificates(req.body.certificate);
     const [leaf, ...chain] = certs;
     if (!leaf) throw invalidRequest('no certificate found in the given bundle');
     if (!isCaCertificate(leaf)) throw invalidRequest(NOT_CA);
     const done = await this.install(req.mount.uuid, (current) => {
       const key = parsePrivateKeyPem(current.pendingKeyPem ?? '');
-      if (!key) throw invalidRequest('could not find an existing private key; generate an intermediate CSR first');
+      if (!key)
+        throw invalidRequest('could not find an existing private key; generate an intermediate CSR first');
       if (!certifiesKey(leaf, key))
-        throw invalidRequest('the given certificate does not match the key of the generated intermediate CSR');
-      return { certPem: pemOf(leaf), keyPem: privateKeyToPem(key), chainPems: chain.map(pemOf), origin: 'signed-intermediate' };
+        throw invalidRequest(
+          'the given certificate does not match the key of the generated intermediate CSR',
+        );
+      return {
+        certPem: pemOf(leaf),
+        keyPem: privateKeyToPem(key),
+        chainPems: chain.map(pemOf),
+        origin: 'signed-intermediate',
+      };
     });
     if (done) await this.settings.rotate(req.mount.uuid, this.runtime.clock().getTime());
     return {};
@@ -157,7 +179,8 @@ export class IssuerService {
     if (!key) throw invalidRequest('private key not found in the PEM bundle');
     const [cert, ...chain] = parseCertificates(bundle);
     if (!cert) throw invalidRequest('no certificate found in the PEM bundle');
-    if (!certifiesKey(cert, key)) throw invalidRequest('the private key does not match the certificate of the PEM bundle');
+    if (!certifiesKey(cert, key))
+      throw invalidRequest('the private key does not match the certificate of the PEM bundle');
     if (!isCaCertificate(cert)) throw invalidRequest(NOT_CA);
     await this.install(req.mount.uuid, () => ({
       certPem: pemOf(cert),
@@ -176,15 +199,27 @@ export class IssuerService {
   /** Installs a CA decided from the current issuer state (undefined: nothing to do). */
   private install(
     mountUuid: string,
-    decide: (current: IssuerState) =>
-      | { certPem: string; keyPem: string; chainPems: string[]; origin: 'generated-root' | 'signed-intermediate' | 'imported' }
+    decide: (
+      current: IssuerState,
+    ) =>
+      | {
+          certPem: string;
+          keyPem: string;
+          chainPems: string[];
+          origin: 'generated-root' | 'signed-intermediate' | 'imported';
+        }
       | undefined,
   ): Promise<boolean> {
     return retryOnConflict(async () => {
       const { state, version } = await this.cas.state(mountUuid);
       const ca = decide(state);
       if (!ca) return false;
-      const next: IssuerState = { certPem: ca.certPem, keyPem: ca.keyPem, chainPems: ca.chainPems, pendingKeyPem: null };
+      const next: IssuerState = {
+        certPem: ca.certPem,
+        keyPem: ca.keyPem,
+        chainPems: ca.chainPems,
+        pendingKeyPem: null,
+      };
       await this.log.append({ mountUuid, kind: 'issuer', name: '', next }, version ?? 'any', [
         { type: 'CaInstalled', data: ca },
       ]);

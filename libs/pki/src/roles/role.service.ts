@@ -24,7 +24,8 @@ export function decideRole(body: PkiRoleBody): PkiRoleData {
   if (body.not_after !== '' && Number.isNaN(Date.parse(body.not_after)))
     throw invalidRequest(`parsing time "${body.not_after}" as "2006-01-02T15:04:05Z07:00": cannot parse`);
   for (const v of body.cn_validations)
-    if (!['email', 'hostname', 'disabled'].includes(v)) throw invalidRequest(`unknown cn_validation type: ${v}`);
+    if (!['email', 'hostname', 'disabled'].includes(v))
+      throw invalidRequest(`unknown cn_validation type: ${v}`);
   if (body.issuer_ref !== 'default' && body.issuer_ref !== '')
     throw invalidRequest(`unable to find issuer ${body.issuer_ref}: only the default issuer exists`);
   return { ...body, key_bits: spec.bits, issuer_ref: 'default' };
@@ -47,9 +48,11 @@ export class RoleService {
     const name = req.params.name;
     await retryOnConflict(async () => {
       const doc = await this.docs.load<PkiRoleData | null>(req.mount.uuid, 'role', name);
-      await this.log.append({ mountUuid: req.mount.uuid, kind: 'role', name, next: role }, doc?.version ?? 'any', [
-        { type: 'PkiRoleWritten', data: { role } },
-      ]);
+      await this.log.append(
+        { mountUuid: req.mount.uuid, kind: 'role', name, next: role },
+        doc?.version ?? 'any',
+        [{ type: 'PkiRoleWritten', data: { role } }],
+      );
     });
     return {};
   }

@@ -44,7 +44,14 @@ export class DocumentRepository {
     return rows.map((r) => r.name);
   }
 
-  async put(trx: PkiTrx, mountUuid: string, kind: DocumentKind, name: string, value: unknown, version: number) {
+  async put(
+    trx: PkiTrx,
+    mountUuid: string,
+    kind: DocumentKind,
+    name: string,
+    value: unknown,
+    version: number,
+  ) {
     const sealed = this.sealed.seal(value, documentPlace(mountUuid, kind, name));
     await this.db
       .of(trx)

@@ -32,6 +32,7 @@ export function mountTtl(
   system: { defaultTtl: number; maxTtl: number },
 ): { defaultTtl: number; maxTtl: number } {
   const maxTtl = config.max_lease_ttl > 0 ? config.max_lease_ttl : system.maxTtl;
-  const defaultTtl = config.default_lease_ttl > 0 ? config.default_lease_ttl : Math.min(system.defaultTtl, maxTtl);
+  const defaultTtl =
+    config.default_lease_ttl > 0 ? config.default_lease_ttl : Math.min(system.defaultTtl, maxTtl);
   return { defaultTtl, maxTtl };
 }

@@ -11,7 +11,10 @@ export class SealedJson {
   constructor(@Inject(PKI_RUNTIME) private readonly runtime: Pick<ServiceRuntime, 'cipher'>) {}
 
   seal(value: unknown, place: string): Buffer {
-    return this.runtime.cipher.encrypt(Buffer.from(JSON.stringify(value), 'utf8'), Buffer.from(place, 'utf8'));
+    return this.runtime.cipher.encrypt(
+      Buffer.from(JSON.stringify(value), 'utf8'),
+      Buffer.from(place, 'utf8'),
+    );
   }
 
   open<T>(sealed: Buffer, place: string): T {
@@ -21,4 +24,5 @@ export class SealedJson {
 
 export const documentPlace = (mountUuid: string, kind: string, name: string): string =>
   `pki/${kind}/${mountUuid}/${name}`;
-export const certificatePlace = (mountUuid: string, serial: string): string => `pki/cert/${mountUuid}/${serial}`;
+export const certificatePlace = (mountUuid: string, serial: string): string =>
+  `pki/cert/${mountUuid}/${serial}`;

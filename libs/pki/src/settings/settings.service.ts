@@ -50,11 +50,15 @@ export class SettingsService {
     return {};
   }
 
-  async readCrlConfig(req: RequestOf<typeof pki.crlConfigRead>): Promise<ResponseOf<typeof pki.crlConfigRead>> {
+  async readCrlConfig(
+    req: RequestOf<typeof pki.crlConfigRead>,
+  ): Promise<ResponseOf<typeof pki.crlConfigRead>> {
     return { data: await this.crlConfig(req.mount.uuid) };
   }
 
-  async writeCrlConfig(req: RequestOf<typeof pki.crlConfigWrite>): Promise<ResponseOf<typeof pki.crlConfigWrite>> {
+  async writeCrlConfig(
+    req: RequestOf<typeof pki.crlConfigWrite>,
+  ): Promise<ResponseOf<typeof pki.crlConfigWrite>> {
     const { expiry, disable } = req.body;
     if (expiry !== undefined) {
       try {

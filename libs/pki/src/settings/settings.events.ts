@@ -18,7 +18,11 @@ export const urlsWritten = defineEvent(
   }),
 );
 /** The CRL was rebuilt (a revocation, crl/rotate, a new CA): its number and time. */
-export const crlRotated = defineEvent('CrlRotated', 1, z.object({ number: z.number().int(), atMs: z.number() }));
+export const crlRotated = defineEvent(
+  'CrlRotated',
+  1,
+  z.object({ number: z.number().int(), atMs: z.number() }),
+);
 
 export const SETTINGS_EVENT_TYPES = {
   crlConfig: crlConfigWritten,
