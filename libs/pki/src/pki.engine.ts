@@ -14,8 +14,8 @@ export const pkiEngine = defineEngine({
   module: (runtime) => PkiModule.register(runtime),
   mountTypes: { pki: { kind: 'secret', routes: () => pkiRoutes } },
   devMounts: [{ path: 'pki', type: 'pki', options: {}, description: 'X.509 certificate authority' }],
-  // pki/ is mounted by default in dev mode; cluster tests mount it and wait for the engine.
-  readinessPath: 'pki/ca/pem',
+  // 404 until the mount has a CA, 200 after; cluster tests mount pki/ and wait for the engine.
+  readinessPath: 'pki/cert/ca',
   // Stateless replicas; RSA key generation is CPU-bound: scale on CPU.
   deploy: { replicas: 2, autoscale: { minReplicas: 2, maxReplicas: 10 } },
 });
