@@ -9,6 +9,9 @@ export const PKI_SCHEMA = 'pki';
 export interface PkiModuleOptions {
   /** RSA key generations running at once per replica (default: 2, the cores of a small node) */
   keygenConcurrency?: number;
-  /** RSA key generations waiting per replica before requests are refused with 429 (default 32) */
+  /**
+   * RSA key generations (in 2048-bit equivalents) waiting per replica before requests are refused
+   * with 429 (default 16: about 1.5 s of waiting on two cores)
+   */
   keygenQueueLimit?: number;
 }

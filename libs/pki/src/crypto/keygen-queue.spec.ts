@@ -22,3 +22,16 @@ describe('KeygenQueue', () => {
     await expect(queue.run(() => Promise.resolve('again'))).resolves.toBe('again');
   });
 });
+
+describe('KeygenQueue costs', () => {
+  it('weighs waiting jobs by cost', async () => {
+    const queue = new KeygenQueue(1, 8);
+    let release: () => void = () => undefined;
+    const running = queue.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const big = queue.run(() => Promise.resolve('big'), 8);
+    await expect(queue.run(() => Promise.resolve(), 1)).rejects.toMatchObject({ code: 'rate_limited' });
+    release();
+    await running;
+    await expect(big).resolves.toBe('big');
+  });
+});

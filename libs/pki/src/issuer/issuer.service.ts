@@ -199,9 +199,7 @@ export class IssuerService {
   /** Installs a CA decided from the current issuer state (undefined: nothing to do). */
   private install(
     mountUuid: string,
-    decide: (
-      current: IssuerState,
-    ) =>
+    decide: (current: IssuerState) =>
       | {
           certPem: string;
           keyPem: string;

@@ -10,11 +10,13 @@ export class KeyFactory {
   private readonly rsa: KeygenQueue;
 
   constructor(@Inject(PKI_OPTIONS) options: PkiModuleOptions) {
-    this.rsa = new KeygenQueue(options.keygenConcurrency ?? 2, options.keygenQueueLimit ?? 32);
+    this.rsa = new KeygenQueue(options.keygenConcurrency ?? 2, options.keygenQueueLimit ?? 16);
   }
 
   generate(spec: KeySpec): Promise<KeyObject> {
     // EC and ed25519 keys take well under a millisecond: no queue.
-    return spec.type === 'rsa' ? this.rsa.run(() => generateKey(spec)) : generateKey(spec);
+    if (spec.type !== 'rsa') return generateKey(spec);
+    // RSA key generation grows with about the cube of the size: 2048 = 1, 3072 ~ 3, 4096 ~ 8.
+    return this.rsa.run(() => generateKey(spec), Math.max(1, Math.round((spec.bits / 2048) ** 3)));
   }
 }
