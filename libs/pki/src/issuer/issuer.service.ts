@@ -132,7 +132,7 @@ export class IssuerService {
     await retryOnConflict(async () => {
       const { state, version } = await this.cas.state(req.mount.uuid);
       const next: IssuerState = { ...state, pendingKeyPem: keyPem };
-      await this.log.append({ mountUuid: req.mount.uuid, kind: 'issuer', name: '', next }, version ?? 'any', [
+      await this.log.append({ mountUuid: req.mount.uuid, kind: 'issuer', name: '', next }, version ?? 0, [
         { type: 'IntermediateKeyGenerated', data: { keyPem } },
       ]);
     });
@@ -196,7 +196,11 @@ export class IssuerService {
     return mountTtl(req.mount.config, { defaultTtl: SYSTEM_DEFAULT_LEASE_TTL, maxTtl: SYSTEM_MAX_LEASE_TTL });
   }
 
-  /** Installs a CA decided from the current issuer state (undefined: nothing to do). */
+  /**
+   * Installs a CA decided from the current issuer state (undefined: nothing to do). The issuer
+   * row is never removed, so a missing row means a new stream: version 0 makes racing first
+   * installs conflict (and the retry sees the winner).
+   */
   private install(
     mountUuid: string,
     decide: (current: IssuerState) =>
@@ -218,7 +222,7 @@ export class IssuerService {
         chainPems: ca.chainPems,
         pendingKeyPem: null,
       };
-      await this.log.append({ mountUuid, kind: 'issuer', name: '', next }, version ?? 'any', [
+      await this.log.append({ mountUuid, kind: 'issuer', name: '', next }, version ?? 0, [
         { type: 'CaInstalled', data: ca },
       ]);
       return true;
