@@ -24,8 +24,8 @@ export interface SignRequest {
 }
 
 export interface SignedCertificate {
-  cert: x509.X509Certificate;
   der: Buffer;
+  notAfter: Date;
   pem: string;
   serial: string;
 }
@@ -39,14 +39,16 @@ export class CertificateSigner {
     const signingKey = r.ca?.key ?? r.selfKey;
     if (!signingKey) throw new Error('pki: nothing to sign with');
     const serialHex = newSerialHex();
-    const cert = await buildCertificate(
+    // DER times have whole seconds: the answer's expiration is the certificate's
+    const notAfter = new Date(Math.floor(r.plan.notAfter.getTime() / 1000) * 1000);
+    const der = await buildCertificate(
       {
         serialHex,
         subject: r.subject ?? subjectName(r.plan.subject),
         issuer: r.ca?.cert.subjectName,
         authorityKeyId: r.ca?.keyId,
         notBefore: r.plan.notBefore,
-        notAfter: r.plan.notAfter,
+        notAfter,
         publicKey: r.spki,
         sans: r.plan.sans,
         isCa: r.isCa ?? false,
@@ -60,7 +62,6 @@ export class CertificateSigner {
       },
       r.ca?.signer ?? signingKeyOf(signingKey),
     );
-    const der = Buffer.from(cert.rawData);
-    return { cert, der, pem: certificatePem(der), serial: colonSerial(serialHex) };
+    return { der, notAfter, pem: certificatePem(der), serial: colonSerial(serialHex) };
   }
 }

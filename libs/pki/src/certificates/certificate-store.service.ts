@@ -11,7 +11,7 @@ export class CertificateStore {
     await this.log.append({ mountUuid, serial: signed.serial }, 0, [
       {
         type: 'CertificateStored',
-        data: { certPem: signed.pem, notAfterMs: signed.cert.notAfter.getTime() },
+        data: { certPem: signed.pem, notAfterMs: signed.notAfter.getTime() },
       },
     ]);
   }

@@ -157,7 +157,7 @@ export class IssueService {
       issuing_ca: issuingCa,
       ca_chain: [issuingCa, ...ca.chainPems.map((p) => renderPem(p, format))],
       serial_number: signed.serial,
-      expiration: Math.floor(signed.cert.notAfter.getTime() / 1000),
+      expiration: Math.floor(signed.notAfter.getTime() / 1000),
     };
     if (key) {
       data.private_key = key.privateKey;
@@ -169,7 +169,7 @@ export class IssueService {
     if (role.generate_lease) {
       const ttl = Math.max(
         1,
-        Math.floor((signed.cert.notAfter.getTime() - this.runtime.clock().getTime()) / 1000),
+        Math.floor((signed.notAfter.getTime() - this.runtime.clock().getTime()) / 1000),
       );
       response.secret = { ttl, max_ttl: ttl, renewable: false, internal: { serial_number: signed.serial } };
     }

@@ -3,6 +3,7 @@ import * as x509 from '@peculiar/x509';
 import { spkiKeyBits } from './der';
 import { generalNamesDer, hasSans, nameConstraintsDer, type SanSet } from './general-names';
 import { asCryptoKey, nodeSigningCrypto, type NodeSigningKey } from './node-signer';
+import { extensionsDer, keyIdOf, signatureAlgorithmDer, signDer, tbsDer } from './tbs-writer';
 
 /** The subject of a certificate (Vault's pkix.Name fields). */
 export interface SubjectFields {
@@ -105,11 +106,50 @@ function extensionsOf(t: CertificateTemplate, ski: string): x509.Extension[] {
   return out;
 }
 
-/** Builds and signs a certificate with @peculiar/x509, the signature made by node:crypto. */
-export async function buildCertificate(
-  t: CertificateTemplate,
-  signer: NodeSigningKey,
-): Promise<x509.X509Certificate> {
+/** DER of a name; an issuer's is asked for on every issue, so it is kept per Name object. */
+const nameDers = new WeakMap<x509.Name, Buffer>();
+function nameDer(name: x509.Name): Buffer {
+  let der = nameDers.get(name);
+  if (!der) {
+    der = Buffer.from(name.toArrayBuffer());
+    nameDers.set(name, der);
+  }
+  return der;
+}
+
+/**
+ * Builds and signs a certificate (DER). The usual algorithms take the direct DER path
+ * (tbs-writer.ts); RSA-PSS, whose parameters that path does not write, goes through
+ * @peculiar/x509's generator.
+ */
+export async function buildCertificate(t: CertificateTemplate, signer: NodeSigningKey): Promise<Buffer> {
+  const algorithm = signatureAlgorithmDer(signer);
+  if (!algorithm) return Buffer.from((await buildWithGenerator(t, signer)).rawData);
+  const keyId = keyIdOf(t.publicKey);
+  const subject = nameDer(t.subject);
+  const tbs = tbsDer({
+    serialHex: t.serialHex,
+    algorithm,
+    issuer: t.issuer ? nameDer(t.issuer) : subject,
+    notBefore: t.notBefore,
+    notAfter: t.notAfter,
+    subject,
+    spki: t.publicKey,
+    extensions: extensionsDer({
+      ...t,
+      subjectKeyId: keyId,
+      authorityKeyId: t.authorityKeyId ? Buffer.from(t.authorityKeyId, 'hex') : keyId,
+      issuingUrls: t.urls.issuing_certificates,
+      ocspServers: t.urls.ocsp_servers,
+      crlDistributionPoints: t.urls.crl_distribution_points,
+      // critical when the subject is empty (RFC 5280 4.2.1.6)
+      sansCritical: subject.length <= 2,
+    }),
+  });
+  return signDer(tbs, algorithm, signer);
+}
+
+function buildWithGenerator(t: CertificateTemplate, signer: NodeSigningKey): Promise<x509.X509Certificate> {
   const ski = subjectKeyId(t.publicKey);
   return x509.X509CertificateGenerator.create(
     {

@@ -83,7 +83,7 @@ export class CaSigningService {
         issuing_ca: issuingCa,
         ca_chain: [issuingCa, ...ca.chainPems.map((p) => renderPem(p, format))],
         serial_number: signed.serial,
-        expiration: Math.floor(signed.cert.notAfter.getTime() / 1000),
+        expiration: Math.floor(signed.notAfter.getTime() / 1000),
       },
       warnings: plan.warnings,
     };

@@ -89,7 +89,7 @@ export class IssuerService {
       certificate: cert,
       issuing_ca: cert,
       serial_number: signed.serial,
-      expiration: Math.floor(signed.cert.notAfter.getTime() / 1000),
+      expiration: Math.floor(signed.notAfter.getTime() / 1000),
     };
     if (type === 'exported') {
       data.private_key = exportPrivateKey(key, keyFormat, format !== 'der');
