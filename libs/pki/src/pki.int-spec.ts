@@ -85,7 +85,7 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
       contract,
       { operation: 'update', mount, path: '', params, body, query: {}, headers: {} } as never,
       { headers: encodeContext({ ...caller, requestId: randomUUID() }) },
-    ) as Promise<ContractResponse<C>>;
+    );
 
   it('creates one CA when two replicas generate a root at once; the other gets the warning', async () => {
     const mount = newMount();

@@ -72,22 +72,13 @@ export async function generateKey(spec: KeySpec): Promise<KeyObject> {
 /** The type and size of a key (public or private); undefined for types Coffer does not sign for. */
 export function describeKey(key: KeyObject): KeySpec | undefined {
   const details = key.asymmetricKeyDetails ?? {};
-  switch (key.asymmetricKeyType) {
-    case 'rsa':
-      return { type: 'rsa', bits: details.modulusLength ?? 0 };
-    case 'ec': {
-      const bits = CURVE_BITS[details.namedCurve ?? ''];
-      return bits === undefined ? undefined : { type: 'ec', bits };
-    }
-    case 'ed25519':
-      return { type: 'ed25519', bits: 0 };
-    default:
-      return undefined;
-  }
+  const kind = key.asymmetricKeyType;
+  if (kind === 'rsa') return { type: 'rsa', bits: details.modulusLength ?? 0 };
+  if (kind === 'ed25519') return { type: 'ed25519', bits: 0 };
+  if (kind !== 'ec') return undefined;
+  const bits = CURVE_BITS[details.namedCurve ?? ''];
+  return bits === undefined ? undefined : { type: 'ec', bits };
 }
-
-/** Vault's private_key_type names. */
-export const privateKeyTypeOf = (spec: KeySpec): string => spec.type;
 
 /**
  * A private key as Vault answers it: `der` is PKCS#1 (rsa) / SEC1 (ec) / PKCS#8 (ed25519),

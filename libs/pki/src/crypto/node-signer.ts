@@ -11,9 +11,6 @@ import { describeKey } from './keys';
 // WebCrypto has no P-224, so @peculiar/x509 does not know its point size (r||s -> DER).
 x509.AsnEcSignatureFormatter.namedCurveSize.set('P-224', 28);
 
-type X509Crypto = NonNullable<Parameters<typeof x509.X509CertificateGenerator.create>[1]>;
-type X509SigningKey = x509.X509CertificateCreateWithKeyParams['signingKey'];
-
 const CURVE_NAMES: Readonly<Record<number, string>> = {
   224: 'P-224',
   256: 'P-256',
@@ -94,12 +91,12 @@ const subtle = {
   },
 };
 
-/** The crypto provider handed to @peculiar/x509's generators. */
-export const nodeSigningCrypto = {
+/** The crypto provider handed to @peculiar/x509's generators (typed `never`: see asCryptoKey). */
+export const nodeSigningCrypto: never = {
   subtle,
   getRandomValues: webcrypto.getRandomValues.bind(webcrypto),
   randomUUID: webcrypto.randomUUID.bind(webcrypto),
-} as unknown as X509Crypto;
+} as never;
 
-/** Cast for the generators' `signingKey` (typed as CryptoKey). */
-export const asCryptoKey = (key: NodeSigningKey): X509SigningKey => key as unknown as X509SigningKey;
+/** Cast for the generators' `signingKey` (a DOM CryptoKey, a type this build has no lib for). */
+export const asCryptoKey = (key: NodeSigningKey): never => key as never;

@@ -20,7 +20,7 @@ export function hasValidSignature(der: Uint8Array, algorithm: x509.HashedAlgorit
   const alg = algorithm as { name?: string; hash?: { name?: string } };
   const hash = alg.hash?.name;
   try {
-    switch (alg.name) {
+    switch (alg.name ?? '') {
       case 'Ed25519':
         return verify(null, parts.tbs, key, parts.signature);
       case 'RSASSA-PKCS1-v1_5':

@@ -47,7 +47,9 @@ export function signDer(tbs: Buffer, algorithm: Buffer, signer: NodeSigningKey):
 export function timeDer(date: Date): Buffer {
   const iso = date.toISOString();
   const digits = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`;
-  return date.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(digits.slice(2))) : tlv(0x18, Buffer.from(digits));
+  return date.getUTCFullYear() < 2050
+    ? tlv(0x17, Buffer.from(digits.slice(2)))
+    : tlv(0x18, Buffer.from(digits));
 }
 
 const extension = (id: string, critical: boolean, value: Buffer): Buffer =>
