@@ -12,7 +12,7 @@ export interface SignRequest {
   mountUuid: string;
   plan: CertificatePlan;
   /** the subject to write instead of the plan's (sign-verbatim, use_csr_values) */
-  subject?: x509.Name;
+  subject?: x509.Name | Buffer;
   /** DER SubjectPublicKeyInfo of the certified key */
   spki: Buffer;
   /** the issuing CA; undefined for a self-signed root made with `selfKey` */

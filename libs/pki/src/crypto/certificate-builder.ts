@@ -28,7 +28,8 @@ export interface CaUrls {
 /** Everything a certificate says; the builder turns it into extensions and signs it. */
 export interface CertificateTemplate {
   serialHex: string;
-  subject: x509.Name;
+  /** the subject, or its DER as a CSR carries it (sign-verbatim) */
+  subject: x509.Name | Buffer;
   /** the issuer's subject; undefined for a self-signed certificate */
   issuer?: x509.Name;
   /** the issuer's subject key id (hex); undefined for a self-signed certificate */
@@ -97,7 +98,7 @@ function extensionsOf(t: CertificateTemplate, ski: string): x509.Extension[] {
     out.push(new x509.CRLDistributionPointsExtension(t.urls.crl_distribution_points));
   if (hasSans(t.sans)) {
     // critical when the subject is empty (RFC 5280 4.2.1.6)
-    const emptySubject = t.subject.toJSON().length === 0;
+    const emptySubject = nameDer(t.subject).length <= 2;
     out.push(new x509.Extension(OID_SAN, emptySubject, generalNamesDer(t.sans)));
   }
   if (t.policyOids.length > 0) out.push(new x509.CertificatePolicyExtension(t.policyOids));
@@ -108,7 +109,8 @@ function extensionsOf(t: CertificateTemplate, ski: string): x509.Extension[] {
 
 /** DER of a name; an issuer's is asked for on every issue, so it is kept per Name object. */
 const nameDers = new WeakMap<x509.Name, Buffer>();
-function nameDer(name: x509.Name): Buffer {
+function nameDer(name: x509.Name | Buffer): Buffer {
+  if (Buffer.isBuffer(name)) return name;
   let der = nameDers.get(name);
   if (!der) {
     der = Buffer.from(name.toArrayBuffer());
@@ -154,8 +156,8 @@ function buildWithGenerator(t: CertificateTemplate, signer: NodeSigningKey): Pro
   return x509.X509CertificateGenerator.create(
     {
       serialNumber: t.serialHex,
-      subject: t.subject,
-      issuer: t.issuer ?? t.subject,
+      subject: Buffer.isBuffer(t.subject) ? new x509.Name(t.subject) : t.subject,
+      issuer: t.issuer ?? (Buffer.isBuffer(t.subject) ? new x509.Name(t.subject) : t.subject),
       notBefore: t.notBefore,
       notAfter: t.notAfter,
       publicKey: t.publicKey,

@@ -1,5 +1,4 @@
 import { constants, verify, type KeyObject } from 'node:crypto';
-import type * as x509 from '@peculiar/x509';
 import { signedParts } from './der';
 
 const nodeHash = (name: string | undefined): string => (name ?? 'SHA-256').replace('-', '').toLowerCase();
@@ -10,14 +9,18 @@ const hashBytes = (name: string | undefined): number =>
  * Whether a signed DER structure (CSR, certificate) carries a valid signature by `key`, checked
  * with node:crypto so every curve and key type Coffer issues for is covered.
  */
-export function hasValidSignature(der: Uint8Array, algorithm: x509.HashedAlgorithm, key: KeyObject): boolean {
+export function hasValidSignature(
+  der: Uint8Array,
+  algorithm: { name?: string; hash?: { name?: string } },
+  key: KeyObject,
+): boolean {
   let parts: { tbs: Buffer; signature: Buffer };
   try {
     parts = signedParts(der);
   } catch {
     return false;
   }
-  const alg = algorithm as { name?: string; hash?: { name?: string } };
+  const alg = algorithm;
   const hash = alg.hash?.name;
   try {
     switch (alg.name ?? '') {
