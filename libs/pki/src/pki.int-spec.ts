@@ -3,6 +3,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import { Barrier, createKeyring } from '@coffer/barrier';
 import {
   encodeContext,
+  mountDisabled,
   type CallerContext,
   type Contract,
   type ContractResponse,
@@ -10,7 +11,13 @@ import {
 } from '@coffer/contracts';
 import { pki } from '@coffer/contracts/pki';
 import { createPgDb, migrateSchema, type DbHandle } from '@coffer/event-store';
-import { createTestDatabase, natsUrl, uniqueSubjectPrefix, type TestDatabase } from '@coffer/testing';
+import {
+  createTestDatabase,
+  natsUrl,
+  uniqueSubjectPrefix,
+  waitFor,
+  type TestDatabase,
+} from '@coffer/testing';
 import { connectNatsTransport, createServiceApp, type Transport } from '@coffer/transport';
 import { pkiMigrations } from './migrations';
 import { PKI_SCHEMA } from './pki.di';
@@ -161,5 +168,31 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
         expect(blob.toString('hex').includes(keyDer.subarray(10, 40).toString('hex'))).toBe(false);
       }
     }
+  });
+
+  it('erases a disabled mount from the read model (CA, roles, certificates)', async () => {
+    const mount = newMount();
+    await call(pki.rootGenerate, mount, { type: 'internal' }, { common_name: 'gone', key_type: 'ec' });
+    await call(pki.roleWrite, mount, { name: 'r' }, { allow_any_name: true, key_type: 'ec' });
+    await call(pki.issue, mount, { name: 'r' }, { common_name: 'x.test', ttl: '1h' });
+    const rows = async () => {
+      const docs = await database.db
+        .withSchema(PKI_SCHEMA)
+        .selectFrom('documents')
+        .select('kind')
+        .where('mount_uuid', '=', mount.uuid)
+        .execute();
+      const certs = await database.db
+        .withSchema(PKI_SCHEMA)
+        .selectFrom('certificates')
+        .select('serial')
+        .where('mount_uuid', '=', mount.uuid)
+        .execute();
+      return docs.length + certs.length;
+    };
+    expect(await rows()).toBeGreaterThan(3);
+    await client.publish(mountDisabled, { uuid: mount.uuid, type: 'pki', path: mount.path });
+    await waitFor(async () => (await rows()) === 0, { timeoutMs: 10_000, message: 'mount purged' });
+    expect((await call(pki.caPem, mount, {})).status).toBe(204);
   });
 });

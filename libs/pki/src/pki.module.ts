@@ -18,6 +18,9 @@ import { CaStore } from './issuer/ca-store';
 import { ISSUER_LOG, type ISSUER_EVENT_TYPES } from './issuer/issuer.events';
 import { IssuerHandlers } from './issuer/issuer.handlers';
 import { IssuerService } from './issuer/issuer.service';
+import { PKI_MOUNT_LOG } from './mounts/pki-mount.events';
+import { PkiBroadcastHandlers, PkiMountService } from './mounts/pki-mount.handlers';
+import { PkiMountEventLog, PkiMountProjection } from './mounts/pki-mount.projection';
 import { PKI_EVENT_STORE, PKI_OPTIONS, PKI_RUNTIME, type PkiModuleOptions } from './pki.di';
 import { PKI_LOGS } from './pki.events';
 import { ROLE_LOG, type ROLE_EVENT_TYPES } from './roles/role.events';
@@ -84,8 +87,11 @@ export class PkiModule {
         RevocationService,
         CrlService,
         CaReadService,
+        PkiMountProjection,
+        writerProvider(PkiMountEventLog, PKI_EVENT_STORE, PKI_MOUNT_LOG, PkiMountProjection),
+        PkiMountService,
       ],
-      controllers: [IssuerHandlers, RoleHandlers, CertificateHandlers, CrlHandlers],
+      controllers: [IssuerHandlers, RoleHandlers, CertificateHandlers, CrlHandlers, PkiBroadcastHandlers],
     };
   }
 }

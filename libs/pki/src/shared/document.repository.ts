@@ -73,6 +73,26 @@ export class DocumentRepository {
       .execute();
   }
 
+  /** Whether the mount has anything in the read model. */
+  async hasAny(mountUuid: string): Promise<boolean> {
+    const doc = await this.db
+      .of()
+      .selectFrom('documents')
+      .select('kind')
+      .where('mount_uuid', '=', mountUuid)
+      .limit(1)
+      .executeTakeFirst();
+    if (doc) return true;
+    const cert = await this.db
+      .of()
+      .selectFrom('certificates')
+      .select('serial')
+      .where('mount_uuid', '=', mountUuid)
+      .limit(1)
+      .executeTakeFirst();
+    return cert !== undefined;
+  }
+
   /** Everything of a mount, when the mount is disabled. */
   async purgeMount(trx: PkiTrx, mountUuid: string): Promise<void> {
     await this.db.of(trx).deleteFrom('documents').where('mount_uuid', '=', mountUuid).execute();
