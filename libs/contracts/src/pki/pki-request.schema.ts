@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { weakBool, weakDuration, weakInt, weakString, weakStringList } from '../fields/weak-fields';
+import { subjectListFields } from './pki-role.schema';
 
 /**
  * Request bodies of the PKI engine (Vault's builtin/logical/pki/fields.go, old single-issuer API).
@@ -37,13 +38,7 @@ const caFields = {
   use_pss: bool('Sign with RSA-PSS'),
   max_path_length: weakInt({ default: -1, description: 'Maximum path length; -1 is unlimited' }),
   permitted_dns_domains: list('Name-constraint DNS domains'),
-  ou: list('OU of the subject'),
-  organization: list('O of the subject'),
-  country: list('C of the subject'),
-  locality: list('L of the subject'),
-  province: list('ST of the subject'),
-  street_address: list('Street address of the subject'),
-  postal_code: list('Postal code of the subject'),
+  ...subjectListFields,
   not_before_duration: weakDuration({ default: 30, description: 'How far notBefore is backdated' }),
 };
 

@@ -8,6 +8,17 @@ import { weakBool, weakDuration, weakInt, weakString, weakStringList } from '../
 const bool = (def: boolean, description: string) => weakBool({ default: def, description });
 const list = (description: string, def: string[] = []) => weakStringList({ default: def, description });
 
+/** The subject attributes a role (or a CA request) writes into certificates. */
+export const subjectListFields = {
+  ou: list('OU of the subject'),
+  organization: list('O of the subject'),
+  country: list('C of the subject'),
+  locality: list('L of the subject'),
+  province: list('ST of the subject'),
+  street_address: list('Street address of the subject'),
+  postal_code: list('Postal code of the subject'),
+};
+
 export const DEFAULT_KEY_USAGE = ['DigitalSignature', 'KeyAgreement', 'KeyEncipherment'];
 
 export const pkiRoleBodySchema = z.object({
@@ -47,13 +58,7 @@ export const pkiRoleBodySchema = z.object({
   ext_key_usage_oids: list('Extended key usage OIDs'),
   use_csr_common_name: bool(true, 'Signing uses the CSR common name'),
   use_csr_sans: bool(true, 'Signing uses the CSR SANs'),
-  ou: list('OU of the subject'),
-  organization: list('O of the subject'),
-  country: list('C of the subject'),
-  locality: list('L of the subject'),
-  province: list('ST of the subject'),
-  street_address: list('Street address of the subject'),
-  postal_code: list('Postal code of the subject'),
+  ...subjectListFields,
   generate_lease: bool(false, 'Issue a lease with each certificate (revoking it revokes the certificate)'),
   no_store: bool(false, 'Do not store issued certificates (they cannot be listed or revoked)'),
   require_cn: bool(true, 'A common name is required'),

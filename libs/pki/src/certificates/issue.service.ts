@@ -2,8 +2,6 @@ import type { KeyObject } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   invalidRequest,
-  SYSTEM_DEFAULT_LEASE_TTL,
-  SYSTEM_MAX_LEASE_TTL,
   type CallerContext,
   type MountInfo,
   type RequestOf,
@@ -129,10 +127,7 @@ export class IssueService {
       role,
       body,
       csr,
-      mountTtl: mountTtl(mount.config, {
-        defaultTtl: SYSTEM_DEFAULT_LEASE_TTL,
-        maxTtl: SYSTEM_MAX_LEASE_TTL,
-      }),
+      mountTtl: mountTtl(mount),
       now: this.runtime.clock(),
       caNotAfter: ca.cert.notAfter,
       displayName: caller.displayName ?? '',

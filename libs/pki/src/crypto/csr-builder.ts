@@ -1,21 +1,12 @@
-import { sign, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { oidDer, sequence, tlv } from './der';
 import { generalNamesDer, hasSans, type SanSet } from './general-names';
 import { spkiOf } from './keys';
 import type { NodeSigningKey } from './node-signer';
+import { signatureAlgorithmDer, signDer } from './tbs-writer';
 
 const HEX = (s: string) => Buffer.from(s, 'hex');
-/** DER AlgorithmIdentifiers of the signatures a CSR is made with. */
-const ALGORITHM_IDS: Readonly<Record<string, Buffer>> = {
-  'RSASSA-PKCS1-v1_5/SHA-256': HEX('300d06092a864886f70d01010b0500'),
-  'RSASSA-PKCS1-v1_5/SHA-384': HEX('300d06092a864886f70d01010c0500'),
-  'RSASSA-PKCS1-v1_5/SHA-512': HEX('300d06092a864886f70d01010d0500'),
-  'ECDSA/SHA-256': HEX('300a06082a8648ce3d040302'),
-  'ECDSA/SHA-384': HEX('300a06082a8648ce3d040303'),
-  'ECDSA/SHA-512': HEX('300a06082a8648ce3d040304'),
-  'Ed25519/': HEX('300506032b6570'),
-};
 
 const extension = (oid: string, critical: boolean, value: Uint8Array): Buffer =>
   sequence(oidDer(oid) ?? Buffer.alloc(0), ...(critical ? [HEX('0101ff')] : []), tlv(0x04, value));
@@ -42,11 +33,7 @@ export function buildCsr(
           sequence(oidDer('1.2.840.113549.1.9.14') ?? Buffer.alloc(0), tlv(0x31, sequence(...extensions))),
         );
   const info = sequence(HEX('020100'), Buffer.from(subject.toArrayBuffer()), spkiOf(key), attributes);
-  const alg = signer.algorithm;
-  const hash = 'hash' in alg ? alg.hash.name : '';
-  const algorithmId = ALGORITHM_IDS[`${alg.name === 'RSA-PSS' ? 'RSASSA-PKCS1-v1_5' : alg.name}/${hash}`];
-  if (!algorithmId) throw new Error(`pki: no CSR signature algorithm for ${alg.name}`);
-  const nodeHash = hash === '' ? null : hash.replace('-', '').toLowerCase();
-  const signature = sign(nodeHash, info, key);
-  return sequence(info, algorithmId, tlv(0x03, Buffer.concat([Buffer.from([0]), signature])));
+  const algorithmId = signatureAlgorithmDer(signer);
+  if (!algorithmId) throw new Error(`pki: no CSR signature algorithm for ${signer.algorithm.name}`);
+  return signDer(info, algorithmId, signer);
 }

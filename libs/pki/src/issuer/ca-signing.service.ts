@@ -1,12 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as x509 from '@peculiar/x509';
-import {
-  invalidRequest,
-  SYSTEM_DEFAULT_LEASE_TTL,
-  SYSTEM_MAX_LEASE_TTL,
-  type RequestOf,
-  type ResponseOf,
-} from '@coffer/contracts';
+import { invalidRequest, type RequestOf, type ResponseOf } from '@coffer/contracts';
 import type { pki } from '@coffer/contracts/pki';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { CertificateSigner } from '../certificates/certificate-signer';
@@ -55,10 +49,7 @@ export class CaSigningService {
       role,
       body,
       csr,
-      mountTtl: mountTtl(req.mount.config, {
-        defaultTtl: SYSTEM_DEFAULT_LEASE_TTL,
-        maxTtl: SYSTEM_MAX_LEASE_TTL,
-      }),
+      mountTtl: mountTtl(req.mount),
       now: this.runtime.clock(),
       caNotAfter: ca.cert.notAfter,
     });

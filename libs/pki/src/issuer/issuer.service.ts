@@ -1,13 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as x509 from '@peculiar/x509';
-import {
-  DomainError,
-  invalidRequest,
-  SYSTEM_DEFAULT_LEASE_TTL,
-  SYSTEM_MAX_LEASE_TTL,
-  type RequestOf,
-  type ResponseOf,
-} from '@coffer/contracts';
+import { DomainError, invalidRequest, type RequestOf, type ResponseOf } from '@coffer/contracts';
 import type { pki } from '@coffer/contracts/pki';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SettingsService } from '../settings/settings.service';
@@ -65,7 +58,7 @@ export class IssuerService {
     const existing = await this.cas.state(mountUuid);
     if (existing.state.certPem) return refuseOverwrite(req.mount.path);
     const role = caRole(body, spec.type, spec.bits);
-    const plan = planCertificate({ role, body, mountTtl: this.ttl(req), now: this.runtime.clock() });
+    const plan = planCertificate({ role, body, mountTtl: mountTtl(req.mount), now: this.runtime.clock() });
     const key = await this.keys.generate({ type: spec.type as KeyType, bits: spec.bits });
     const signed = await this.signer.sign({
       mountUuid,
@@ -120,7 +113,7 @@ export class IssuerService {
     const keyFormat = privateKeyFormat(body.private_key_format);
     const spec = resolveKeySpec(body.key_type, body.key_bits);
     const role = caRole(body, spec.type, spec.bits);
-    const plan = planCertificate({ role, body, mountTtl: this.ttl(req), now: this.runtime.clock() });
+    const plan = planCertificate({ role, body, mountTtl: mountTtl(req.mount), now: this.runtime.clock() });
     const key = await this.keys.generate({ type: spec.type as KeyType, bits: spec.bits });
     const csrDer = buildCsr(
       subjectName(plan.subject),
@@ -190,10 +183,6 @@ export class IssuerService {
     }));
     await this.settings.rotate(req.mount.uuid, this.runtime.clock().getTime());
     return {};
-  }
-
-  private ttl(req: { mount: { config: { default_lease_ttl: number; max_lease_ttl: number } } }) {
-    return mountTtl(req.mount.config, { defaultTtl: SYSTEM_DEFAULT_LEASE_TTL, maxTtl: SYSTEM_MAX_LEASE_TTL });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { invalidRequest } from '@coffer/contracts';
+import { invalidRequest, SYSTEM_DEFAULT_LEASE_TTL, SYSTEM_MAX_LEASE_TTL } from '@coffer/contracts';
 import { certificatePem } from '../crypto/pem';
 
 export type CertFormat = 'pem' | 'der' | 'pem_bundle';
@@ -27,12 +27,13 @@ export function renderPem(pem: string, format: CertFormat): string {
 }
 
 /** The mount's TTLs (seconds), Vault's system values where the mount leaves them unset. */
-export function mountTtl(
-  config: { default_lease_ttl: number; max_lease_ttl: number },
-  system: { defaultTtl: number; maxTtl: number },
-): { defaultTtl: number; maxTtl: number } {
-  const maxTtl = config.max_lease_ttl > 0 ? config.max_lease_ttl : system.maxTtl;
+export function mountTtl(mount: { config: { default_lease_ttl: number; max_lease_ttl: number } }): {
+  defaultTtl: number;
+  maxTtl: number;
+} {
+  const { config } = mount;
+  const maxTtl = config.max_lease_ttl > 0 ? config.max_lease_ttl : SYSTEM_MAX_LEASE_TTL;
   const defaultTtl =
-    config.default_lease_ttl > 0 ? config.default_lease_ttl : Math.min(system.defaultTtl, maxTtl);
+    config.default_lease_ttl > 0 ? config.default_lease_ttl : Math.min(SYSTEM_DEFAULT_LEASE_TTL, maxTtl);
   return { defaultTtl, maxTtl };
 }
