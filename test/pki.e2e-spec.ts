@@ -398,4 +398,50 @@ describe.each(TARGETS)('pki engine (%s)', (kind) => {
     );
     expect((await target.anon.get(`${mount}/ca/pem`)).text).toBe(caPem);
   });
+
+  it('imports a CA with config/ca, re-signs a self-issued CA, and honours exclude_cn_from_sans', async () => {
+    const exporter = uniq('pkiexp');
+    await mountPki(root, exporter);
+    await waitForPki(root, exporter);
+    const exported = await root.post(`${exporter}/root/generate/exported`, {
+      common_name: 'Exported Root',
+      key_type: 'ec',
+      ttl: '8760h',
+    });
+    expect(exported.body.data.private_key).toMatch(/^-----BEGIN EC PRIVATE KEY-----/);
+    expect(exported.body.data.private_key_type).toBe('ec');
+    const rootPem = exported.body.data.certificate as string;
+
+    const importer = uniq('pkiimp');
+    await mountPki(root, importer);
+    await waitForPki(root, importer);
+    const bundle = `${exported.body.data.private_key}\n${rootPem}`;
+    expect((await root.post(`${importer}/config/ca`, { pem_bundle: bundle })).status).toBe(204);
+    expect((await target.anon.get(`${importer}/ca/pem`)).text).toBe(rootPem);
+    await root.post(`${importer}/roles/r`, {
+      allow_any_name: true,
+      key_type: 'ec',
+      basic_constraints_valid_for_non_ca: true,
+    });
+    const leaf = await root.post(`${importer}/issue/r`, {
+      common_name: 'only-cn.test',
+      exclude_cn_from_sans: true,
+    });
+    expect(ssl.verify(rootPem, leaf.body.data.certificate)).toMatchObject({ ok: true });
+    const text = ssl.text(leaf.body.data.certificate);
+    expect(text).not.toContain('DNS:only-cn.test');
+    expect(text).toContain('CA:FALSE');
+
+    const other = uniq('pkiself');
+    const selfIssued = await rootCa(root, other, { key_type: 'ec' });
+    const resigned = await root.post(`${importer}/root/sign-self-issued`, { certificate: selfIssued });
+    expect(resigned.status).toBe(200);
+    expect(resigned.body.data.issuing_ca).toBe(rootPem);
+    expect(ssl.verify(rootPem, resigned.body.data.certificate)).toMatchObject({ ok: true });
+    expect(ssl.text(resigned.body.data.certificate)).toContain(`Subject: CN = ${other} root`);
+    const notSelf = await root.post(`${importer}/root/sign-self-issued`, {
+      certificate: leaf.body.data.certificate,
+    });
+    expect(notSelf.status).toBe(400);
+  });
 });
