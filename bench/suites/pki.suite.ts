@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { waitFor } from '@coffer/testing';
 import { httpJson } from '../../test/support/launch/bootstrap';
 import { mustWrite } from '../lib/coffer';
+import { runHttpLoad } from '../lib/http-load';
 import { runScenario, type BenchSuite, type CofferTarget } from '../lib/suite';
 
 const MOUNT = 'bench-pki';
@@ -54,6 +55,7 @@ export async function preparePki(target: CofferTarget): Promise<string> {
   const role = { allowed_domains: 'bench.test', allow_subdomains: true, max_ttl: '24h', no_store: true };
   await mustWrite(target, `${MOUNT}/roles/ec`, { ...role, key_type: 'ec', key_bits: 256 });
   await mustWrite(target, `${MOUNT}/roles/rsa`, { ...role, key_type: 'rsa', key_bits: 2048 });
+  await mustWrite(target, 'secret/data/bench/pki-probe', { data: { value: 'probe' } });
   await mustWrite(target, `${MOUNT}/roles/client`, { ...role, key_type: 'any', server_flag: false });
   return clientCsr();
 }
@@ -86,6 +88,31 @@ export const pkiSuite: BenchSuite = {
         body: issue(1),
         path: () => `/v1/${MOUNT}/issue/rsa`,
       }),
+      // KV reads through the same gateway while 20 connections keep asking for RSA certificates:
+      // admission control keeps key generation from taking every core
+      await kvReadUnderRsaLoad(target, shape, log),
     ];
   },
 };
+
+async function kvReadUnderRsaLoad(
+  target: CofferTarget,
+  shape: Parameters<BenchSuite['run']>[1],
+  log: (line: string) => void,
+) {
+  const rsa = runHttpLoad({
+    title: 'RSA background',
+    origin: target.baseUrl,
+    connections: 20,
+    durationSeconds: shape.durationSeconds + 1,
+    method: 'POST',
+    headers: { 'x-vault-token': target.rootToken },
+    body: JSON.stringify({ common_name: 'bg.bench.test', ttl: '1h' }),
+    path: () => `/v1/${MOUNT}/issue/rsa`,
+  });
+  const reads = await runScenario(target, shape, log, 'KV v2 read under RSA issue load', {
+    path: () => '/v1/secret/data/bench/pki-probe',
+  });
+  await rsa;
+  return reads;
+}
