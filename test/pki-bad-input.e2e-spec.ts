@@ -15,7 +15,7 @@ function tampered(csrPem: string): string {
  * Every bad input of the engine answers 400 (or Vault's own answer) with a clear message, and
  * stores nothing: the certificate list holds only the root's certificate at the end.
  */
-describe.each(TARGETS)('pki bad input (%s)', (kind) => {
+describe.each(TARGETS)('pki parameters and bad input (%s)', (kind) => {
   let target: Target;
   let root: ApiClient;
   let mount: string;
@@ -195,6 +195,51 @@ describe.each(TARGETS)('pki bad input (%s)', (kind) => {
     await denied('revoke', { serial_number: 'zz:top' }, /not found/);
     await denied('revoke', { serial_number: '01:02:03' }, 'certificate with serial 01:02:03 not found.');
     await denied('revoke', { serial_number: rootSerial }, 'adding CA to CRL is not allowed');
+  });
+
+  it('keeps roles with every default, lists and deletes them', async () => {
+    const mount = uniq('pkirole');
+    await mountPki(root, mount);
+    await waitForPki(root, mount);
+    expect((await root.post(`${mount}/roles/plain`, {})).status).toBe(204);
+    const read = await root.get(`${mount}/roles/plain`);
+    expect(read.body.data).toMatchObject({
+      ttl: 0,
+      max_ttl: 0,
+      allow_localhost: true,
+      allowed_domains: [],
+      allow_bare_domains: false,
+      allow_subdomains: false,
+      allow_glob_domains: false,
+      allow_any_name: false,
+      enforce_hostnames: true,
+      allow_ip_sans: true,
+      allowed_uri_sans: [],
+      allowed_other_sans: [],
+      server_flag: true,
+      client_flag: true,
+      code_signing_flag: false,
+      email_protection_flag: false,
+      key_type: 'rsa',
+      key_bits: 2048,
+      key_usage: ['DigitalSignature', 'KeyAgreement', 'KeyEncipherment'],
+      ext_key_usage: [],
+      ext_key_usage_oids: [],
+      use_csr_common_name: true,
+      not_before_duration: 30,
+      generate_lease: false,
+      no_store: false,
+      require_cn: true,
+    });
+    await root.post(`${mount}/roles/ec`, { key_type: 'ec', key_bits: '384', ttl: '1h', max_ttl: 7200 });
+    expect((await root.get(`${mount}/roles/ec`)).body.data).toMatchObject({
+      key_bits: 384,
+      ttl: 3600,
+      max_ttl: 7200,
+    });
+    expect((await root.list(`${mount}/roles`)).body.data.keys).toEqual(['ec', 'plain']);
+    expect((await root.delete(`${mount}/roles/ec`)).status).toBe(204);
+    expect((await root.get(`${mount}/roles/ec`)).status).toBe(404);
   });
 
   it('answers 429 at once when the RSA key generation queue is full, and other engines keep serving', async () => {

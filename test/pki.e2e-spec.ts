@@ -1,35 +1,9 @@
 import { X509Certificate } from 'node:crypto';
-import tls from 'node:tls';
-import { once } from 'node:events';
 import { START_TIMEOUT_MS, startTarget, TARGETS, uniq, type ApiClient, type Target } from './support';
-import { mountPki, OpensslDir, rawBytes, rootCa, waitForPki } from './pki/pki-peers';
+import { handshake, mountPki, OpensslDir, rawBytes, rootCa, waitForPki } from './pki/pki-peers';
 import { waitFor } from '@coffer/testing';
 
 jest.setTimeout(120_000);
-
-/** A TLS handshake against a server holding `cert`/`key`, by a client trusting `ca` only. */
-async function handshake(
-  serverPems: { cert: string; key: string },
-  ca: string,
-): Promise<{ ok: boolean; error?: string }> {
-  const server = tls.createServer({ cert: serverPems.cert, key: serverPems.key }, (socket) =>
-    socket.end('hello'),
-  );
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  try {
-    return await new Promise((resolve) => {
-      const socket = tls.connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
-        socket.end();
-        resolve({ ok: socket.authorized });
-      });
-      socket.on('error', (error) => resolve({ ok: false, error: error.message }));
-    });
-  } finally {
-    server.close();
-  }
-}
 
 describe.each(TARGETS)('pki engine (%s)', (kind) => {
   let target: Target;
@@ -274,51 +248,6 @@ describe.each(TARGETS)('pki engine (%s)', (kind) => {
     expect((await target.anon.get(`${mount}/cert/ca_chain`)).body.data.certificate).toContain(caPem);
     expect((await target.anon.get(`${mount}/cert/00:11`)).status).toBe(404);
     expect((await target.anon.list(`${mount}/certs`)).status).toBe(403);
-  });
-
-  it('keeps roles with every default, lists and deletes them', async () => {
-    const mount = uniq('pkirole');
-    await mountPki(root, mount);
-    await waitForPki(root, mount);
-    expect((await root.post(`${mount}/roles/plain`, {})).status).toBe(204);
-    const read = await root.get(`${mount}/roles/plain`);
-    expect(read.body.data).toMatchObject({
-      ttl: 0,
-      max_ttl: 0,
-      allow_localhost: true,
-      allowed_domains: [],
-      allow_bare_domains: false,
-      allow_subdomains: false,
-      allow_glob_domains: false,
-      allow_any_name: false,
-      enforce_hostnames: true,
-      allow_ip_sans: true,
-      allowed_uri_sans: [],
-      allowed_other_sans: [],
-      server_flag: true,
-      client_flag: true,
-      code_signing_flag: false,
-      email_protection_flag: false,
-      key_type: 'rsa',
-      key_bits: 2048,
-      key_usage: ['DigitalSignature', 'KeyAgreement', 'KeyEncipherment'],
-      ext_key_usage: [],
-      ext_key_usage_oids: [],
-      use_csr_common_name: true,
-      not_before_duration: 30,
-      generate_lease: false,
-      no_store: false,
-      require_cn: true,
-    });
-    await root.post(`${mount}/roles/ec`, { key_type: 'ec', key_bits: '384', ttl: '1h', max_ttl: 7200 });
-    expect((await root.get(`${mount}/roles/ec`)).body.data).toMatchObject({
-      key_bits: 384,
-      ttl: 3600,
-      max_ttl: 7200,
-    });
-    expect((await root.list(`${mount}/roles`)).body.data.keys).toEqual(['ec', 'plain']);
-    expect((await root.delete(`${mount}/roles/ec`)).status).toBe(204);
-    expect((await root.get(`${mount}/roles/ec`)).status).toBe(404);
   });
 
   it('writes config/urls into certificates; config/crl, crl/rotate and tidy', async () => {

@@ -1,4 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import tls from 'node:tls';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,4 +117,28 @@ export async function rootCa(
   });
   if (res.status !== 200) throw new Error(`root/generate: ${res.status} ${res.text}`);
   return res.body.data.certificate as string;
+}
+
+/** A TLS handshake against a server holding `cert`/`key`, by a client trusting `ca` only. */
+export async function handshake(
+  serverPems: { cert: string; key: string },
+  ca: string,
+): Promise<{ ok: boolean; error?: string }> {
+  const server = tls.createServer({ cert: serverPems.cert, key: serverPems.key }, (socket) =>
+    socket.end('hello'),
+  );
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  try {
+    return await new Promise((resolve) => {
+      const socket = tls.connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
+        socket.end();
+        resolve({ ok: socket.authorized });
+      });
+      socket.on('error', (error) => resolve({ ok: false, error: error.message }));
+    });
+  } finally {
+    server.close();
+  }
 }
