@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type * as x509 from '@peculiar/x509';
-import { buildCertificate, subjectName } from '../crypto/certificate-builder';
+import { buildCertificate, subjectName, type CaUrls } from '../crypto/certificate-builder';
 import { signingKeyOf } from '../crypto/node-signer';
 import { certificatePem, colonSerial, newSerialHex } from '../crypto/pem';
 import { SettingsService } from '../settings/settings.service';
@@ -21,6 +21,8 @@ export interface SignRequest {
   isCa?: boolean;
   maxPathLength?: number;
   permittedDnsDomains?: string[];
+  /** the mount's URLs when the caller read them already */
+  urls?: CaUrls;
 }
 
 export interface SignedCertificate {
@@ -58,7 +60,7 @@ export class CertificateSigner {
         extKeyUsage: r.plan.extKeyUsage,
         policyOids: r.plan.policyOids,
         permittedDnsDomains: r.permittedDnsDomains ?? [],
-        urls: await this.settings.urls(r.mountUuid),
+        urls: r.urls ?? (await this.settings.urls(r.mountUuid)),
       },
       r.ca?.signer ?? signingKeyOf(signingKey),
     );

@@ -11,11 +11,14 @@ import type { pki, PkiCertificateData, PkiIssueBody, PkiRoleData } from '@coffer
 import type { ServiceRuntime } from '@coffer/event-store';
 import { parseCsr, type ParsedCsr } from '../crypto/csr';
 import { describeKey, exportPrivateKey, resolveKeySpec, spkiOf, type KeyType } from '../crypto/keys';
-import { CaStore, type LoadedCa } from '../issuer/ca-store';
+import { CaStore, NO_CA_MESSAGE, type LoadedCa } from '../issuer/ca-store';
+import type { IssuerState } from '../issuer/issuer.events';
+import { DocumentRepository, type DocumentKind } from '../shared/document.repository';
+import { NO_URLS } from '../settings/settings.service';
+import type { CaUrls } from '../crypto/certificate-builder';
 import { planCertificate } from '../policy/certificate-plan';
 import { PKI_RUNTIME } from '../pki.di';
-import { verbatimRole } from '../roles/role-defaults';
-import { RoleService } from '../roles/role.service';
+import { defaultRole, verbatimRole } from '../roles/role-defaults';
 import {
   certFormat,
   mountTtl,
@@ -44,11 +47,22 @@ export function checkCsrKey(role: PkiRoleData, csr: ParsedCsr): void {
     );
 }
 
+interface IssuanceContext {
+  role: PkiRoleData;
+  ca: LoadedCa | undefined;
+  urls: CaUrls;
+}
+
+const requireCa = (ca: LoadedCa | undefined): LoadedCa => {
+  if (!ca) throw invalidRequest(NO_CA_MESSAGE);
+  return ca;
+};
+
 /** issue/:role, sign/:role and sign-verbatim. */
 @Injectable()
 export class IssueService {
   constructor(
-    private readonly roles: RoleService,
+    private readonly docs: DocumentRepository,
     private readonly cas: CaStore,
     private readonly keys: KeyFactory,
     private readonly signer: CertificateSigner,
@@ -57,16 +71,16 @@ export class IssueService {
   ) {}
 
   async issue(req: RequestOf<typeof pki.issue>, caller: CallerContext): Promise<CertResponse> {
-    const role = await this.role(req.mount, req.params.name);
+    const { role, ca: found, urls } = await this.context(req.mount, req.params.name);
     if (role.key_type === 'any')
       throw invalidRequest('role key type "any" not allowed for issuing certificates, only signing');
     const format = certFormat(req.body.format);
     const keyFormat = privateKeyFormat(req.body.private_key_format);
-    const ca = await this.cas.require(req.mount.uuid);
+    const ca = requireCa(found);
     const plan = this.plan(req.mount, role, req.body, ca, caller);
     const spec = resolveKeySpec(role.key_type, role.key_bits);
     const key: KeyObject = await this.keys.generate({ type: spec.type as KeyType, bits: spec.bits });
-    const signed = await this.signer.sign({ mountUuid: req.mount.uuid, plan, spki: spkiOf(key), ca });
+    const signed = await this.signer.sign({ mountUuid: req.mount.uuid, plan, spki: spkiOf(key), ca, urls });
     const privateKey = exportPrivateKey(key, keyFormat, format !== 'der');
     return this.answer(req.mount.uuid, role, ca, signed, format, plan.warnings, {
       privateKey,
@@ -75,7 +89,7 @@ export class IssueService {
   }
 
   async sign(req: RequestOf<typeof pki.sign>, caller: CallerContext): Promise<CertResponse> {
-    const role = await this.role(req.mount, req.params.name);
+    const { role, ca: found, urls } = await this.context(req.mount, req.params.name);
     const format = certFormat(req.body.format);
     const csr = parseCsr(req.body.csr);
     if (csr.requestsCa)
@@ -83,23 +97,25 @@ export class IssueService {
         'the CSR requests a CA certificate (basicConstraints CA:TRUE); use root/sign-intermediate',
       );
     checkCsrKey(role, csr);
-    const ca = await this.cas.require(req.mount.uuid);
+    const ca = requireCa(found);
     const plan = this.plan(req.mount, role, req.body, ca, caller, csr);
-    const signed = await this.signer.sign({ mountUuid: req.mount.uuid, plan, spki: csr.spki, ca });
+    const signed = await this.signer.sign({ mountUuid: req.mount.uuid, plan, spki: csr.spki, ca, urls });
     return this.answer(req.mount.uuid, role, ca, signed, format, plan.warnings);
   }
 
   async signVerbatim(req: RequestOf<typeof pki.signVerbatim>, caller: CallerContext): Promise<CertResponse> {
-    const base = req.params.role === '' ? undefined : await this.role(req.mount, req.params.role);
+    const context = await this.context(req.mount, req.params.role === '' ? undefined : req.params.role);
+    const base = req.params.role === '' ? undefined : context.role;
     const role = verbatimRole(base, req.body);
     const format = certFormat(req.body.format);
     const csr = parseCsr(req.body.csr);
     if (csr.requestsCa)
       throw invalidRequest('refusing to sign a CSR for a CA certificate with sign-verbatim');
     checkCsrKey(role, csr);
-    const ca = await this.cas.require(req.mount.uuid);
+    const ca = requireCa(context.ca);
     const plan = this.plan(req.mount, role, req.body, ca, caller, csr);
     const signed = await this.signer.sign({
+      urls: context.urls,
       mountUuid: req.mount.uuid,
       plan,
       spki: csr.spki,
@@ -109,10 +125,25 @@ export class IssueService {
     return this.answer(req.mount.uuid, role, ca, signed, format, plan.warnings);
   }
 
-  private async role(mount: MountInfo, name: string): Promise<PkiRoleData> {
-    const role = await this.roles.find(mount.uuid, name);
-    if (!role) throw invalidRequest(`unknown role: ${name}`);
-    return role;
+  /** The role, the CA and the URLs in one read; 400 for an unknown role (a missing CA is the caller's to refuse). */
+  private async context(mount: MountInfo, roleName: string | undefined): Promise<IssuanceContext> {
+    const wanted: { kind: DocumentKind; name: string }[] = [
+      { kind: 'issuer', name: '' },
+      { kind: 'urls', name: '' },
+    ];
+    if (roleName !== undefined) wanted.push({ kind: 'role', name: roleName });
+    const docs = await this.docs.loadMany(mount.uuid, wanted);
+    const role =
+      roleName === undefined
+        ? defaultRole()
+        : (docs.get(`role/${roleName}`)?.value as PkiRoleData | undefined);
+    if (!role) throw invalidRequest(`unknown role: ${roleName ?? ''}`);
+    const issuer = docs.get('issuer/');
+    const ca = issuer
+      ? this.cas.fromState(mount.uuid, issuer.value as IssuerState, issuer.version)
+      : undefined;
+    const urls = (docs.get('urls/')?.value as CaUrls | undefined) ?? NO_URLS;
+    return { role, ca, urls };
   }
 
   private plan(

@@ -42,6 +42,11 @@ export class CaStore {
   /** The CA, or undefined when the mount has none. */
   async find(mountUuid: string): Promise<LoadedCa | undefined> {
     const { state, version } = await this.state(mountUuid);
+    return this.fromState(mountUuid, state, version);
+  }
+
+  /** The CA of an issuer document already read (parsed once per mount and version). */
+  fromState(mountUuid: string, state: IssuerState, version: number | undefined): LoadedCa | undefined {
     if (!state.certPem || !state.keyPem || version === undefined) return undefined;
     const cached = this.parsed.get(mountUuid);
     if (cached?.version === version) return cached;

@@ -7,7 +7,7 @@ import { SettingsEventLog } from '../shared/document-logs';
 import { DocumentRepository, type DocumentKind } from '../shared/document.repository';
 import { DEFAULT_CRL_CONFIG, type CrlConfig, type CrlState } from './settings.events';
 
-const NO_URLS: CaUrls = { issuing_certificates: [], crl_distribution_points: [], ocsp_servers: [] };
+export const NO_URLS: CaUrls = { issuing_certificates: [], crl_distribution_points: [], ocsp_servers: [] };
 
 /** config/crl, config/urls and the CRL number of a mount. */
 @Injectable()

@@ -32,6 +32,29 @@ export class DocumentRepository {
     return { value, version: row.stream_version };
   }
 
+  /**
+   * Several documents of a mount in one round trip (issue and sign read the role, the CA and the
+   * URLs on every request), keyed `<kind>/<name>`.
+   */
+  async loadMany(
+    mountUuid: string,
+    wanted: { kind: DocumentKind; name: string }[],
+  ): Promise<Map<string, Loaded<unknown>>> {
+    const rows = await this.db
+      .of()
+      .selectFrom('documents')
+      .select(['kind', 'name', 'sealed', 'stream_version'])
+      .where('mount_uuid', '=', mountUuid)
+      .where((eb) => eb.or(wanted.map((w) => eb.and([eb('kind', '=', w.kind), eb('name', '=', w.name)]))))
+      .execute();
+    const out = new Map<string, Loaded<unknown>>();
+    for (const row of rows) {
+      const value = this.sealed.open<unknown>(row.sealed, documentPlace(mountUuid, row.kind, row.name));
+      out.set(`${row.kind}/${row.name}`, { value, version: row.stream_version });
+    }
+    return out;
+  }
+
   async names(mountUuid: string, kind: DocumentKind): Promise<string[]> {
     const rows = await this.db
       .of()
