@@ -10,7 +10,6 @@ import {
 import { pki } from '@coffer/contracts/pki';
 import { Caller, Handles } from '@coffer/transport';
 import type { z } from 'zod';
-import { CertificateRepository } from './certificate.repository';
 import { IssueService } from './issue.service';
 import { RevocationService } from './revocation.service';
 
@@ -26,7 +25,6 @@ export class CertificateHandlers {
   constructor(
     private readonly issuing: IssueService,
     private readonly revocation: RevocationService,
-    private readonly certs: CertificateRepository,
   ) {}
 
   @Handles(pki.issue)
@@ -55,8 +53,8 @@ export class CertificateHandlers {
   }
 
   @Handles(pki.certList)
-  async list(@Payload() req: Req<'certList'>): Res<'certList'> {
-    return { data: { keys: await this.certs.serials(req.mount.uuid) } };
+  list(@Payload() req: Req<'certList'>): Res<'certList'> {
+    return this.revocation.list(req);
   }
 
   @Handles(leases.renew)

@@ -13,7 +13,7 @@ export interface RevocationResult {
   revokedAtMs: number | null;
 }
 
-/** revoke, the lease revocation of generate_lease certificates, and tidy. */
+/** revoke, the lease revocation of generate_lease certificates, tidy, and the stored certificates. */
 @Injectable()
 export class RevocationService {
   constructor(
@@ -96,6 +96,11 @@ export class RevocationService {
         "Tidy operation successfully started. Any information from the operation will be printed to Vault's server logs.",
       ],
     };
+  }
+
+  /** certs LIST: the serials of stored certificates. */
+  async list(req: RequestOf<typeof pki.certList>): Promise<ResponseOf<typeof pki.certList>> {
+    return { data: { keys: await this.certs.serials(req.mount.uuid) } };
   }
 
   /** cert/:serial of an issued certificate. */
