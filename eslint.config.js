@@ -47,6 +47,7 @@ module.exports = tseslint.config(
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:contracts'] },
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
             { sourceTag: 'scope:kv', onlyDependOnLibsWithTags: ['scope:kv', 'scope:shared'] },
+            { sourceTag: 'scope:pki', onlyDependOnLibsWithTags: ['scope:pki', 'scope:shared'] },
             { sourceTag: 'scope:core-sys', onlyDependOnLibsWithTags: ['scope:core-sys', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
             { sourceTag: 'scope:oidc', onlyDependOnLibsWithTags: ['scope:oidc', 'scope:shared'] },

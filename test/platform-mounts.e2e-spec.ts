@@ -105,10 +105,10 @@ describe.each(TARGETS)('%s: mounts', (kind) => {
   });
 
   it('answers 503 at once for a mounted engine type that has no running service', async () => {
-    const path = uniq('pki');
-    expect((await root.post(`sys/mounts/${path}`, { type: 'pki' })).status).toBe(204);
+    const path = uniq('directory');
+    expect((await root.post(`sys/mounts/${path}`, { type: 'directory' })).status).toBe(204);
     const started = Date.now();
-    const res = await root.get(`${path}/ca/pem`);
+    const res = await root.get(`${path}/library`);
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(res.status).toBe(503);
     expect(res.body.errors[0]).toEqual(expect.any(String));

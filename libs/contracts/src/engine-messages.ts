@@ -102,6 +102,8 @@ export const engineResponseSchema = z.object({
   /** kind "raw" only */
   body: z.unknown().optional(),
   contentType: z.string().optional(),
+  /** kind "raw" only: `base64` when the body string carries binary bytes (DER) to send as they are */
+  bodyEncoding: z.enum(['utf8', 'base64']).optional(),
   /**
    * kind "raw" only: response headers, of the few the gateway lets an engine set
    * (Cache-Control, Pragma, WWW-Authenticate: OAuth's token and userinfo answers)

@@ -25,7 +25,6 @@ export type MountCatalogue = ReadonlyMap<string, MountTypeEntry>;
  * descriptor then declares the type, and the entry here becomes redundant (the engine wins).
  */
 export const PLANNED_MOUNT_TYPES: readonly MountTypeEntry[] = [
-  { type: 'pki', kind: 'secret', service: 'pki' },
   { type: 'cloud-a', kind: 'secret', service: 'cloud-creds' },
   { type: 'cloud-b', kind: 'secret', service: 'cloud-creds' },
 ];

@@ -3,6 +3,7 @@ import { coreSysEngine } from '@coffer/core-sys';
 import { directoryEngine } from '@coffer/directory';
 import { kvEngine } from '@coffer/kv';
 import { oidcEngine } from '@coffer/oidc';
+import { pkiEngine } from '@coffer/pki';
 import { sshEngine } from '@coffer/ssh';
 import {
   mountCatalogueOf,
@@ -19,6 +20,7 @@ import {
 export const ENGINES: readonly EngineDescriptor[] = [
   coreSysEngine,
   kvEngine,
+  pkiEngine,
   sshEngine,
   oidcEngine,
   directoryEngine,

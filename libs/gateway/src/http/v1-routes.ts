@@ -77,5 +77,5 @@ export function sendResult<R extends ReplyLike>(reply: R, result: HttpResult): R
   reply.code(result.status).header('cache-control', 'no-store');
   for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
   if (result.body === undefined) return reply.send();
-  return reply.type(result.contentType).send(Buffer.from(result.body, 'utf8'));
+  return reply.type(result.contentType).send(result.bytes ?? Buffer.from(result.body, 'utf8'));
 }

@@ -9,6 +9,8 @@ export interface HttpResult {
   status: number;
   body: string | undefined;
   contentType: string;
+  /** binary raw bodies (DER certificates and CRLs): sent instead of `body` */
+  bytes?: Buffer;
   /** extra headers a raw engine answer set (RAW_RESPONSE_HEADERS only) */
   headers?: Record<string, string>;
 }
@@ -89,6 +91,8 @@ export function renderEngineResponse(res: EngineResult, operation: Operation, re
     if (res.body === undefined || status === 204)
       return { status, body: undefined, contentType: res.contentType ?? JSON_CONTENT_TYPE, ...headers };
     const contentType = res.contentType ?? JSON_CONTENT_TYPE;
+    if (res.bodyEncoding === 'base64' && typeof res.body === 'string')
+      return { status, body: '', bytes: Buffer.from(res.body, 'base64'), contentType, ...headers };
     const body =
       typeof res.body === 'string' && contentType !== JSON_CONTENT_TYPE ? res.body : JSON.stringify(res.body);
     return { status, body, contentType, ...headers };

@@ -1,0 +1,118 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '@coffer/testing';
+import { httpJson } from '../../test/support/launch/bootstrap';
+import { mustWrite } from '../lib/coffer';
+import { runHttpLoad } from '../lib/http-load';
+import { runScenario, type BenchSuite, type CofferTarget } from '../lib/suite';
+
+const MOUNT = 'bench-pki';
+
+/** A client CSR (EC P-256) made by openssl, as the sign scenario sends it. */
+function clientCsr(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-pki-'));
+  const out = join(dir, 'client.csr');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      join(dir, 'client.key'),
+      '-subj',
+      '/CN=client.bench.test',
+      '-out',
+      out,
+    ],
+    { stdio: 'pipe' },
+  );
+  return readFileSync(out, 'utf8');
+}
+
+/** Its own mount with an EC P-256 root and the roles of the scenarios (no_store: issuance alone). */
+export async function preparePki(target: CofferTarget): Promise<string> {
+  const token = target.rootToken;
+  await mustWrite(target, `sys/mounts/${MOUNT}`, { type: 'pki', config: { max_lease_ttl: '87600h' } });
+  await waitFor(
+    async () => {
+      const res = await httpJson('GET', `${target.baseUrl}/v1/${MOUNT}/cert/ca`, { token });
+      return res.status === 404 || res.status === 200;
+    },
+    { timeoutMs: 30_000, message: 'pki service ready' },
+  );
+  await mustWrite(target, `${MOUNT}/root/generate/internal`, {
+    common_name: 'bench root',
+    key_type: 'ec',
+    ttl: '8760h',
+  });
+  const role = { allowed_domains: 'bench.test', allow_subdomains: true, max_ttl: '24h', no_store: true };
+  await mustWrite(target, `${MOUNT}/roles/ec`, { ...role, key_type: 'ec', key_bits: 256 });
+  await mustWrite(target, `${MOUNT}/roles/rsa`, { ...role, key_type: 'rsa', key_bits: 2048 });
+  await mustWrite(target, 'secret/data/bench/pki-probe', { data: { value: 'probe' } });
+  await mustWrite(target, `${MOUNT}/roles/client`, { ...role, key_type: 'any', server_flag: false });
+  return clientCsr();
+}
+
+/** PKI issue with EC P-256 and RSA-2048 keys, and signing a client CSR. */
+export const pkiSuite: BenchSuite = {
+  name: 'pki',
+  targets: [
+    { scenario: 'PKI issue EC P-256', minRps: 500, label: 'PKI issue (EC P-256) ≥ 500/s' },
+    { scenario: 'PKI sign CSR', minRps: 1000, label: 'PKI sign of a client CSR ≥ 1,000/s' },
+  ],
+  async run(target, shape, log) {
+    const csr = await preparePki(target);
+    const issue = (n: number) => JSON.stringify({ common_name: `host-${n % 1000}.bench.test`, ttl: '1h' });
+    return [
+      await runScenario(target, shape, log, 'PKI issue EC P-256', {
+        method: 'POST',
+        body: issue(0),
+        path: () => `/v1/${MOUNT}/issue/ec`,
+      }),
+      await runScenario(target, shape, log, 'PKI sign CSR', {
+        method: 'POST',
+        body: JSON.stringify({ csr, ttl: '1h' }),
+        path: () => `/v1/${MOUNT}/sign/client`,
+      }),
+      // last: key generations still queued when it ends would load the scenarios after it
+      // bounded by key generation; refusals (429) beyond the replica's queue are counted as non-2xx
+      await runScenario(target, shape, log, 'PKI issue RSA-2048', {
+        method: 'POST',
+        body: issue(1),
+        path: () => `/v1/${MOUNT}/issue/rsa`,
+      }),
+      // KV reads through the same gateway while 20 connections keep asking for RSA certificates:
+      // admission control keeps key generation from taking every core
+      await kvReadUnderRsaLoad(target, shape, log),
+    ];
+  },
+};
+
+async function kvReadUnderRsaLoad(
+  target: CofferTarget,
+  shape: Parameters<BenchSuite['run']>[1],
+  log: (line: string) => void,
+) {
+  const rsa = runHttpLoad({
+    title: 'RSA background',
+    origin: target.baseUrl,
+    connections: 20,
+    durationSeconds: shape.durationSeconds + 1,
+    method: 'POST',
+    headers: { 'x-vault-token': target.rootToken },
+    body: JSON.stringify({ common_name: 'bg.bench.test', ttl: '1h' }),
+    path: () => `/v1/${MOUNT}/issue/rsa`,
+  });
+  const reads = await runScenario(target, shape, log, 'KV v2 read under RSA issue load', {
+    path: () => '/v1/secret/data/bench/pki-probe',
+  });
+  await rsa;
+  return reads;
+}

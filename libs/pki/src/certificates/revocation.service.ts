@@ -1,0 +1,113 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { invalidRequest, notFound, type RequestOf, type ResponseOf } from '@coffer/contracts';
+import type { pki } from '@coffer/contracts/pki';
+import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
+import { SettingsService } from '../settings/settings.service';
+import { normalizeSerial } from '../crypto/pem';
+import { CaStore } from '../issuer/ca-store';
+import { PKI_RUNTIME } from '../pki.di';
+import { CertificateEventLog } from './certificate.projection';
+import { CertificateRepository } from './certificate.repository';
+
+export interface RevocationResult {
+  revokedAtMs: number | null;
+}
+
+/** revoke, the lease revocation of generate_lease certificates, tidy, and the stored certificates. */
+@Injectable()
+export class RevocationService {
+  constructor(
+    private readonly certs: CertificateRepository,
+    private readonly log: CertificateEventLog,
+    private readonly cas: CaStore,
+    private readonly settings: SettingsService,
+    @Inject(PKI_RUNTIME) private readonly runtime: Pick<ServiceRuntime, 'clock'>,
+  ) {}
+
+  async revoke(req: RequestOf<typeof pki.revoke>): Promise<ResponseOf<typeof pki.revoke>> {
+    const input = req.body.serial_number;
+    if (input === '') throw invalidRequest('The serial number must be provided');
+    const serial = normalizeSerial(input);
+    if (!serial) throw invalidRequest(`certificate with serial ${input} not found.`);
+    const { revokedAtMs } = await this.revokeSerial(req.mount.uuid, serial, input);
+    if (revokedAtMs === null) return {};
+    const seconds = Math.floor(revokedAtMs / 1000);
+    return {
+      data: {
+        revocation_time: seconds,
+        revocation_time_rfc3339: new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'),
+      },
+    };
+  }
+
+  /**
+   * Marks a certificate revoked (idempotent: a second revocation answers the first time) and
+   * rotates the CRL. Expired certificates are left alone, as Vault does.
+   */
+  async revokeSerial(mountUuid: string, serial: string, shown = serial): Promise<RevocationResult> {
+    const ca = await this.cas.find(mountUuid);
+    if (
+      ca &&
+      ca.cert.serialNumber.toLowerCase().replace(/^0+/, '') === serial.replace(/:/g, '').replace(/^0+/, '')
+    )
+      throw invalidRequest('adding CA to CRL is not allowed');
+    const now = this.runtime.clock().getTime();
+    const result = await retryOnConflict(async () => {
+      const cert = await this.certs.read(mountUuid, serial);
+      if (!cert) throw invalidRequest(`certificate with serial ${shown} not found.`);
+      if (cert.revokedMs !== null) return { revokedAtMs: cert.revokedMs, fresh: false };
+      if (cert.notAfterMs < now) return { revokedAtMs: null, fresh: false };
+      await this.log.append({ mountUuid, serial }, cert.version, [
+        { type: 'CertificateRevoked', data: { revokedAtMs: now } },
+      ]);
+      return { revokedAtMs: now, fresh: true };
+    });
+    if (result.fresh) await this.settings.rotate(mountUuid, now);
+    return { revokedAtMs: result.revokedAtMs };
+  }
+
+  /** The lease of a generate_lease certificate ended: revoke it (gone or expired is fine). */
+  async revokeForLease(mountUuid: string, serial: string): Promise<void> {
+    try {
+      await this.revokeSerial(mountUuid, serial);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'invalid_request') throw error;
+    }
+  }
+
+  /** Expired certificates leave the store; revoked ones stay on the CRL until they expire. */
+  async tidy(req: RequestOf<typeof pki.tidy>): Promise<ResponseOf<typeof pki.tidy>> {
+    const { tidy_cert_store, tidy_revocation_list, tidy_revoked_certs, safety_buffer } = req.body;
+    const mountUuid = req.mount.uuid;
+    const before = this.runtime.clock().getTime() - safety_buffer * 1000;
+    const tidyRevoked = tidy_revoked_certs || tidy_revocation_list;
+    let removedRevoked = false;
+    for (const cert of await this.certs.expiredBefore(mountUuid, before)) {
+      if (cert.revoked ? !tidyRevoked : !tidy_cert_store) continue;
+      await this.log.append({ mountUuid, serial: cert.serial }, cert.version, [
+        { type: 'CertificateTidied', data: {} },
+      ]);
+      removedRevoked ||= cert.revoked;
+    }
+    if (removedRevoked) await this.settings.rotate(mountUuid, this.runtime.clock().getTime());
+    return {
+      status: 202,
+      warnings: [
+        "Tidy operation successfully started. Any information from the operation will be printed to Vault's server logs.",
+      ],
+    };
+  }
+
+  /** certs LIST: the serials of stored certificates. */
+  async list(req: RequestOf<typeof pki.certList>): Promise<ResponseOf<typeof pki.certList>> {
+    return { data: { keys: await this.certs.serials(req.mount.uuid) } };
+  }
+
+  /** cert/:serial of an issued certificate. */
+  async read(mountUuid: string, input: string) {
+    const serial = normalizeSerial(input);
+    const cert = serial ? await this.certs.read(mountUuid, serial) : undefined;
+    if (!cert) throw notFound();
+    return cert;
+  }
+}

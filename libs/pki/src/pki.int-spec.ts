@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import type { INestMicroservice } from '@nestjs/common';
+import { Barrier, createKeyring } from '@coffer/barrier';
+import {
+  encodeContext,
+  mountDisabled,
+  type CallerContext,
+  type Contract,
+  type ContractResponse,
+  type MountInfo,
+} from '@coffer/contracts';
+import { pki } from '@coffer/contracts/pki';
+import { createPgDb, migrateSchema, type DbHandle } from '@coffer/event-store';
+import {
+  createTestDatabase,
+  natsUrl,
+  uniqueSubjectPrefix,
+  waitFor,
+  type TestDatabase,
+} from '@coffer/testing';
+import { connectNatsTransport, createServiceApp, type Transport } from '@coffer/transport';
+import { pkiMigrations } from './migrations';
+import { PKI_SCHEMA } from './pki.di';
+import { PkiModule } from './pki.module';
+
+jest.setTimeout(60_000);
+
+/**
+ * The pki service on real Postgres and NATS: two replicas in one queue group on one database,
+ * called with EngineRequests as the gateway sends them.
+ */
+describe('pki service (Postgres + NATS, two replicas)', () => {
+  let database: TestDatabase;
+  const replicas: { app: INestMicroservice; transport: Transport; db: DbHandle }[] = [];
+  let client: Transport;
+  const barrier = new Barrier();
+  barrier.load(createKeyring());
+
+  beforeAll(async () => {
+    database = await createTestDatabase('pki');
+    await migrateSchema(database.db, PKI_SCHEMA, pkiMigrations);
+    const prefix = uniqueSubjectPrefix('pki');
+    for (let i = 0; i < 2; i++) {
+      const db = createPgDb(database.url, { max: 5 });
+      const transport = await connectNatsTransport({
+        servers: natsUrl(),
+        subjectPrefix: prefix,
+        name: `pki-${i}`,
+      });
+      const runtime = { db: db.db, schema: PKI_SCHEMA, transport, cipher: barrier, clock: () => new Date() };
+      const app = await createServiceApp(PkiModule.register(runtime), transport, 'pki', { logger: false });
+      replicas.push({ app, transport, db });
+    }
+    client = await connectNatsTransport({ servers: natsUrl(), subjectPrefix: prefix, name: 'pki-client' });
+  });
+  afterAll(async () => {
+    await client?.close();
+    for (const r of replicas) {
+      await r.app.close();
+      await r.transport.close();
+      await r.db.close();
+    }
+    await database?.drop();
+  });
+
+  const caller: CallerContext = {
+    requestId: 'req',
+    namespace: '',
+    clientAddress: '127.0.0.1',
+    accessor: 'accessor-root',
+    tokenRef: 'token-ref-root',
+    policies: ['root'],
+    root: true,
+    sudo: true,
+  };
+  const newMount = (): MountInfo => ({
+    path: `pki-${randomUUID().slice(0, 8)}/`,
+    uuid: randomUUID(),
+    accessor: 'pki_test',
+    type: 'pki',
+    namespace: '',
+    options: {},
+    config: { default_lease_ttl: 0, max_lease_ttl: 0 },
+  });
+  const call = <C extends Contract>(
+    contract: C,
+    mount: MountInfo,
+    params: Record<string, string>,
+    body: Record<string, unknown> = {},
+  ): Promise<ContractResponse<C>> =>
+    client.request(
+      contract,
+      { operation: 'update', mount, path: '', params, body, query: {}, headers: {} } as never,
+      { headers: encodeContext({ ...caller, requestId: randomUUID() }) },
+    );
+
+  it('creates one CA when two replicas generate a root at once; the other gets the warning', async () => {
+    const mount = newMount();
+    const body = { common_name: 'race root', key_type: 'ec' };
+    const results = await Promise.all([
+      call(pki.rootGenerate, mount, { type: 'internal' }, body),
+      call(pki.rootGenerate, mount, { type: 'internal' }, body),
+    ]);
+    const made = results.filter((r) => r.data !== null);
+    expect(made).toHaveLength(1);
+    expect(results.find((r) => r.data === null)?.warnings[0]).toMatch(
+      /^Refusing to generate a root certificate/,
+    );
+    const pem = await call(pki.caPem, mount, {});
+    expect(pem.body).toBe(made[0]?.data?.certificate);
+  });
+
+  it('issues and revokes through either replica; every CRL lists the revocation', async () => {
+    const mount = newMount();
+    await call(pki.rootGenerate, mount, { type: 'internal' }, { common_name: 'root', key_type: 'ec' });
+    await call(pki.roleWrite, mount, { name: 'r' }, { allow_any_name: true, key_type: 'ec', ttl: '1h' });
+    const issued = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call(pki.issue, mount, { name: 'r' }, { common_name: `h${i}.test` }),
+      ),
+    );
+    const serials = issued.map((r) => r.data?.serial_number ?? '');
+    const listed = await call(pki.certList, mount, {});
+    expect(listed.data?.keys).toEqual(expect.arrayContaining(serials));
+    await call(pki.revoke, mount, {}, { serial_number: serials[0] });
+    for (let i = 0; i < 6; i++) {
+      const crl = await call(pki.crlPem, mount, {});
+      const der = Buffer.from(
+        String(crl.body)
+          .replace(/-----[A-Z0-9 ]+-----/g, '')
+          .replace(/\s+/g, ''),
+        'base64',
+      );
+      expect(der.includes(Buffer.from((serials[0] ?? '').replace(/:/g, ''), 'hex'))).toBe(true);
+    }
+  });
+
+  it('keeps the CA key and issued certificates only as ciphertext in Postgres', async () => {
+    const mount = newMount();
+    const res = await call(
+      pki.rootGenerate,
+      mount,
+      { type: 'exported' },
+      { common_name: 'secret root', key_type: 'ec' },
+    );
+    const key = res.data?.private_key ?? '';
+    const keyBody = key.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
+    const keyDer = Buffer.from(keyBody, 'base64');
+    const needles = [keyBody.slice(20, 60), 'secret root', keyDer.subarray(10, 40).toString('hex')];
+    const docs = (await database.db
+      .withSchema(PKI_SCHEMA)
+      .selectFrom('documents')
+      .select('sealed')
+      .execute()) as {
+      sealed: Buffer;
+    }[];
+    const events = (await database.db
+      .withSchema(PKI_SCHEMA)
+      .selectFrom('event_log')
+      .select('payload')
+      .execute()) as {
+      payload: Buffer;
+    }[];
+    expect(docs.length).toBeGreaterThan(0);
+    for (const blob of [...docs.map((r) => r.sealed), ...events.map((e) => e.payload)]) {
+      for (const needle of needles) {
+        expect(blob.includes(Buffer.from(needle))).toBe(false);
+        expect(blob.toString('hex').includes(keyDer.subarray(10, 40).toString('hex'))).toBe(false);
+      }
+    }
+  });
+
+  it('erases a disabled mount from the read model (CA, roles, certificates)', async () => {
+    const mount = newMount();
+    await call(pki.rootGenerate, mount, { type: 'internal' }, { common_name: 'gone', key_type: 'ec' });
+    await call(pki.roleWrite, mount, { name: 'r' }, { allow_any_name: true, key_type: 'ec' });
+    await call(pki.issue, mount, { name: 'r' }, { common_name: 'x.test', ttl: '1h' });
+    const rows = async () => {
+      const docs = await database.db
+        .withSchema(PKI_SCHEMA)
+        .selectFrom('documents')
+        .select('kind')
+        .where('mount_uuid', '=', mount.uuid)
+        .execute();
+      const certs = await database.db
+        .withSchema(PKI_SCHEMA)
+        .selectFrom('certificates')
+        .select('serial')
+        .where('mount_uuid', '=', mount.uuid)
+        .execute();
+      return docs.length + certs.length;
+    };
+    expect(await rows()).toBeGreaterThan(3);
+    await client.publish(mountDisabled, { uuid: mount.uuid, type: 'pki', path: mount.path });
+    await waitFor(async () => (await rows()) === 0, { timeoutMs: 10_000, message: 'mount purged' });
+    expect((await call(pki.caPem, mount, {})).status).toBe(204);
+  });
+});
