@@ -105,10 +105,11 @@ describe.each(TARGETS)('%s: mounts', (kind) => {
   });
 
   it('answers 503 at once for a mounted engine type that has no running service', async () => {
-    const path = uniq('directory');
-    expect((await root.post(`sys/mounts/${path}`, { type: 'directory' })).status).toBe(204);
+    // cloud-b is planned (PLANNED_MOUNT_TYPES) and has no service yet
+    const path = uniq('cloudb');
+    expect((await root.post(`sys/mounts/${path}`, { type: 'cloud-b' })).status).toBe(204);
     const started = Date.now();
-    const res = await root.get(`${path}/library`);
+    const res = await root.get(`${path}/roles`);
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(res.status).toBe(503);
     expect(res.body.errors[0]).toEqual(expect.any(String));
