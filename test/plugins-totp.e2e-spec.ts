@@ -92,6 +92,25 @@ describe.each(['dev', 'cluster'] as const)('%s: the TOTP plugin', (kind) => {
     expect((await root.post('sys/mounts/nope', { type: uniq('unknown') })).status).toBe(400);
   });
 
+  it('refuses a mount of another version than the one already mounted (one process per plugin)', async () => {
+    const file = path.join(dir, plugin);
+    const reg = await root.put(`sys/plugins/catalog/secret/${plugin}`, {
+      sha256: sha256(file),
+      command: plugin,
+      version: 'v1.0.0',
+    });
+    expect(reg.status).toBe(204);
+    const res = await root.post('sys/mounts/totp-v1', { type: plugin, plugin_version: 'v1.0.0' });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      `plugin "${plugin}" is mounted at "totp/" with version ""; every mount of a plugin runs the same version`,
+    ]);
+    expect((await root.get('sys/mounts')).body.data['totp-v1/']).toBeUndefined();
+    expect(
+      (await root.delete(`sys/plugins/catalog/secret/${plugin}`, { query: { version: 'v1.0.0' } })).status,
+    ).toBe(204);
+  });
+
   it('generates a key whose codes otpauth accepts, and validates otpauth codes once', async () => {
     const created = await root.put('totp/keys/alice', {
       generate: true,
@@ -99,6 +118,18 @@ describe.each(['dev', 'cluster'] as const)('%s: the TOTP plugin', (kind) => {
       account_name: 'alice@example.com',
     });
     expect(created.status).toBe(200);
+    // the barcode: a PNG, 200 pixels wide by default (IHDR width at byte 16)
+    const png = Buffer.from(created.body.data.barcode as string, 'base64');
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(png.readUInt32BE(16)).toBe(200);
+    const noBarcode = await root.put('totp/keys/bob', {
+      generate: true,
+      issuer: 'Coffer',
+      account_name: 'bob@example.com',
+      qr_size: 0,
+    });
+    expect(Object.keys(noBarcode.body.data as object)).toEqual(['url']);
+    await root.delete('totp/keys/bob');
     const totp = OTPAuth.URI.parse(created.body.data.url as string) as OTPAuth.TOTP;
     expect(totp.issuer).toBe('Coffer');
     expect(totp.label).toBe('alice@example.com');
@@ -149,6 +180,11 @@ describe.each(['dev', 'cluster'] as const)('%s: the TOTP plugin', (kind) => {
     const cases: [string, Record<string, unknown>, string][] = [
       ['totp/keys/x1', { generate: true, issuer: 'C' }, 'the account_name value is required'],
       ['totp/keys/x2', { generate: true, account_name: 'a' }, 'the issuer value is required'],
+      [
+        'totp/keys/x3',
+        { generate: true, issuer: 'C', account_name: 'a', qr_size: -1 },
+        'the qr_size value must be greater than or equal to zero',
+      ],
       ['totp/keys/x3', { key: 'AAAA', digits: 7 }, 'the digits value can only be 6 or 8'],
       ['totp/keys/x4', { key: '!!!' }, 'invalid key value'],
       ['totp/keys/x5', {}, 'the key value is required'],

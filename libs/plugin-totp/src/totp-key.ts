@@ -45,6 +45,7 @@ export function decideTotpKey(body: TotpKeyBody, random = generateSecret): TotpK
     if (body.key !== '') throw bad('a key should not be passed if generate is true');
     if (body.url !== '') throw bad('a URL should not be passed if generate is true');
     if (body.key_size <= 0) throw bad('the key_size value must be greater than zero');
+    if (body.qr_size < 0) throw bad('the qr_size value must be greater than or equal to zero');
     secret = base32Encode(random(body.key_size));
   } else if (body.url !== '') {
     const parsed = parseOtpauthUrl(body.url);

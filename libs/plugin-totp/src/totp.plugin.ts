@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { DomainError, weakString } from '@coffer/contracts';
 import { definePlugin, pluginOperation, type PluginStorage } from '@coffer/plugin-sdk';
+import { barcodePng } from './totp-barcode';
 import { base32Decode, counterAt, hotp } from './totp-codes';
 import { decideTotpKey, otpauthUrl, totpKeyBody, type TotpKey } from './totp-key';
 
@@ -48,7 +49,10 @@ export function totpPlugin(now: () => number = Date.now) {
               const key = decideTotpKey(body);
               await storage.put(keyPath(params['name'] ?? ''), JSON.stringify(key));
               if (!body.generate || !body.exported) return {};
-              return { data: { url: otpauthUrl(key), barcode: '' } };
+              const url = otpauthUrl(key);
+              // qr_size 0: no barcode, as Vault
+              if (body.qr_size === 0) return { data: { url } };
+              return { data: { url, barcode: await barcodePng(url, body.qr_size) } };
             },
           }),
           read: pluginOperation({

@@ -145,6 +145,29 @@ describe('decideEnableSecret', () => {
     expect(errorOf(() => enable(nested, 'a', { type: 'kv' })).message).toBe('path is already in use at a/b/');
     expect(enable(table, 'secret2', { type: 'kv' }).data).toMatchObject({ path: 'secret2/' });
   });
+
+  it('runs one version of an external plugin: another version than the mounted one is refused', () => {
+    const catalogue = new Map([
+      ...TEST_MOUNT_CATALOGUE,
+      ['totp', { type: 'totp', kind: 'secret', service: 'plugin-totp' } as const],
+    ]);
+    const plugin = (table: MountRecord[], path: string, version: string) =>
+      decideEnableSecret(
+        table,
+        path,
+        enableInputOf(
+          parsedBody(sysContracts.mountEnable, { type: 'totp', options: { plugin_version: version } }),
+          false,
+        ),
+        ids(),
+        catalogue,
+      );
+    const table = apply(base(), [plugin(base(), 'totp', 'v1.0.0')]);
+    expect(plugin(table, 'totp2', 'v1.0.0').data).toMatchObject({ path: 'totp2/' });
+    expect(errorOf(() => plugin(table, 'totp3', 'v2.0.0')).message).toBe(
+      'plugin "totp" is mounted at "totp/" with version "v1.0.0"; every mount of a plugin runs the same version',
+    );
+  });
 });
 
 describe('decideEnableAuth', () => {

@@ -7,6 +7,7 @@ import {
   type SysMountEnableBody,
   type SysMountTuneBody,
 } from '@coffer/contracts';
+import { PLUGIN_VERSION_OPTION } from '@coffer/contracts/plugins';
 import { AUTH_PREFIX, isAuthPath, type MountIds, type MountRecord } from './mount.model';
 import type { MountEvent } from './mounts.events';
 
@@ -151,6 +152,29 @@ function resolveSecretType(input: EnableInput): { type: string; options: Record<
   return { type, options };
 }
 
+/**
+ * An external plugin runs as one process per name (its service's NATS queue is the plugin's
+ * name), so every mount of a plugin runs the same version: a mount asking for another version
+ * than the one already mounted would silently be served by the running one, so it is refused.
+ */
+function checkOnePluginVersion(
+  table: readonly MountRecord[],
+  type: string,
+  version: string | undefined,
+): void {
+  if (version === undefined) return;
+  const other = table.find(
+    (m) =>
+      m.type === type &&
+      m.options[PLUGIN_VERSION_OPTION] !== undefined &&
+      m.options[PLUGIN_VERSION_OPTION] !== version,
+  );
+  if (other)
+    throw invalidRequest(
+      `plugin "${type}" is mounted at "${other.path}" with version "${other.options[PLUGIN_VERSION_OPTION] ?? ''}"; every mount of a plugin runs the same version`,
+    );
+}
+
 export function decideEnableSecret(
   table: readonly MountRecord[],
   rawPath: string,
@@ -172,6 +196,7 @@ export function decideEnableSecret(
     if (m.path.startsWith(path) || path.startsWith(m.path)) throw conflict(m.path);
   }
   checkCatalogued(catalogue, 'secret', type);
+  checkOnePluginVersion(table, type, options[PLUGIN_VERSION_OPTION]);
   if (type === 'kv') {
     const version = options['version'] || '1';
     if (!KV_VERSIONS.has(version)) throw invalidRequest('invalid version specified');
