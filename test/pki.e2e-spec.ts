@@ -313,6 +313,87 @@ describe.each(TARGETS)('pki engine (%s)', (kind) => {
     });
   });
 
+  it('leases a generated root; revoking the lease puts the root on the CRL it signs', async () => {
+    const mount = uniq('pkirootlease');
+    await mountPki(root, mount);
+    await waitForPki(root, mount);
+    const gen = await root.post(`${mount}/root/generate/internal`, {
+      common_name: 'leased root',
+      key_type: 'ec',
+      ttl: '2h',
+    });
+    expect(gen.status).toBe(200);
+    expect(gen.body.lease_id).toMatch(new RegExp(`^${mount}/root/generate/internal/`));
+    expect(gen.body.lease_duration).toBeGreaterThan(7000);
+    expect(gen.body.lease_duration).toBeLessThanOrEqual(7200);
+    expect(gen.body.renewable).toBe(false);
+    const caPem = gen.body.data.certificate as string;
+    const hex = (gen.body.data.serial_number as string).replace(/:/g, '').toUpperCase();
+    const lookup = await root.put('sys/leases/lookup', { lease_id: gen.body.lease_id });
+    expect(lookup.status).toBe(200);
+    expect(lookup.body.data).toMatchObject({ id: gen.body.lease_id, renewable: false });
+    // only the lease may revoke the CA: pki/revoke still refuses it, as Vault does
+    const direct = await root.post(`${mount}/revoke`, { serial_number: gen.body.data.serial_number });
+    expect(direct.status).toBe(400);
+    expect(direct.body.errors).toEqual(['adding CA to CRL is not allowed']);
+    const crlText = async () =>
+      ssl.run([
+        'crl',
+        '-noout',
+        '-text',
+        '-in',
+        ssl.write('rc.pem', (await target.anon.get(`${mount}/crl/pem`)).text),
+      ]).out;
+    expect(await crlText()).not.toContain(hex);
+    for (let i = 0; i < 2; i++)
+      expect((await root.put('sys/leases/revoke', { lease_id: gen.body.lease_id })).status).toBe(204);
+    await waitFor(async () => (await crlText()).toUpperCase().includes(hex), {
+      timeoutMs: 15_000,
+      message: 'root serial on its own CRL',
+    });
+    const crlPem = (await target.anon.get(`${mount}/crl/pem`)).text;
+    expect(
+      ssl.run(['crl', '-noout', '-CAfile', ssl.write('rca.pem', caPem), '-in', ssl.write('rc2.pem', crlPem)])
+        .ok,
+    ).toBe(true);
+    expect(
+      (await root.get(`${mount}/cert/${gen.body.data.serial_number}`)).body.data.revocation_time,
+    ).toBeGreaterThan(0);
+    expect((await root.put('sys/leases/lookup', { lease_id: gen.body.lease_id })).status).toBe(400);
+    // the single-issuer CA keeps signing, as Vault's did
+    await root.post(`${mount}/roles/after`, { allow_any_name: true, key_type: 'ec' });
+    expect((await root.post(`${mount}/issue/after`, { common_name: 'after.test', ttl: '10m' })).status).toBe(
+      200,
+    );
+  });
+
+  it('gives no lease for intermediate/generate, set-signed or config/ca', async () => {
+    const rootMount = uniq('pkinolr');
+    const intMount = uniq('pkinoli');
+    const rootPem = await rootCa(root, rootMount, { key_type: 'ec' });
+    await mountPki(root, intMount);
+    await waitForPki(root, intMount);
+    const gen = await root.post(`${intMount}/intermediate/generate/exported`, {
+      common_name: 'I',
+      key_type: 'ec',
+    });
+    expect(gen.status).toBe(200);
+    expect(gen.body.lease_id).toBe('');
+    const signed = await root.post(`${rootMount}/root/sign-intermediate`, {
+      csr: gen.body.data.csr,
+      common_name: 'I',
+      ttl: '1h',
+    });
+    expect(signed.status).toBe(200);
+    expect(signed.body.lease_id).toBe('');
+    const set = await root.post(`${intMount}/intermediate/set-signed`, {
+      certificate: signed.body.data.certificate,
+    });
+    expect(set.status).toBe(204);
+    const bundle = `${gen.body.data.private_key}\n${signed.body.data.certificate}\n${rootPem}`;
+    expect((await root.post(`${intMount}/config/ca`, { pem_bundle: bundle })).status).toBe(204);
+  });
+
   it("refuses to overwrite a CA: Vault's 200 with a warning, nothing replaced", async () => {
     const mount = uniq('pkitwice');
     const caPem = await rootCa(root, mount, { key_type: 'ec' });

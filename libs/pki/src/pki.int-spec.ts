@@ -3,6 +3,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import { Barrier, createKeyring } from '@coffer/barrier';
 import {
   encodeContext,
+  engineLeaseContracts,
   mountDisabled,
   type CallerContext,
   type Contract,
@@ -94,6 +95,18 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
       { headers: encodeContext({ ...caller, requestId: randomUUID() }) },
     );
 
+  /** Whether the mount's current CRL (as a replica answers it) carries the serial's bytes. */
+  const crlLists = async (mount: MountInfo, serial: string): Promise<boolean> => {
+    const crl = await call(pki.crlPem, mount, {});
+    const der = Buffer.from(
+      String(crl.body)
+        .replace(/-----[A-Z0-9 ]+-----/g, '')
+        .replace(/\s+/g, ''),
+      'base64',
+    );
+    return der.includes(Buffer.from(serial.replace(/:/g, ''), 'hex'));
+  };
+
   it('creates one CA when two replicas generate a root at once; the other gets the warning', async () => {
     const mount = newMount();
     const body = { common_name: 'race root', key_type: 'ec' };
@@ -123,16 +136,35 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
     const listed = await call(pki.certList, mount, {});
     expect(listed.data?.keys).toEqual(expect.arrayContaining(serials));
     await call(pki.revoke, mount, {}, { serial_number: serials[0] });
-    for (let i = 0; i < 6; i++) {
-      const crl = await call(pki.crlPem, mount, {});
-      const der = Buffer.from(
-        String(crl.body)
-          .replace(/-----[A-Z0-9 ]+-----/g, '')
-          .replace(/\s+/g, ''),
-        'base64',
-      );
-      expect(der.includes(Buffer.from((serials[0] ?? '').replace(/:/g, ''), 'hex'))).toBe(true);
-    }
+    for (let i = 0; i < 6; i++) expect(await crlLists(mount, serials[0] ?? '')).toBe(true);
+  });
+
+  it("revokes a generated root with its lease, at least once, onto the root's own CRL", async () => {
+    const mount = newMount();
+    const gen = await call(
+      pki.rootGenerate,
+      mount,
+      { type: 'internal' },
+      { common_name: 'r', key_type: 'ec' },
+    );
+    expect(gen.secret).toMatchObject({
+      renewable: false,
+      internal: { serial_number: gen.data?.serial_number },
+    });
+    const revoke = engineLeaseContracts('pki').revoke;
+    const req = {
+      lease_id: `${mount.path}root/generate/internal/x`,
+      mount,
+      internal: gen.secret?.internal ?? {},
+      issue_time: new Date().toISOString(),
+    };
+    const headers = { headers: encodeContext({ ...caller, requestId: randomUUID() }) };
+    await Promise.all([client.request(revoke, req, headers), client.request(revoke, req, headers)]);
+    await client.request(revoke, req, headers);
+    const serial = gen.data?.serial_number ?? '';
+    const cert = await call(pki.certRead, mount, { serial });
+    expect(cert.data?.revocation_time).toBeGreaterThan(0);
+    expect(await crlLists(mount, serial)).toBe(true);
   });
 
   it('keeps the CA key and issued certificates only as ciphertext in Postgres', async () => {

@@ -62,7 +62,7 @@ export class CertificateHandlers {
     return Promise.reject(invalidRequest('lease is not renewable'));
   }
 
-  /** The lease of a generate_lease certificate ended: the certificate is revoked. */
+  /** The lease of a generate_lease certificate or a generated root ended: it is revoked. */
   @Handles(leases.revoke)
   async leaseRevoked(@Payload() req: LeaseCall): Promise<Record<string, never>> {
     const serial = req.internal['serial_number'];

@@ -21,6 +21,7 @@ import { PKI_RUNTIME } from '../pki.di';
 import { defaultRole, verbatimRole } from '../roles/role-defaults';
 import {
   certFormat,
+  certificateLease,
   mountTtl,
   privateKeyFormat,
   renderCert,
@@ -192,13 +193,7 @@ export class IssueService {
     if (format === 'pem_bundle')
       data.certificate = [...(key ? [key.privateKey] : []), certificate, issuingCa].join('\n');
     const response: CertResponse = { data, warnings };
-    if (role.generate_lease) {
-      const ttl = Math.max(
-        1,
-        Math.floor((signed.notAfter.getTime() - this.runtime.clock().getTime()) / 1000),
-      );
-      response.secret = { ttl, max_ttl: ttl, renewable: false, internal: { serial_number: signed.serial } };
-    }
+    if (role.generate_lease) response.secret = certificateLease(signed, this.runtime.clock().getTime());
     return response;
   }
 }

@@ -44,8 +44,13 @@ export class RevocationService {
    * Marks a certificate revoked (idempotent: a second revocation answers the first time) and
    * rotates the CRL. Expired certificates are left alone, as Vault does.
    */
-  async revokeSerial(mountUuid: string, serial: string, shown = serial): Promise<RevocationResult> {
-    const ca = await this.cas.find(mountUuid);
+  async revokeSerial(
+    mountUuid: string,
+    serial: string,
+    shown = serial,
+    allowCa = false,
+  ): Promise<RevocationResult> {
+    const ca = allowCa ? undefined : await this.cas.find(mountUuid);
     if (
       ca &&
       ca.cert.serialNumber.toLowerCase().replace(/^0+/, '') === serial.replace(/:/g, '').replace(/^0+/, '')
@@ -66,10 +71,14 @@ export class RevocationService {
     return { revokedAtMs: result.revokedAtMs };
   }
 
-  /** The lease of a generate_lease certificate ended: revoke it (gone or expired is fine). */
+  /**
+   * The lease of a generate_lease certificate or of a generated root ended: revoke it (gone or
+   * expired is fine). A root's lease is the one way its own serial reaches its CRL (revoke refuses
+   * the CA); it keeps signing afterwards, as Vault's single-issuer CA did.
+   */
   async revokeForLease(mountUuid: string, serial: string): Promise<void> {
     try {
-      await this.revokeSerial(mountUuid, serial);
+      await this.revokeSerial(mountUuid, serial, serial, true);
     } catch (error) {
       if ((error as { code?: string }).code !== 'invalid_request') throw error;
     }

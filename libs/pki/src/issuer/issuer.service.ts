@@ -22,7 +22,7 @@ import { planCertificate } from '../policy/certificate-plan';
 import { PKI_RUNTIME } from '../pki.di';
 import { caRole } from '../roles/role-defaults';
 import { IssuerEventLog } from '../shared/document-logs';
-import { certFormat, mountTtl, privateKeyFormat, renderCert } from '../shared/formats';
+import { certFormat, certificateLease, mountTtl, privateKeyFormat, renderCert } from '../shared/formats';
 import { KeyFactory } from '../shared/key-factory';
 import { CaStore, certifiesKey, isCaCertificate } from './ca-store';
 import type { IssuerState } from './issuer.events';
@@ -89,7 +89,9 @@ export class IssuerService {
       data.private_key_type = spec.type;
       if (format === 'pem_bundle') data.certificate = `${data.private_key}\n${cert}`;
     }
-    return { data, warnings: plan.warnings };
+    // the root lives as long as its lease: revoking the lease puts the root on its own CRL
+    const secret = certificateLease(signed, this.runtime.clock().getTime());
+    return { data, warnings: plan.warnings, secret };
   }
 
   async deleteRoot(req: RequestOf<typeof pki.rootDelete>): Promise<ResponseOf<typeof pki.rootDelete>> {

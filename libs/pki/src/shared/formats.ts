@@ -37,3 +37,15 @@ export function mountTtl(mount: { config: { default_lease_ttl: number; max_lease
     config.default_lease_ttl > 0 ? config.default_lease_ttl : Math.min(SYSTEM_DEFAULT_LEASE_TTL, maxTtl);
   return { defaultTtl, maxTtl };
 }
+
+/**
+ * The non-renewable lease of a certificate (generate_lease or a generated root): it runs until the
+ * certificate expires, and its revocation revokes the certificate (`pki.lease.revoke`).
+ */
+export function certificateLease(
+  cert: { serial: string; notAfter: Date },
+  nowMs: number,
+): { ttl: number; max_ttl: number; renewable: false; internal: { serial_number: string } } {
+  const ttl = Math.max(1, Math.floor((cert.notAfter.getTime() - nowMs) / 1000));
+  return { ttl, max_ttl: ttl, renewable: false, internal: { serial_number: cert.serial } };
+}
