@@ -24,6 +24,8 @@ declare module 'autocannon' {
   interface Options {
     url: string;
     connections?: number;
+    /** requests per second across all connections (an open-loop rate instead of as fast as possible) */
+    overallRate?: number;
     duration?: number;
     timeout?: number;
     method?: string;

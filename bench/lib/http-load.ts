@@ -7,6 +7,8 @@ export interface HttpLoadOptions {
   origin: string;
   connections: number;
   durationSeconds: number;
+  /** a fixed rate (requests/s over all connections) instead of as fast as the server answers */
+  overallRate?: number;
   method?: string;
   headers?: Record<string, string>;
   /** the body, or the body of the n-th request (e.g. a fresh authorization code each) */
@@ -30,6 +32,7 @@ export async function runHttpLoad(opts: HttpLoadOptions): Promise<HttpSummary> {
     title: opts.title,
     url: opts.origin,
     connections: opts.connections,
+    ...(opts.overallRate !== undefined ? { overallRate: opts.overallRate } : {}),
     duration: opts.durationSeconds,
     timeout: 30,
     requests: [
