@@ -7,8 +7,9 @@ import {
   type SysMountEnableBody,
   type SysMountTuneBody,
 } from '@coffer/contracts';
-import { PLUGIN_VERSION_OPTION } from '@coffer/contracts/plugins';
 import { AUTH_PREFIX, isAuthPath, type MountIds, type MountRecord } from './mount.model';
+import { checkOnePluginVersion } from './plugin-version.decider';
+import { PLUGIN_VERSION_OPTION } from '@coffer/contracts/plugins';
 import type { MountEvent } from './mounts.events';
 
 /**
@@ -150,29 +151,6 @@ function resolveSecretType(input: EnableInput): { type: string; options: Record<
     throw invalidRequest(`secrets engine "${type}" does not allow setting a version`);
   }
   return { type, options };
-}
-
-/**
- * An external plugin runs as one process per name (its service's NATS queue is the plugin's
- * name), so every mount of a plugin runs the same version: a mount asking for another version
- * than the one already mounted would silently be served by the running one, so it is refused.
- */
-function checkOnePluginVersion(
-  table: readonly MountRecord[],
-  type: string,
-  version: string | undefined,
-): void {
-  if (version === undefined) return;
-  const other = table.find(
-    (m) =>
-      m.type === type &&
-      m.options[PLUGIN_VERSION_OPTION] !== undefined &&
-      m.options[PLUGIN_VERSION_OPTION] !== version,
-  );
-  if (other)
-    throw invalidRequest(
-      `plugin "${type}" is mounted at "${other.path}" with version "${other.options[PLUGIN_VERSION_OPTION] ?? ''}"; every mount of a plugin runs the same version`,
-    );
 }
 
 export function decideEnableSecret(
