@@ -1,5 +1,6 @@
-import { approleContracts as c, type Contract, type MountInfo } from '@coffer/contracts';
+import { approleContracts as c, type MountInfo } from '@coffer/contracts';
 import { startCoreSysHarness, type DevCoreSysHarness } from '../test-support/dev-harness';
+import { approleCalls, type ApproleOp } from '../test-support/approle-calls';
 
 jest.setTimeout(30_000);
 
@@ -17,37 +18,11 @@ afterAll(async () => {
   await h?.close();
 });
 
-type Op = 'create' | 'update' | 'read' | 'delete' | 'list';
-const req = (
-  path: string,
-  role: string | undefined,
-  body: Record<string, unknown> = {},
-  operation: Op = 'update',
-) => {
-  const params: Record<string, string> = role === undefined ? {} : { role_name: role };
-  return {
-    mount: ar,
-    operation,
-    path,
-    params,
-    body,
-  };
-};
-
-const call = <C extends Contract>(
-  contract: C,
-  path: string,
-  role?: string,
-  body?: Record<string, unknown>,
-  op?: Op,
-) => h.call(contract, req(path, role, body, op));
-const fail = (contract: Contract, path: string, role?: string, body?: Record<string, unknown>, op?: Op) =>
-  h.fail(contract, req(path, role, body, op));
-
-const writeRole = (name: string, body: Record<string, unknown> = {}, op: Op = 'create') =>
-  call(c.roleWrite, `role/${name}`, name, body, op);
-const roleId = async (name: string) =>
-  (await call(c.roleIdRead, `role/${name}/role-id`, name, {}, 'read')).data?.role_id ?? '';
+type Op = ApproleOp;
+const { req, call, fail, writeRole, roleId } = approleCalls(
+  () => h,
+  () => ar,
+);
 
 describe('role fields', () => {
   const field = (name: string, f: string, op: Op, body: Record<string, unknown> = {}) =>

@@ -4,11 +4,11 @@ import {
   approleContracts as c,
   tokenContracts,
   type CallerContext,
-  type Contract,
   type MountInfo,
 } from '@coffer/contracts';
 import { ApproleSecretIdSweeper } from './approle-sweeper';
 import { startCoreSysHarness, type DevCoreSysHarness } from '../test-support/dev-harness';
+import { approleCalls } from '../test-support/approle-calls';
 
 jest.setTimeout(30_000);
 
@@ -33,37 +33,10 @@ const callerAt = (clientAddress: string): CallerContext => ({
   sudo: false,
 });
 
-type Op = 'create' | 'update' | 'read' | 'delete' | 'list';
-const req = (
-  path: string,
-  role: string | undefined,
-  body: Record<string, unknown> = {},
-  operation: Op = 'update',
-) => {
-  const params: Record<string, string> = role === undefined ? {} : { role_name: role };
-  return {
-    mount: ar,
-    operation,
-    path,
-    params,
-    body,
-  };
-};
-
-const call = <C extends Contract>(
-  contract: C,
-  path: string,
-  role?: string,
-  body?: Record<string, unknown>,
-  op?: Op,
-) => h.call(contract, req(path, role, body, op));
-const fail = (contract: Contract, path: string, role?: string, body?: Record<string, unknown>, op?: Op) =>
-  h.fail(contract, req(path, role, body, op));
-
-const writeRole = (name: string, body: Record<string, unknown> = {}, op: Op = 'create') =>
-  call(c.roleWrite, `role/${name}`, name, body, op);
-const roleId = async (name: string) =>
-  (await call(c.roleIdRead, `role/${name}/role-id`, name, {}, 'read')).data?.role_id ?? '';
+const { req, call, fail, writeRole, roleId } = approleCalls(
+  () => h,
+  () => ar,
+);
 const newSecretId = async (name: string, body: Record<string, unknown> = {}) => {
   const res = await call(c.secretIdCreate, `role/${name}/secret-id`, name, body);
   if (!res.data) throw new Error('no secret id');
