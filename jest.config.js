@@ -27,10 +27,16 @@ const common = {
   moduleNameMapper,
   setupFiles: ['reflect-metadata'],
 };
+// Postgres and NATS for the int and e2e projects: found (COFFER_TEST_DATABASE_URL / 127.0.0.1:5432,
+// COFFER_TEST_NATS_URL / 127.0.0.1:4222) or started for the run (libs/testing/src/test-infra.ts).
+const infra = {
+  globalSetup: '<rootDir>/libs/testing/src/jest-global-setup.ts',
+  globalTeardown: '<rootDir>/libs/testing/src/jest-global-teardown.ts',
+};
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
-    { ...common, displayName: 'int', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+    { ...common, ...infra, displayName: 'int', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },
+    { ...common, ...infra, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
   ],
 };

@@ -12,6 +12,7 @@ import {
   type AnyTrx,
   type AppendedEvent,
   type DbHandle,
+  type ManyProjection,
 } from '@coffer/event-store';
 import { createTestDatabase } from '@coffer/testing';
 
@@ -20,7 +21,7 @@ import { createTestDatabase } from '@coffer/testing';
  * appending one event to a fresh stream (expectedVersion 0) and awaiting it, for `duration`
  * seconds, through `replicas` EventStore instances with a pool of `pool` connections each (one
  * per simulated process). `--project` adds a one-row read-model upsert per append, like a kv
- * write; `--pglite` runs on in-memory PGlite (dev mode) instead, one replica. Prints appends/s,
+ * write (`--many`: one multi-row upsert for a batch's appends, as kv version writes do); `--pglite` runs on in-memory PGlite (dev mode) instead, one replica. Prints appends/s,
  * latency percentiles and the mean number of appends per transaction.
  *
  *   node -r ./tools/register.js bench/event-store-append.ts [--project] [--writers 64] ...
@@ -31,6 +32,7 @@ interface Options {
   duration: number;
   replicas: number;
   project: boolean;
+  many: boolean;
   pglite: boolean;
 }
 
@@ -48,6 +50,17 @@ const projectThing = async (trx: AnyTrx, events: AppendedEvent[]): Promise<void>
   if (!last) return;
   await sql`insert into ${sql.table(`${SCHEMA}.things`)} (stream, version) values (${last.stream}, ${last.streamVersion})
             on conflict (stream) do update set version = excluded.version`.execute(trx);
+};
+
+/** The same upsert for a run of a batch's appends, in one statement (see ManyProjection). */
+const projectThings: ManyProjection = {
+  apply: async (trx, appends) => {
+    const lasts = appends.map((a) => a.events[a.events.length - 1]);
+    await sql`insert into ${sql.table(`${SCHEMA}.things`)} (stream, version)
+              select * from unnest(${lasts.map((e) => e?.stream ?? '')}::text[], ${lasts.map((e) => e?.streamVersion ?? 0)}::int8[])
+              on conflict (stream) do update set version = excluded.version`.execute(trx);
+    return appends.map(() => undefined);
+  },
 };
 
 function percentile(sorted: number[], p: number): number {
@@ -88,7 +101,10 @@ async function main(opts: Options): Promise<void> {
           const started = performance.now();
           await store.append(`thing/${w}/${i}`, [Written.create({ value: 'x'.repeat(64) })], {
             expectedVersion: 0,
-            ...(opts.project ? { project: projectThing } : {}),
+            ...(opts.project || opts.many ? { project: projectThing } : {}),
+            ...(opts.many
+              ? { projectMany: { projection: projectThings, key: `thing/${w}/${i}`, context: null } }
+              : {}),
           });
           latencies.push(performance.now() - started);
         }
@@ -122,6 +138,7 @@ const program = new Command()
   .option('--duration <s>', 'seconds', positiveInt, 5)
   .option('--replicas <n>', 'EventStore instances, one pool each', positiveInt, 1)
   .option('--project', 'a one-row read-model upsert per append', false)
+  .option('--many', 'the same upsert, for all the appends of a batch in one statement', false)
   .option('--pglite', 'in-memory PGlite instead of Postgres (one replica)', false)
   .parse();
 

@@ -1,7 +1,7 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { startCluster } from '../test/support';
+import { startCluster, startDevServer } from '../test/support';
 import { prepareKv } from './suites/kv.suite';
 import { runHttpLoad } from './lib/http-load';
 import { summariseProfile, type Window } from './lib/cpu-profile';
@@ -18,6 +18,7 @@ interface Options {
   connections: number;
   top: number;
   scenarios: string[];
+  mode: 'cluster' | 'dev';
 }
 
 const positiveInt = (value: string): number => {
@@ -33,7 +34,8 @@ async function main(): Promise<void> {
     .option('--duration <seconds>', 'seconds per scenario', positiveInt, 10)
     .option('--connections <n>', 'HTTP connections', positiveInt, 64)
     .option('--top <n>', 'entries per process', positiveInt, 25)
-    .option('--scenarios <list>', 'read,write', (v) => v.split(','), ['read', 'write'])
+    .option('--scenarios <list>', 'read,write,cubbyhole', (v) => v.split(','), ['read', 'write'])
+    .option('--mode <mode>', 'cluster (every app its own process) or dev (npm start)', 'cluster')
     .parse(process.argv)
     .opts<Options>();
   const dir = path.resolve(opts.dir);
@@ -43,14 +45,22 @@ async function main(): Promise<void> {
   // refuses --cpu-prof, hence the preload).
   process.env['NODE_OPTIONS'] = `--require ${path.join(__dirname, 'lib', 'cpu-prof-preload.js')}`;
   process.env['COFFER_CPU_PROF_DIR'] = dir;
-  const cluster = await startCluster({ label: 'profile' });
+  const pids = new Map<number, string>();
+  const cluster =
+    opts.mode === 'dev'
+      ? await startDevServer().then((d) => {
+          if (d.process.pid !== undefined) pids.set(d.process.pid, 'dev');
+          return d;
+        })
+      : await startCluster({ label: 'profile' }).then((c) => {
+          for (const p of [c.processes.gateway, c.processes.coreSys, ...c.processes.kv])
+            if (p.pid !== undefined) pids.set(p.pid, p.name);
+          return c;
+        });
   delete process.env['NODE_OPTIONS'];
   delete process.env['COFFER_CPU_PROF_DIR'];
   const window: Window = { fromUs: 0, toUs: 0, requests: 0 };
   const nowUs = () => Number(process.hrtime.bigint() / 1000n);
-  const pids = new Map<number, string>();
-  for (const p of [cluster.processes.gateway, cluster.processes.coreSys, ...cluster.processes.kv])
-    if (p.pid !== undefined) pids.set(p.pid, p.name);
   try {
     const target = { baseUrl: cluster.baseUrl, rootToken: cluster.rootToken };
     await prepareKv(target);
@@ -80,6 +90,11 @@ async function main(): Promise<void> {
       });
       window.requests += s.count + s.non2xx;
       log(`read: ${Math.round(s.rps)} req/s p50 ${s.p50} p99 ${s.p99} non2xx ${s.non2xx}`);
+    }
+    if (opts.scenarios.includes('cubbyhole')) {
+      const s = await runHttpLoad({ ...common, title: 'cubbyhole', path: () => '/v1/cubbyhole/bench' });
+      window.requests += s.count + s.non2xx;
+      log(`cubbyhole: ${Math.round(s.rps)} req/s p50 ${s.p50} p99 ${s.p99} non2xx ${s.non2xx}`);
     }
     window.toUs = nowUs();
   } finally {

@@ -1,10 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { natsUrl, pgUrl, REPO_ROOT } from '@coffer/testing';
 import { startCluster, startDevServer } from '../test/support';
 import { fastifyBaseline, natsBaseline, pgBaseline, type LoadShape } from './lib/baselines';
-import type { CofferTarget } from './lib/suite';
+import { devStartupLines, keptSections, rssMiB, type DevStartup } from './lib/dev-startup';
+import type { BenchSuite, CofferTarget } from './lib/suite';
 import { BENCH_SUITES } from './suites';
 import {
   benchmarksDocument,
@@ -52,29 +53,59 @@ const suiteList = (value: string): string[] => {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function measureCoffer(mode: 'dev' | 'cluster', shape: LoadShape, opts: Options): Promise<Row[]> {
-  log(`${mode} mode: starting`);
-  const server =
-    mode === 'dev'
-      ? await startDevServer().then((d) => ({
-          target: { baseUrl: d.baseUrl, rootToken: d.rootToken },
-          stop: d.stop,
-        }))
-      : await startCluster({ kvReplicas: opts.kvReplicas, label: 'bench' }).then((c) => ({
-          target: { baseUrl: c.baseUrl, rootToken: c.rootToken } satisfies CofferTarget,
-          stop: c.stop,
-        }));
-  try {
-    const rows: Row[] = [];
-    for (const suite of BENCH_SUITES.filter((s) => opts.suites.includes(s.name))) {
-      log(` ${suite.name}`);
-      const scenarios = await suite.run(server.target, shape, log);
-      rows.push(...scenarios.map((s) => ({ mode, scenario: s.name, summary: s.summary })));
-    }
-    return rows;
-  } finally {
-    await server.stop();
+interface CofferRun {
+  rows: Row[];
+  /** dev mode: time to the banner and idle memory */
+  startup?: DevStartup;
+}
+
+async function startCoffer(
+  mode: 'dev' | 'cluster',
+  kvReplicas: number,
+): Promise<{ target: CofferTarget; stop: () => Promise<unknown>; startup?: DevStartup }> {
+  if (mode === 'cluster') {
+    const c = await startCluster({ kvReplicas, label: 'bench', readyTimeoutMs: 240_000 });
+    return { target: { baseUrl: c.baseUrl, rootToken: c.rootToken }, stop: c.stop };
   }
+  const started = performance.now();
+  const d = await startDevServer();
+  const readyMs = performance.now() - started;
+  // idle: a moment after the banner, once start-up garbage could be collected
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const rss = d.process.pid === undefined ? undefined : await rssMiB(d.process.pid);
+  return {
+    target: { baseUrl: d.baseUrl, rootToken: d.rootToken },
+    stop: d.stop,
+    ...(rss === undefined ? {} : { startup: { readyMs, idleRssMiB: rss } }),
+  };
+}
+
+async function measureCoffer(mode: 'dev' | 'cluster', shape: LoadShape, opts: Options): Promise<CofferRun> {
+  const suites = BENCH_SUITES.filter((s) => opts.suites.includes(s.name));
+  // a suite needing more kv replicas than the run's gets a cluster of its own
+  const ownCluster = (s: BenchSuite) => mode === 'cluster' && (s.clusterKvReplicas ?? 0) > opts.kvReplicas;
+  const rows: Row[] = [];
+  const groups = [
+    { replicas: opts.kvReplicas, suites: suites.filter((s) => !ownCluster(s)) },
+    ...suites.filter(ownCluster).map((s) => ({ replicas: s.clusterKvReplicas ?? 1, suites: [s] })),
+  ];
+  let startup: DevStartup | undefined;
+  for (const group of groups.filter((g) => g.suites.length > 0)) {
+    log(`${mode} mode: starting${mode === 'cluster' ? ` (${group.replicas} kv replicas)` : ''}`);
+    const server = await startCoffer(mode, group.replicas);
+    startup ??= server.startup;
+    const suffix = group.replicas === opts.kvReplicas ? '' : ` (${group.replicas} kv replicas)`;
+    try {
+      for (const suite of group.suites) {
+        log(` ${suite.name}`);
+        const scenarios = await suite.run(server.target, shape, log);
+        rows.push(...scenarios.map((s) => ({ mode, scenario: `${s.name}${suffix}`, summary: s.summary })));
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+  return { rows, ...(startup ? { startup } : {}) };
 }
 
 async function main(): Promise<void> {
@@ -112,8 +143,12 @@ async function main(): Promise<void> {
     add('NATS', await natsBaseline(shape, natsUrl()));
     add('pg', await pgBaseline(shape, pgUrl(), opts.pgPool));
   }
+  let startup: DevStartup | undefined;
   for (const mode of ['dev', 'cluster'] as const) {
-    if (opts.modes.includes(mode)) rows.push(...(await measureCoffer(mode, shape, opts)));
+    if (!opts.modes.includes(mode)) continue;
+    const run = await measureCoffer(mode, shape, opts);
+    rows.push(...run.rows);
+    startup ??= run.startup;
   }
 
   const baselines = new Map(
@@ -122,6 +157,8 @@ async function main(): Promise<void> {
   for (const row of rows) if (row.mode !== 'baseline') row.baseline = relevantBaseline(row.mode, baselines);
 
   process.stdout.write(`\n${resultsTable(rows)}\n`);
+  const startupLines = startup ? devStartupLines(startup) : [];
+  if (startupLines.length > 0) process.stdout.write(`\n${startupLines.join('\n')}`);
   if (opts.write) {
     const doc = benchmarksDocument(
       rows,
@@ -130,8 +167,10 @@ async function main(): Promise<void> {
       BENCH_SUITES.flatMap((s) => s.targets),
       new Date(),
     );
+    const previous = await readFile(opts.out, 'utf8').catch(() => '');
+    const kept = keptSections(previous);
     await mkdir(path.dirname(opts.out), { recursive: true });
-    await writeFile(opts.out, doc);
+    await writeFile(opts.out, [doc, ...startupLines, ...kept.map((k) => `${k}\n`)].join('\n'));
     log(`\nwrote ${path.relative(process.cwd(), opts.out)}`);
   }
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,6 +6,7 @@ import path from 'node:path';
 import * as OTPAuth from 'otpauth';
 import { waitFor } from '@coffer/testing';
 import {
+  parsePrometheusText,
   startCluster,
   startDevServer,
   START_TIMEOUT_MS,
@@ -216,9 +218,31 @@ describe.each(['dev', 'cluster'] as const)('%s: the TOTP plugin', (kind) => {
     expect((await root.get('sys/mounts')).body.data[`${name}/`]).toBeUndefined();
   });
 
-  it('restarts a killed plugin; requests meanwhile answer 503 at once', async () => {
-    const started = new RegExp(`plugin ${plugin} started \\(pid (\\d+)\\)`);
-    const pid = Number(started.exec(await host.waitForLine(started))?.[1]);
+  /**
+   * The running plugin's process: a child of the process supervising it (its start line may have
+   * left the log ring buffer by now).
+   */
+  const pluginPid = (): number => {
+    const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(host.pid)], {
+      encoding: 'utf8',
+    });
+    const line = children.split('\n').find((l) => l.includes('apps/plugin-totp/src/main.ts'));
+    const pid = Number(line?.trim().split(/\s+/)[0]);
+    if (!Number.isInteger(pid) || pid <= 0)
+      throw new Error(`no plugin process under ${host.pid}:\n${children}`);
+    return pid;
+  };
+
+  /** coffer_plugin_restarts_total of the plugin on Vault's sys/metrics (of the process running it). */
+  const restarts = async (): Promise<number> => {
+    const res = await root.get('sys/metrics?format=prometheus');
+    expect(res.status).toBe(200);
+    return parsePrometheusText(res.text).value('coffer_plugin_restarts_total', { plugin }) ?? 0;
+  };
+
+  it('restarts a killed plugin, counted on sys/metrics; requests meanwhile answer 503 at once', async () => {
+    const pid = pluginPid();
+    const before = await restarts();
     process.kill(pid, 'SIGKILL');
     await host.waitForLine(new RegExp(`plugin ${plugin} exited`), 10_000);
     const down = await root.get('totp/code/alice');
@@ -227,6 +251,7 @@ describe.each(['dev', 'cluster'] as const)('%s: the TOTP plugin', (kind) => {
     const restarted = new RegExp(`plugin ${plugin} started \\(pid (?!${pid}\\))\\d+\\)`);
     await host.waitForLine(restarted, 30_000);
     await waitFor(async () => (await root.get('totp/code/alice')).status === 200, { timeoutMs: 60_000 });
+    expect(await restarts()).toBe(before + 1);
   });
 
   it('stops the plugin when its mount is disabled', async () => {

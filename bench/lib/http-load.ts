@@ -9,10 +9,11 @@ export interface HttpLoadOptions {
   durationSeconds: number;
   /** a fixed rate (requests/s over all connections) instead of as fast as the server answers */
   overallRate?: number;
-  method?: string;
+  /** the method, or the method of the n-th request (a mixed read/write load) */
+  method?: string | ((n: number) => string);
   headers?: Record<string, string>;
-  /** the body, or the body of the n-th request (e.g. a fresh authorization code each) */
-  body?: string | ((n: number) => string);
+  /** the body, or the body of the n-th request (e.g. a fresh authorization code each; none: undefined) */
+  body?: string | ((n: number) => string | undefined);
   /** Content-Type of a body (default application/json) */
   contentType?: string;
   /** request path for the n-th request (n counts from 0 across all connections) */
@@ -37,7 +38,7 @@ export async function runHttpLoad(opts: HttpLoadOptions): Promise<HttpSummary> {
     timeout: 30,
     requests: [
       {
-        method: opts.method ?? 'GET',
+        method: typeof opts.method === 'string' ? opts.method : 'GET',
         headers: {
           ...opts.headers,
           ...(opts.body !== undefined ? { 'content-type': opts.contentType ?? 'application/json' } : {}),
@@ -45,8 +46,10 @@ export async function runHttpLoad(opts: HttpLoadOptions): Promise<HttpSummary> {
         ...(typeof opts.body === 'string' ? { body: opts.body } : {}),
         setupRequest: (req) => {
           const i = n++;
-          const body = typeof opts.body === 'function' ? { body: opts.body(i) } : {};
-          return { ...req, path: opts.path(i), ...body };
+          const own = typeof opts.body === 'function' ? opts.body(i) : undefined;
+          const body = own === undefined ? {} : { body: own };
+          const method = typeof opts.method === 'function' ? { method: opts.method(i) } : {};
+          return { ...req, path: opts.path(i), ...body, ...method };
         },
         ...(opts.onResponse ? { onResponse: opts.onResponse } : {}),
       },

@@ -29,6 +29,11 @@ export interface BenchTarget {
 export interface BenchSuite {
   name: string;
   targets: readonly BenchTarget[];
+  /**
+   * kv replicas this suite needs in cluster mode: when more than the run's, the suite gets a
+   * cluster of its own and its rows say so, e.g. "(2 kv replicas)"
+   */
+  clusterKvReplicas?: number;
   run(target: CofferTarget, shape: LoadShape, log: (line: string) => void): Promise<Scenario[]>;
 }
 

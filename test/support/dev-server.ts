@@ -24,7 +24,11 @@ const BANNER_TIMEOUT_MS = 60_000;
  * "Root Token:" line. `env` is merged over the defaults (e.g. COFFER_DEV_ROOT_TOKEN_ID,
  * COFFER_DEV_DATA_DIR).
  */
-export async function startDevServer(env: Record<string, string> = {}): Promise<DevServer> {
+export async function startDevServer(
+  env: Record<string, string> = {},
+  opts: { bannerTimeoutMs?: number } = {},
+): Promise<DevServer> {
+  const bannerTimeoutMs = opts.bannerTimeoutMs ?? BANNER_TIMEOUT_MS;
   const [apiPort, opsPort] = await Promise.all([freePort(), freePort()]);
   const proc = ManagedProcess.launch({
     name: 'dev',
@@ -37,10 +41,10 @@ export async function startDevServer(env: Record<string, string> = {}): Promise<
     onLine: echoLines('dev'),
   });
   try {
-    const unsealLine = await proc.waitForLine(/^Unseal Key: \S+/, BANNER_TIMEOUT_MS);
-    const rootLine = await proc.waitForLine(/^Root Token: \S+/, BANNER_TIMEOUT_MS);
-    const apiLine = await proc.waitForLine(/Api Address: \S+/, BANNER_TIMEOUT_MS);
-    const opsLine = await proc.waitForLine(/Ops Address: \S+/, BANNER_TIMEOUT_MS);
+    const unsealLine = await proc.waitForLine(/^Unseal Key: \S+/, bannerTimeoutMs);
+    const rootLine = await proc.waitForLine(/^Root Token: \S+/, bannerTimeoutMs);
+    const apiLine = await proc.waitForLine(/Api Address: \S+/, bannerTimeoutMs);
+    const opsLine = await proc.waitForLine(/Ops Address: \S+/, bannerTimeoutMs);
     const baseUrl = lastWord(apiLine);
     const rootToken = lastWord(rootLine);
     return {

@@ -8,3 +8,14 @@ export type { ManagedProcess } from '@coffer/testing';
 export { responseStatuses, socketExchange, wireRequest } from './raw-socket';
 export { authorize, exchange, pkcePair, userinfo, type OidcClientCreds } from './oidc-flow';
 export { expectStatus, OIDC_REDIRECT, setUpOidc, type OidcFixture } from './oidc-fixture';
+export {
+  startOtlpReceiver,
+  decodeExport,
+  SPAN_KIND,
+  STATUS,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from './otlp-receiver';
+export { parsePrometheusText, type PromExposition, type PromSample } from './prometheus-text';
+export { cliRunner, COFFER_BIN, type CliRun, type CliRunner, type CliRunOptions } from './cli-runner';
+export { startExtraGateway, type ExtraGateway } from './extra-gateway';

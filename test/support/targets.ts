@@ -30,7 +30,7 @@ export const START_TIMEOUT_MS = 180_000;
 
 export async function startTarget(kind: TargetKind, clusterOptions: ClusterOptions = {}): Promise<Target> {
   if (kind === 'dev') {
-    const dev = await startDevServer();
+    const dev = await startDevServer(clusterOptions.env ?? {});
     return {
       kind,
       baseUrl: dev.baseUrl,

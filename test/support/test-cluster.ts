@@ -34,6 +34,14 @@ export interface ClusterOptions {
   label?: string;
   /** plugin_directory of the server config (external plugins) */
   pluginDirectory?: string;
+  /** how long each process may take to answer its ops /health (default: the launcher's 60 s) */
+  readyTimeoutMs?: number;
+  /** extra environment for every process (e.g. COFFER_OTLP_ENDPOINT, OTEL_RESOURCE_ATTRIBUTES) */
+  env?: Record<string, string>;
+  /** replication's cluster listener address (two clusters on one machine need their own) */
+  clusterAddress?: string;
+  /** managed mode: managed_namespace_root in the server config (the namespace is not created) */
+  managedNamespaceRoot?: string;
 }
 
 export interface Cluster {
@@ -64,6 +72,8 @@ export interface Cluster {
   /** starts one more replica of an engine service and waits until it is ready */
   addReplica(service: string): Promise<ManagedProcess>;
   addKvReplica(): Promise<ManagedProcess>;
+  /** the ops listener origin of one of its processes (GET /health, /metrics) */
+  opsUrlOf(proc: ManagedProcess): string;
   /** stops every process, drops the database, removes the config */
   stop(): Promise<void>;
 }
@@ -101,6 +111,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         maxRequestSize: opts.maxRequestSize,
         databaseMaxConnections: 5,
         ...(opts.pluginDirectory === undefined ? {} : { pluginDirectory: opts.pluginDirectory }),
+        ...(opts.clusterAddress === undefined ? {} : { clusterAddress: opts.clusterAddress }),
+        ...(opts.managedNamespaceRoot === undefined
+          ? {}
+          : { managedNamespaceRoot: opts.managedNamespaceRoot }),
       }),
       { mode: 0o600 },
     );
@@ -110,6 +124,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       configPath,
       ...replicas,
       gatewayOpsUrl: `${opsUrl}/health`,
+      ...(opts.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: opts.readyTimeoutMs }),
+      ...(opts.env === undefined ? {} : { env: opts.env }),
       onLine: (name, line) => echoLines(name)?.(line),
     });
 
@@ -146,6 +162,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       client: api(baseUrl, rootToken || undefined),
       addReplica: (service) => running.addReplica(service),
       addKvReplica: () => running.addKvReplica(),
+      opsUrlOf: (proc) => running.opsUrlOf(proc),
       stop: cleanup,
     };
   } catch (error) {

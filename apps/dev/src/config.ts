@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, defineAppConfig, listenerFor, listenerJsonLimitsSchema } from '@coffer/config';
+import {
+  ConfigError,
+  clusterAddressOf,
+  defineAppConfig,
+  listenerFor,
+  listenerJsonLimitsSchema,
+  type TelemetryConfig,
+} from '@coffer/config';
 import { z } from 'zod';
 
 /**
@@ -18,12 +25,19 @@ export const devAppConfig = defineAppConfig(
     auditTimeoutMs: z.number().int().positive().optional(),
     dataDir: z.string().optional(),
     pluginDirectory: z.string().optional(),
+    /** managed mode (COFFER_DEV_MANAGED=1): the "admin" namespace, where the printed token lives */
+    managedNamespaceRoot: z.string().optional(),
+    /** where restricted routes are served besides the root (the managed root in managed mode) */
+    administrativeNamespace: z.string().optional(),
     rootTokenId: z.string().min(1).optional(),
     /** engines fetch the keyring from core-sys in-process exactly as in cluster mode */
     clusterSecret: z.string().min(16),
     otlpEndpoint: z.string().optional(),
+    telemetry: z.custom<TelemetryConfig>(),
     gracefulShutdownWaitMs: z.number().int().nonnegative(),
     logLevel: z.string(),
+    /** replication's cluster listener (COFFER_DEV_CLUSTER_ADDRESS, default 127.0.0.1:8201) */
+    cluster: z.object({ listen: z.string(), advertise: z.string() }),
   }),
   (server) => {
     if (server.dev === null) {
@@ -41,12 +55,16 @@ export const devAppConfig = defineAppConfig(
       auditTimeoutMs: server.controller.auditTimeoutMs,
       dataDir: server.dev.dataDir,
       pluginDirectory: server.pluginDirectory,
+      managedNamespaceRoot: server.managedNamespaceRoot,
+      administrativeNamespace: server.managedNamespaceRoot ?? server.administrativeNamespacePath,
       rootTokenId: server.dev.rootTokenId,
       // One process: a fresh secret per boot is enough and never leaves it.
       clusterSecret: server.clusterSecret ?? randomBytes(32).toString('base64'),
       otlpEndpoint: server.telemetry.otlpEndpoint,
+      telemetry: server.telemetry,
       gracefulShutdownWaitMs: server.controller.gracefulShutdownWaitMs,
       logLevel: server.logLevel,
+      cluster: clusterAddressOf(server),
     };
   },
 );

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { Logger, type INestMicroservice } from '@nestjs/common';
 import { Barrier, KeyringClient } from '@coffer/barrier';
-import { SealService, coreSysEngine } from '@coffer/core-sys';
+import { NamespaceService, SealService, TokenService, coreSysEngine } from '@coffer/core-sys';
 import { ENGINES, MOUNT_CATALOGUE, routeTableFor, serviceForMountType } from '@coffer/engines';
 import { createPgliteDb, migrateSchema, type ServiceRuntime } from '@coffer/event-store';
 import { createGateway } from '@coffer/gateway';
@@ -35,7 +35,11 @@ async function main(): Promise<void> {
 
 async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<void> {
   const logLevels = nestLogLevels(config.logLevel);
-  const telemetry = startTelemetry({ serviceName: 'coffer-dev', otlpEndpoint: config.otlpEndpoint });
+  const telemetry = startTelemetry({
+    serviceName: 'coffer-dev',
+    otlpEndpoint: config.otlpEndpoint,
+    settings: config.telemetry,
+  });
   shutdown.add('telemetry', () => telemetry.shutdown());
   const clock = () => new Date();
 
@@ -55,6 +59,7 @@ async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<
     clusterSecret: config.clusterSecret,
     dev: config.rootTokenId === undefined ? {} : { rootTokenId: config.rootTokenId },
     apiAddr: apiUrl,
+    cluster: config.cluster,
     instanceId: `dev-${hostname()}-${process.pid}`,
     mountCatalogue: MOUNT_CATALOGUE,
     ...(config.pluginDirectory === undefined ? {} : { pluginDirectory: config.pluginDirectory }),
@@ -88,7 +93,11 @@ async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<
 
   const core = apps.get(coreSysEngine.name);
   if (!core) throw new Error('dev mode: core-sys is missing from ENGINES');
-  const { unsealKey, rootToken, sealed } = await core.get(SealService).devBootstrap({
+  const {
+    unsealKey,
+    rootToken: rootNamespaceToken,
+    sealed,
+  } = await core.get(SealService).devBootstrap({
     rootTokenId: config.rootTokenId,
     dataDir: config.dataDir,
     mounts: ENGINES.flatMap((engine) => engine.devMounts),
@@ -100,8 +109,18 @@ async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<
       throw new Error('dev bootstrap: an engine did not receive the barrier keyring');
   }
 
+  // Managed mode: the managed root namespace exists, and the token printed belongs to it
+  // (requests without a namespace reach the root namespace and are refused, as on HCP).
+  const rootToken =
+    config.managedNamespaceRoot === undefined || sealed === true
+      ? rootNamespaceToken
+      : await managedRootToken(core, config.managedNamespaceRoot);
+
   const gateway = createGateway({
     transport,
+    ...(config.administrativeNamespace === undefined
+      ? {}
+      : { administrativeNamespace: config.administrativeNamespace }),
     routeTableFor,
     serviceFor: serviceForMountType,
     listeners: {
@@ -130,6 +149,11 @@ async function start(config: DevAppConfig, shutdown: ShutdownSequence): Promise<
       rootToken,
     }),
   );
+}
+
+async function managedRootToken(core: INestMicroservice, namespace: string): Promise<string> {
+  const created = await core.get(NamespaceService).create('', namespace, undefined);
+  return (await core.get(TokenService).createRootToken({ namespace: created.data.path })).token;
 }
 
 runMain(main);

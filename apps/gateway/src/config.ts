@@ -1,5 +1,10 @@
 import { defineAppConfig, listenerFor, listenerJsonLimitsSchema } from '@coffer/config';
-import { clusterProcessInput, clusterProcessSchema } from '@coffer/service-host';
+import {
+  clusterProcessInput,
+  clusterProcessSchema,
+  listenerTlsConfig,
+  listenerTlsSchema,
+} from '@coffer/service-host';
 import { z } from 'zod';
 
 /**
@@ -13,24 +18,29 @@ export const gatewayConfig = defineAppConfig(
     api: z.object({
       address: z.string(),
       maxRequestSize: z.number().int().positive(),
-      tls: z.object({ certFile: z.string(), keyFile: z.string() }).optional(),
+      tls: listenerTlsSchema.optional(),
       jsonLimits: listenerJsonLimitsSchema.optional(),
     }),
     engineTimeoutMs: z.number().int().positive().optional(),
     auditTimeoutMs: z.number().int().positive().optional(),
+    /** restricted routes are served here besides the root (managed_namespace_root or administrative_namespace_path) */
+    administrativeNamespace: z.string().optional(),
   }),
   (server, env) => {
+    // first: it reports every missing block and listener at once
+    const process = clusterProcessInput(server, env);
     const api = listenerFor(server, 'api');
     return {
-      ...clusterProcessInput(server, env),
+      ...process,
       api: {
         address: api.address,
         maxRequestSize: api.maxRequestSize,
-        tls: api.tlsDisable ? undefined : { certFile: api.tlsCertFile, keyFile: api.tlsKeyFile },
+        tls: listenerTlsConfig(api),
         jsonLimits: api.jsonLimits,
       },
       engineTimeoutMs: server.controller.engineTimeoutMs,
       auditTimeoutMs: server.controller.auditTimeoutMs,
+      administrativeNamespace: server.managedNamespaceRoot ?? server.administrativeNamespacePath,
     };
   },
 );

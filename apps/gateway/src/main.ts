@@ -1,10 +1,16 @@
 import 'reflect-metadata';
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
 import { routeTableFor, serviceForMountType } from '@coffer/engines';
 import { createGateway } from '@coffer/gateway';
-import { nestLogLevels, runMain, runWithShutdown, type ShutdownSequence } from '@coffer/service-host';
+import {
+  loadListenerTls,
+  nestLogLevels,
+  runMain,
+  runWithShutdown,
+  unhealthyLogger,
+  type ShutdownSequence,
+} from '@coffer/service-host';
 import { startTelemetry } from '@coffer/telemetry';
 import { connectNatsTransport } from '@coffer/transport';
 import { gatewayConfig, type GatewayAppConfig } from './config';
@@ -17,8 +23,16 @@ async function main(): Promise<void> {
 }
 
 async function start(config: GatewayAppConfig, logger: Logger, shutdown: ShutdownSequence): Promise<void> {
+  // Read before connecting anything: an unreadable certificate is a configuration error.
+  const apiTls = config.api.tls ? loadListenerTls(config.api.tls) : undefined;
+  const opsTls = config.opsTls ? loadListenerTls(config.opsTls) : undefined;
   const name = `gateway-${hostname()}-${process.pid}`;
-  const telemetry = startTelemetry({ serviceName: 'coffer-gateway', otlpEndpoint: config.otlpEndpoint });
+  const telemetry = startTelemetry({
+    serviceName: 'coffer-gateway',
+    otlpEndpoint: config.otlpEndpoint,
+    settings: config.telemetry,
+    instanceId: name,
+  });
   shutdown.add('telemetry', () => telemetry.shutdown());
   const transport = await connectNatsTransport({
     servers: config.natsUrl.split(',').map((s) => s.trim()),
@@ -26,7 +40,6 @@ async function start(config: GatewayAppConfig, logger: Logger, shutdown: Shutdow
     name,
   });
   shutdown.add('transport', () => transport.close());
-  const { tls } = config.api;
   const gateway = createGateway({
     transport,
     routeTableFor,
@@ -36,14 +49,19 @@ async function start(config: GatewayAppConfig, logger: Logger, shutdown: Shutdow
         address: config.api.address,
         maxRequestSize: config.api.maxRequestSize,
         ...(config.api.jsonLimits ? { json: config.api.jsonLimits } : {}),
-        ...(tls ? { tls: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } } : {}),
+        ...(apiTls ? { tls: apiTls } : {}),
       },
-      ops: { address: config.opsAddress },
+      ops: { address: config.opsAddress, ...(opsTls ? { tls: opsTls } : {}) },
     },
+    healthChecks: { nats: () => transport.connected },
+    onUnhealthy: unhealthyLogger(logger),
     gracefulShutdownWaitSeconds: config.gracefulShutdownWaitMs / 1000,
     ...(config.engineTimeoutMs === undefined ? {} : { engineTimeoutMs: config.engineTimeoutMs }),
     ...(config.auditTimeoutMs === undefined ? {} : { auditTimeoutMs: config.auditTimeoutMs }),
     logger: nestLogLevels(config.logLevel),
+    ...(config.administrativeNamespace === undefined
+      ? {}
+      : { administrativeNamespace: config.administrativeNamespace }),
   });
   // Registered last so that it runs first: health turns 503, the grace period, in-flight
   // requests finish; only then does the bus close.

@@ -44,6 +44,7 @@ export class KeyringClient {
   constructor(opts: KeyringClientOptions) {
     this.#opts = { refreshIntervalMs: 30_000, requestTimeoutMs: 5_000, ...opts };
     this.#refreshLoop = new IntervalLoop({
+      name: 'keyring refresh',
       intervalMs: this.#opts.refreshIntervalMs,
       run: () => (this.#stopped ? Promise.resolve() : this.refresh()),
       onError: (error) => this.#report(error),

@@ -14,16 +14,26 @@ export const ENV = {
   devListenAddress: 'COFFER_DEV_LISTEN_ADDRESS',
   opsListenAddress: 'COFFER_OPS_LISTEN_ADDRESS',
   devRootTokenId: 'COFFER_DEV_ROOT_TOKEN_ID',
+  devManaged: 'COFFER_DEV_MANAGED',
   devDataDir: 'COFFER_DEV_DATA_DIR',
   engineTimeout: 'COFFER_ENGINE_TIMEOUT',
   devMaxJsonDepth: 'COFFER_DEV_MAX_JSON_DEPTH',
   devMaxJsonStringValueLength: 'COFFER_DEV_MAX_JSON_STRING_VALUE_LENGTH',
   devMaxJsonObjectEntryCount: 'COFFER_DEV_MAX_JSON_OBJECT_ENTRY_COUNT',
   devMaxJsonArrayElementCount: 'COFFER_DEV_MAX_JSON_ARRAY_ELEMENT_COUNT',
+  otelServiceName: 'OTEL_SERVICE_NAME',
+  otelResourceAttributes: 'OTEL_RESOURCE_ATTRIBUTES',
+  otelProtocol: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+  otelTracesProtocol: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+  otelSampler: 'OTEL_TRACES_SAMPLER',
+  otelSamplerArg: 'OTEL_TRACES_SAMPLER_ARG',
+  devClusterAddress: 'COFFER_DEV_CLUSTER_ADDRESS',
 } as const;
 
 export const DEV_LISTEN_ADDRESS = '127.0.0.1:8200';
 export const OPS_LISTEN_ADDRESS = '127.0.0.1:9203';
+/** Vault's cluster port: where a replication primary listens for its secondaries */
+export const DEV_CLUSTER_ADDRESS = '127.0.0.1:8201';
 
 /** This library is the one place allowed to read process.env. */
 export function readProcessEnv(): Env {
@@ -73,9 +83,32 @@ export function applyEnvOverrides(raw: Raw, env: Env): Raw {
   }
   const otlp = envValue(env, ENV.otlpEndpoint);
   if (otlp !== undefined) out.telemetry = { ...asRecord(out.telemetry), otlp_endpoint: otlp };
+  const otel = otelOverrides(env);
+  if (Object.keys(otel).length > 0) out.telemetry = { ...asRecord(out.telemetry), ...otel };
   const engineTimeout = envValue(env, ENV.engineTimeout);
   if (engineTimeout !== undefined)
     out.controller = { ...asRecord(out.controller), engine_timeout: engineTimeout };
+  return out;
+}
+
+/**
+ * The OpenTelemetry SDK's standard variables, mapped onto the telemetry block (the environment
+ * wins, as for COFFER_*): service name, resource attributes, OTLP protocol, and the ratio of a
+ * trace-id-ratio sampler (`OTEL_TRACES_SAMPLER=traceidratio|parentbased_traceidratio`).
+ */
+function otelOverrides(env: Env): Raw {
+  const out: Raw = {};
+  const name = envValue(env, ENV.otelServiceName);
+  if (name !== undefined) out.service_name = name;
+  const attributes = envValue(env, ENV.otelResourceAttributes);
+  if (attributes !== undefined) out.resource_attributes = attributes;
+  const protocol = envValue(env, ENV.otelTracesProtocol) ?? envValue(env, ENV.otelProtocol);
+  if (protocol !== undefined) out.otlp_protocol = protocol;
+  const sampler = envValue(env, ENV.otelSampler);
+  const arg = envValue(env, ENV.otelSamplerArg);
+  if (arg !== undefined && sampler !== undefined && sampler.endsWith('traceidratio'))
+    out.trace_sample_ratio = arg;
+  if (sampler === 'always_off' || sampler === 'parentbased_always_off') out.trace_sample_ratio = 0;
   return out;
 }
 
@@ -99,6 +132,7 @@ function devJsonLimits(env: Env): Raw {
 export function devDefaults(env: Env): Raw {
   const dataDir = envValue(env, ENV.devDataDir);
   const rootTokenId = envValue(env, ENV.devRootTokenId);
+  const clusterAddress = envValue(env, ENV.devClusterAddress);
   return {
     listener: [
       {
@@ -116,9 +150,14 @@ export function devDefaults(env: Env): Raw {
       },
     ],
     storage: dataDir === undefined ? { type: 'pglite' } : { type: 'pglite', path: dataDir },
+    // managed mode (HCP-like): everything lives under the "admin" namespace
+    ...(['1', 'true'].includes(envValue(env, ENV.devManaged) ?? '')
+      ? { managed_namespace_root: 'admin' }
+      : {}),
     dev: {
       ...(rootTokenId === undefined ? {} : { root_token_id: rootTokenId }),
       ...(dataDir === undefined ? {} : { data_dir: dataDir }),
+      ...(clusterAddress === undefined ? {} : { cluster_address: clusterAddress }),
     },
   };
 }

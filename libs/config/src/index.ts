@@ -22,6 +22,7 @@ export {
   DEFAULT_MAX_REQUEST_SIZE,
   LISTENER_PURPOSES,
   LOG_LEVELS,
+  TLS_VERSIONS,
   listenerJsonLimitsSchema,
   rawServerConfigSchema,
   type DevConfig,
@@ -32,14 +33,18 @@ export {
   type NatsConfig,
   type ServerConfig,
   type StorageConfig,
+  type TlsVersionName,
 } from './server-config.schema';
 export {
+  clusterAddressOf,
   hclToRawConfig,
   listenerFor,
   loadServerConfigFile,
+  requireClusterBlocks,
   parseServerConfig,
   validateRawConfig,
   type ParseServerConfigOptions,
 } from './server-config';
 export { configPathFromArgs, loadConfig, type LoadConfigOptions } from './load-config';
 export { defineAppConfig, type AppConfigDefinition } from './app-config';
+export type { TelemetryConfig } from './server-config.schema';

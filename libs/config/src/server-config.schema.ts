@@ -8,10 +8,13 @@ import { parseDuration, parseDurationMs } from '@coffer/contracts';
 
 export const DEFAULT_MAX_REQUEST_SIZE = 32 * 1024 * 1024;
 export const DEFAULT_LEASE_TTL = 32 * 24 * 3600; // Vault's 768h
-export const LISTENER_PURPOSES = ['api', 'ops'] as const;
+export const LISTENER_PURPOSES = ['api', 'ops', 'cluster'] as const;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
 export type ListenerPurpose = (typeof LISTENER_PURPOSES)[number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** Vault's tls_min_version values and the Node names they map to. */
+export const TLS_VERSIONS = { tls10: 'TLSv1', tls11: 'TLSv1.1', tls12: 'TLSv1.2', tls13: 'TLSv1.3' } as const;
+export type TlsVersionName = (typeof TLS_VERSIONS)[keyof typeof TLS_VERSIONS];
 
 /** Vault reads booleans leniently (parseutil.ParseBool): true/false, "true"/"false", "1"/"0". */
 const boolish = z.preprocess((v) => {
@@ -73,6 +76,16 @@ const listenerSchema = z
     tls_disable: boolish.default(false),
     tls_cert_file: z.string().min(1).optional(),
     tls_key_file: z.string().min(1).optional(),
+    /** Vault: tls10 | tls11 | tls12 (default) | tls13 */
+    tls_min_version: z
+      .enum(['tls10', 'tls11', 'tls12', 'tls13'], {
+        error: 'tls_min_version must be one of tls10, tls11, tls12, tls13',
+      })
+      .default('tls12'),
+    /** PEM CA bundle: clients presenting a certificate must present one it signed */
+    tls_client_ca_file: z.string().min(1).optional(),
+    /** Vault: with tls_client_ca_file, refuse clients that present no certificate */
+    tls_require_and_verify_client_cert: boolish.default(false),
     /** Vault: 0 or unset = 32 MiB, negative = no limit */
     max_request_size: z.number().int().default(0),
     max_json_depth: positiveInt.optional(),
@@ -81,11 +94,20 @@ const listenerSchema = z
     max_json_array_element_count: positiveInt.optional(),
   })
   .superRefine((l, ctx) => {
-    if (!l.tls_disable && (!l.tls_cert_file || !l.tls_key_file)) {
+    // the cluster listener (replication) authenticates with pre-shared keys: TLS-PSK, no certificate
+    const clusterOnly = l.purpose.every((p) => p === 'cluster');
+    if (!l.tls_disable && !clusterOnly && (!l.tls_cert_file || !l.tls_key_file)) {
       ctx.addIssue({
         code: 'custom',
         message: 'tls_cert_file and tls_key_file are required unless tls_disable = true',
         path: ['tls_disable'],
+      });
+    }
+    if (l.tls_require_and_verify_client_cert && !l.tls_client_ca_file) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'tls_require_and_verify_client_cert needs tls_client_ca_file',
+        path: ['tls_require_and_verify_client_cert'],
       });
     }
   })
@@ -97,6 +119,9 @@ const listenerSchema = z
     tlsDisable: l.tls_disable,
     tlsCertFile: l.tls_cert_file,
     tlsKeyFile: l.tls_key_file,
+    tlsMinVersion: TLS_VERSIONS[l.tls_min_version],
+    tlsClientCaFile: l.tls_client_ca_file,
+    tlsRequireClientCert: l.tls_require_and_verify_client_cert,
     maxRequestSize:
       l.max_request_size === 0
         ? DEFAULT_MAX_REQUEST_SIZE
@@ -176,19 +201,79 @@ const controllerSchema = z
     ...(c.audit_timeout === undefined ? {} : { auditTimeoutMs: c.audit_timeout }),
   }));
 
+const ratio = z.coerce.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
+
+/** "k=v,k2=v2" (OTEL_RESOURCE_ATTRIBUTES, values percent-encoded) or an HCL map of strings. */
+const resourceAttributes = z.union([z.record(z.string(), z.string()), z.string()]).transform((v, ctx) => {
+  if (typeof v !== 'string') return v;
+  const out: Record<string, string> = {};
+  for (const entry of v.split(',')) {
+    if (entry.trim() === '') continue;
+    const at = entry.indexOf('=');
+    const key = at < 0 ? '' : entry.slice(0, at).trim();
+    let value: string | undefined;
+    try {
+      value = decodeURIComponent(entry.slice(at + 1).trim());
+    } catch {
+      value = undefined;
+    }
+    if (key === '' || value === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `invalid resource attribute "${entry.trim()}" (expected key=value)`,
+      });
+      return z.NEVER;
+    }
+    out[key] = value;
+  }
+  return out;
+});
+
+/** The telemetry block's output: only what was set (defaults live in @coffer/telemetry). */
+export interface TelemetryConfig {
+  otlpEndpoint?: string;
+  otlpProtocol?: 'http/protobuf' | 'http/json';
+  sampleRatio?: number;
+  jobSampleRatio?: number;
+  serviceName?: string;
+  resourceAttributes?: Record<string, string>;
+}
+
 const telemetrySchema = z
-  .strictObject({ otlp_endpoint: httpUrl.optional() })
-  .transform((t): { otlpEndpoint?: string } =>
-    t.otlp_endpoint === undefined ? {} : { otlpEndpoint: t.otlp_endpoint },
-  );
+  .strictObject({
+    otlp_endpoint: httpUrl.optional(),
+    otlp_protocol: z
+      .enum(['http/protobuf', 'http/json'], { error: 'otlp_protocol must be "http/protobuf" or "http/json"' })
+      .optional(),
+    trace_sample_ratio: ratio.optional(),
+    job_trace_sample_ratio: ratio.optional(),
+    service_name: z.string().min(1).optional(),
+    resource_attributes: resourceAttributes.optional(),
+    /** Vault's telemetry keys, accepted so Vault config files load; Prometheus is always on here */
+    prometheus_retention_time: z.union([z.string(), z.number()]).optional(),
+    disable_hostname: boolish.optional(),
+  })
+  .transform((t): TelemetryConfig => ({
+    ...(t.otlp_endpoint === undefined ? {} : { otlpEndpoint: t.otlp_endpoint }),
+    ...(t.otlp_protocol === undefined ? {} : { otlpProtocol: t.otlp_protocol }),
+    ...(t.trace_sample_ratio === undefined ? {} : { sampleRatio: t.trace_sample_ratio }),
+    ...(t.job_trace_sample_ratio === undefined ? {} : { jobSampleRatio: t.job_trace_sample_ratio }),
+    ...(t.service_name === undefined ? {} : { serviceName: t.service_name }),
+    ...(t.resource_attributes === undefined ? {} : { resourceAttributes: t.resource_attributes }),
+  }));
 
 const serviceSchema = z.strictObject({ replicas: z.number().int().min(0).default(1) });
 
 const devSchema = z
-  .strictObject({ root_token_id: z.string().min(1).optional(), data_dir: z.string().min(1).optional() })
-  .transform((d): { rootTokenId?: string; dataDir?: string } => ({
+  .strictObject({
+    root_token_id: z.string().min(1).optional(),
+    data_dir: z.string().min(1).optional(),
+    cluster_address: hostPort.optional(),
+  })
+  .transform((d): { rootTokenId?: string; dataDir?: string; clusterAddress?: string } => ({
     ...(d.root_token_id === undefined ? {} : { rootTokenId: d.root_token_id }),
     ...(d.data_dir === undefined ? {} : { dataDir: d.data_dir }),
+    ...(d.cluster_address === undefined ? {} : { clusterAddress: d.cluster_address }),
   }));
 
 export const rawServerConfigSchema = z
@@ -200,8 +285,14 @@ export const rawServerConfigSchema = z
     cluster_name: z.string().min(1).optional(),
     /** where external plugin commands live (sys/plugins/catalog) */
     plugin_directory: z.string().min(1).optional(),
+    /** Vault Enterprise: the namespace where restricted routes are served besides the root */
+    administrative_namespace_path: z.string().min(1).optional(),
+    /** managed mode (HCP): the top-level namespace every client works in, e.g. "admin" */
+    managed_namespace_root: z.string().min(1).optional(),
     api_addr: httpUrl.optional(),
-    controller: controllerSchema.prefault({}),
+    /** the cluster address given to replication secondaries (default: the cluster listener's) */
+    cluster_addr: hostPort.optional(),
+    controller: controllerSchema.optional(),
     telemetry: telemetrySchema.prefault({}),
     service: z
       .record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'service names are lower-case'), serviceSchema)
@@ -228,8 +319,15 @@ export const rawServerConfigSchema = z
       ...(c.cluster_secret === undefined ? {} : { clusterSecret: c.cluster_secret }),
       ...(c.cluster_name === undefined ? {} : { clusterName: c.cluster_name }),
       ...(c.plugin_directory === undefined ? {} : { pluginDirectory: c.plugin_directory }),
+      ...(c.administrative_namespace_path === undefined
+        ? {}
+        : { administrativeNamespacePath: c.administrative_namespace_path }),
+      ...(c.managed_namespace_root === undefined ? {} : { managedNamespaceRoot: c.managed_namespace_root }),
       ...(apiAddr === undefined ? {} : { apiAddr }),
-      controller: c.controller,
+      ...(c.cluster_addr === undefined ? {} : { clusterAddr: c.cluster_addr }),
+      controller: c.controller ?? controllerSchema.parse({}),
+      /** whether the file has a controller block (cluster processes require one) */
+      controllerDefined: c.controller !== undefined,
       telemetry: c.telemetry,
       services: c.service,
       logLevel: c.log_level,

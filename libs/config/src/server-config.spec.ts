@@ -39,6 +39,9 @@ describe('parseServerConfig', () => {
         purpose = "api"
         tls_cert_file = "/certs/cert.pem"
         tls_key_file = "/certs/key.pem"
+        tls_min_version = "tls13"
+        tls_client_ca_file = "/certs/clients.pem"
+        tls_require_and_verify_client_cert = true
         max_request_size = 1024
       }
       listener "tcp" {
@@ -77,6 +80,9 @@ describe('parseServerConfig', () => {
           tlsDisable: false,
           tlsCertFile: '/certs/cert.pem',
           tlsKeyFile: '/certs/key.pem',
+          tlsMinVersion: 'TLSv1.3',
+          tlsClientCaFile: '/certs/clients.pem',
+          tlsRequireClientCert: true,
           maxRequestSize: 1024,
         },
         {
@@ -86,15 +92,27 @@ describe('parseServerConfig', () => {
           tlsDisable: true,
           tlsCertFile: undefined,
           tlsKeyFile: undefined,
+          tlsMinVersion: 'TLSv1.2',
+          tlsClientCaFile: undefined,
+          tlsRequireClientCert: false,
           maxRequestSize: Number.MAX_SAFE_INTEGER,
         },
       ],
       storage: { type: 'postgresql', connectionUrl: 'postgres://u@db:5432/coffer', maxConnections: 20 },
       nats: { url: 'nats://n1:4222,nats://n2:4222', subjectPrefix: 'coffer.prod' },
       controller: { gracefulShutdownWaitMs: 1500 },
+      controllerDefined: true,
       telemetry: { otlpEndpoint: 'http://otel:4318' },
       services: { kv: { replicas: 3 }, 'core-sys': { replicas: 1 } },
     });
+  });
+
+  it('reads the namespace settings (administrative namespace, managed root)', () => {
+    const config = parseServerConfig(
+      `${minimal}administrative_namespace_path = "ops/"\nmanaged_namespace_root = "admin"\n`,
+    );
+    expect(config).toMatchObject({ administrativeNamespacePath: 'ops/', managedNamespaceRoot: 'admin' });
+    expect(parseServerConfig(minimal).managedNamespaceRoot).toBeUndefined();
   });
 
   it('applies defaults', () => {
@@ -105,6 +123,7 @@ describe('parseServerConfig', () => {
       apiAddr: 'http://127.0.0.1:8200',
       storage: { type: 'pglite' },
       controller: { gracefulShutdownWaitMs: 0 },
+      controllerDefined: false,
       telemetry: {},
       services: {},
       defaultLeaseTtl: 2764800,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { HclParseError, expressionToValue, hclToObject, parseHcl, type HclBody } from '@coffer/hcl';
-import { applyEnvOverrides, type Env } from './config-env';
+import { applyEnvOverrides, DEV_CLUSTER_ADDRESS, type Env } from './config-env';
 import { ConfigError, zodIssues } from './config-errors';
 import {
   rawServerConfigSchema,
@@ -128,8 +128,39 @@ export function loadServerConfigFile(path: string, options: { env?: Env } = {}):
 }
 
 /** The first listener with a purpose; throws ConfigError when there is none. */
+/**
+ * Where replication listens for secondaries and what it tells them: the listener with purpose
+ * "cluster" (dev mode: COFFER_DEV_CLUSTER_ADDRESS, default 127.0.0.1:8201), advertised as
+ * `cluster_addr` when set.
+ */
+export function clusterAddressOf(config: ServerConfig): { listen: string; advertise: string } {
+  const listen =
+    config.listeners.find((x) => x.purpose.includes('cluster'))?.address ??
+    config.dev?.clusterAddress ??
+    DEV_CLUSTER_ADDRESS;
+  return { listen, advertise: config.clusterAddr ?? listen };
+}
+
 export function listenerFor(config: ServerConfig, purpose: ListenerPurpose): ListenerConfig {
   const l = config.listeners.find((x) => x.purpose.includes(purpose));
   if (!l) throw new ConfigError([`a listener with purpose = "${purpose}" is required`], config.source);
   return l;
+}
+
+/**
+ * What the contract requires of a cluster's config file: a controller block, a listener with
+ * purpose "api" and one with purpose "ops". Dev mode (no file) brings its own. Throws ConfigError.
+ */
+export function requireClusterBlocks(config: ServerConfig): void {
+  if (config.dev !== null) return;
+  const issues: string[] = [];
+  if (!config.controllerDefined)
+    issues.push(
+      'a controller block is required, e.g. controller { graceful_shutdown_wait_duration = "10s" }',
+    );
+  for (const purpose of ['api', 'ops'] as const) {
+    if (!config.listeners.some((l) => l.purpose.includes(purpose)))
+      issues.push(`a listener with purpose = "${purpose}" is required`);
+  }
+  if (issues.length > 0) throw new ConfigError(issues, config.source);
 }

@@ -19,6 +19,8 @@ export const callerContextSchema = z.object({
   root: z.boolean().default(false),
   /** true when the ACL grants sudo on the requested path (parameter-level sudo checks) */
   sudo: z.boolean().default(false),
+  /** the namespace of the caller's token ("" root): its policies are that namespace's */
+  tokenNamespace: z.string().optional(),
   /** W3C trace context, propagated gateway -> service */
   traceparent: z.string().optional(),
 });

@@ -55,6 +55,8 @@ export const resolvedTokenSchema = z.object({
   cacheable: z.boolean(),
   /** token_bound_cidrs: the addresses it may be used from (absent or empty = anywhere) */
   boundCidrs: z.array(z.string()).optional(),
+  /** the namespace the token belongs to ("" root, "ns1/ns2/"): valid there and below */
+  namespace: z.string().optional(),
 });
 export type ResolvedToken = z.infer<typeof resolvedTokenSchema>;
 export const coreTokenResolve = defineContract(

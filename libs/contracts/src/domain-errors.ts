@@ -22,6 +22,17 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * The codes the gateway's error table answers with a 5xx: the service's fault, not the caller's.
+ * Traces mark these as errors; the others (4xx) are answers, as the HTTP conventions have it.
+ */
+export const SERVER_FAULT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'upstream_error',
+  'sealed',
+  'service_unavailable',
+  'internal',
+]);
+
 export interface DomainErrorBody {
   code: ErrorCode;
   message: string;

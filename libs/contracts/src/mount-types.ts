@@ -24,7 +24,4 @@ export type MountCatalogue = ReadonlyMap<string, MountTypeEntry>;
  * requests to them answer 503 (no replica of the named service) until the service lands. Its
  * descriptor then declares the type, and the entry here becomes redundant (the engine wins).
  */
-export const PLANNED_MOUNT_TYPES: readonly MountTypeEntry[] = [
-  { type: 'cloud-a', kind: 'secret', service: 'cloud-creds' },
-  { type: 'cloud-b', kind: 'secret', service: 'cloud-creds' },
-];
+export const PLANNED_MOUNT_TYPES: readonly MountTypeEntry[] = [];

@@ -48,6 +48,11 @@ export interface RouteDef {
   /** Do not enforce the ACL on this route (e.g. token self-lookup uses the default policy rules). */
   noAcl?: boolean;
   /**
+   * Vault Enterprise's "restricted" routes (plugin catalog, replication, rekey, seal,
+   * generate-root, RGP/EGP): served only in the root or the administrative namespace.
+   */
+  restricted?: boolean;
+  /**
    * Gateway caches a successful write (not read/list) through this route makes stale: they are
    * dropped at once, belt and braces next to the invalidation broadcasts.
    */

@@ -15,6 +15,8 @@ export interface CoreSysOptions {
   apiAddr: string;
   /** unique id of this process, for leader election diagnostics */
   instanceId: string;
+  /** the cluster listener's advertised address, shown by sys/ha-status (the host's `cluster`) */
+  cluster?: { advertise: string };
   /** the types sys/mounts and sys/auth may enable (handed in by the host: `MOUNT_CATALOGUE`) */
   mountCatalogue: MountCatalogue;
   /** where external plugin commands live (`plugin_directory`); absolute commands must be inside */

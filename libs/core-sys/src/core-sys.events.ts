@@ -12,6 +12,9 @@ import { AUDIT_LOG } from './audit/audit.events';
 import { WRAPPING_LOG } from './wrapping/wrapping.events';
 import { PLUGIN_CATALOG_LOG, PLUGIN_STORAGE_LOG } from './plugins/plugin.events';
 import { PASSWORD_POLICY_LOG } from './password-policies/password-policy.events';
+import { SENTINEL_POLICY_LOG } from './sentinel-policies/sentinel-policy.events';
+import { NAMESPACE_LOG } from './namespaces/namespace.events';
+import { HISTORY_KEY_LOG } from './history/history-key.events';
 
 /** Every aggregate of the core_sys event log: the service's registry is composed of these. */
 export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
@@ -32,4 +35,7 @@ export const CORE_SYS_LOGS: readonly ServiceAggregate[] = [
   PLUGIN_CATALOG_LOG,
   PLUGIN_STORAGE_LOG,
   PASSWORD_POLICY_LOG,
+  SENTINEL_POLICY_LOG,
+  NAMESPACE_LOG,
+  HISTORY_KEY_LOG,
 ];

@@ -19,6 +19,11 @@ import { rekeyControllers, rekeyProviders } from './rekey';
 import { generateRootControllers, generateRootProviders } from './generate-root';
 import { pluginsControllers, pluginsProviders } from './plugins';
 import { passwordPoliciesControllers, passwordPoliciesProviders } from './password-policies';
+import { sentinelPoliciesControllers, sentinelPoliciesProviders } from './sentinel-policies';
+import { metricsControllers, metricsProviders } from './metrics';
+import { namespacesControllers, namespacesProviders } from './namespaces';
+import { haStatusControllers, haStatusProviders } from './ha-status';
+import { historyControllers, historyProviders } from './history';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -54,6 +59,11 @@ export class CoreSysModule {
         ...generateRootProviders,
         ...pluginsProviders,
         ...passwordPoliciesProviders,
+        ...sentinelPoliciesProviders,
+        ...metricsProviders,
+        ...namespacesProviders,
+        ...haStatusProviders,
+        ...historyProviders,
       ],
       controllers: [
         ...sealControllers,
@@ -72,6 +82,11 @@ export class CoreSysModule {
         ...generateRootControllers,
         ...pluginsControllers,
         ...passwordPoliciesControllers,
+        ...sentinelPoliciesControllers,
+        ...metricsControllers,
+        ...namespacesControllers,
+        ...haStatusControllers,
+        ...historyControllers,
       ],
     };
   }

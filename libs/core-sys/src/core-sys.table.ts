@@ -15,6 +15,10 @@ import type { AuditDatabase } from './audit/audit.table';
 import type { RekeyDatabase } from './rekey/rekey.table';
 import type { PluginCatalogDatabase } from './plugins/plugin-catalog.table';
 import type { PluginStorageDatabase } from './plugins/plugin-storage.table';
+import type { SentinelPoliciesDatabase } from './sentinel-policies/sentinel-policy.table';
+import type { NamespacesDatabase } from './namespaces/namespace.table';
+import type { HaStatusDatabase } from './ha-status/ha-node.table';
+import type { HistoryDatabase } from './history/history.table';
 
 /** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
 export interface CoreSysDatabase
@@ -33,7 +37,11 @@ export interface CoreSysDatabase
     RekeyDatabase,
     PluginCatalogDatabase,
     PluginStorageDatabase,
-    PasswordPoliciesDatabase {}
+    PasswordPoliciesDatabase,
+    SentinelPoliciesDatabase,
+    NamespacesDatabase,
+    HaStatusDatabase,
+    HistoryDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

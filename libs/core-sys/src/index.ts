@@ -9,3 +9,5 @@ export { TokenRevocationService } from './tokens/token-revocation.service';
 export { IdentityService } from './identity/identity.service';
 export { TOKEN_SWEEP_SETTINGS, DEFAULT_TOKEN_SWEEP_SETTINGS } from './tokens/token-sweeper';
 export { coreSysEngine } from './core-sys.engine';
+export { NamespaceService } from './namespaces/namespace.service';
+export { createMerkleIndex, type MerkleIndex } from './history';

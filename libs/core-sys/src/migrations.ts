@@ -12,6 +12,10 @@ import { leasesMigrations } from './leases';
 import { rekeyMigrations } from './rekey';
 import { pluginsMigrations } from './plugins';
 import { passwordPoliciesMigrations } from './password-policies';
+import { sentinelPoliciesMigrations } from './sentinel-policies';
+import { namespacesMigrations } from './namespaces';
+import { haStatusMigrations } from './ha-status';
+import { historyMigrations } from './history';
 
 /** One migration history for the core_sys schema; names are globally ordered by prefix. */
 export const coreSysMigrations: Record<string, Migration> = {
@@ -28,5 +32,9 @@ export const coreSysMigrations: Record<string, Migration> = {
   ...rekeyMigrations,
   ...pluginsMigrations,
   ...passwordPoliciesMigrations,
+  ...sentinelPoliciesMigrations,
+  ...namespacesMigrations,
+  ...haStatusMigrations,
+  ...historyMigrations,
 };
 export const CORE_SYS_SCHEMA = 'core_sys';

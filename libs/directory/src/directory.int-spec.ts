@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { INestMicroservice } from '@nestjs/common';
 import { Barrier, createKeyring } from '@coffer/barrier';
-import { encodeContext, engineLeaseContracts, type Contract, type MountInfo } from '@coffer/contracts';
+import {
+  coreLeasesHeld,
+  encodeContext,
+  engineLeaseContracts,
+  type Contract,
+  type MountInfo,
+} from '@coffer/contracts';
 import { directory } from '@coffer/contracts/directory';
 import { createPgDb, migrateSchema, type DbHandle } from '@coffer/event-store';
 import {
@@ -235,5 +241,54 @@ describe('directory service (Postgres, NATS, slapd, two replicas)', () => {
     const creds = await call(0, directory.creds, 'read', 'creds/app', {}, { name: 'app' });
     expect(creds.data.current_password).toBe(password);
     expect(await slapd.binds(slapd.dnOf('svc1'), password)).toBe(true);
+  });
+
+  it('checks in an account whose check-out lease never reached core-sys, once past the grace', async () => {
+    // core-sys's lease lookup, played here: it holds the leases of `held`
+    const held = new Set<string>();
+    const asked: string[][] = [];
+    const sub = replicas[0]!.client.serve(coreLeasesHeld, 'core-sys', (req) => {
+      asked.push(req.values);
+      return Promise.resolve({ held: req.values.filter((v) => held.has(v)) });
+    });
+    const sweep = async (i: number, offsetMs: number) => {
+      clockOffsetMs = offsetMs;
+      try {
+        await replicas[i]!.app.get(RotationSweep).sweep();
+      } finally {
+        clockOffsetMs = 0;
+      }
+    };
+    try {
+      const everyone = { service_account_names: ['lib1', 'lib2', 'lib3'] };
+      await call(0, directory.manageCheckIn, 'update', 'library/manage/team/check-in', everyone, {
+        name: 'team',
+      });
+      const checkOut = (i: number) =>
+        call(i, directory.checkOut, 'update', 'library/team/check-out', {}, { name: 'team' });
+      const kept = await checkOut(0);
+      const lost = await checkOut(1);
+      held.add(kept.secret.internal.checkout_id);
+      await sweep(0, 0); // within the grace: core-sys is not asked
+      expect(asked).toEqual([]);
+
+      await sweep(1, 31_000);
+      expect(asked.flat()).toEqual(
+        expect.arrayContaining([kept.secret.internal.checkout_id, lost.secret.internal.checkout_id]),
+      );
+      const status = await call(0, directory.status, 'read', 'library/team/status', {}, { name: 'team' });
+      expect(status.data[lost.data.service_account_name]).toEqual({ available: true });
+      expect(status.data[kept.data.service_account_name]).toMatchObject({ available: false });
+      // checked in means rotated: the lost borrower's password no longer binds, the kept one's does
+      const binds = (r: typeof kept) => slapd.binds(slapd.dnOf(r.data.service_account_name), r.data.password);
+      expect(await binds(lost)).toBe(false);
+      expect(await binds(kept)).toBe(true);
+      // the kept check-out is its lease's from now on: never asked about again
+      const before = asked.length;
+      await sweep(0, 120_000);
+      expect(asked).toHaveLength(before);
+    } finally {
+      sub.unsubscribe();
+    }
   });
 });

@@ -1,9 +1,11 @@
 import { PLANNED_MOUNT_TYPES } from '@coffer/contracts';
+import { cloudCredsEngine } from '@coffer/cloud-creds';
 import { coreSysEngine } from '@coffer/core-sys';
 import { directoryEngine } from '@coffer/directory';
 import { kvEngine } from '@coffer/kv';
 import { oidcEngine } from '@coffer/oidc';
 import { pkiEngine } from '@coffer/pki';
+import { replicationEngine } from '@coffer/replication';
 import { sshEngine } from '@coffer/ssh';
 import {
   mountCatalogueOf,
@@ -24,6 +26,8 @@ export const ENGINES: readonly EngineDescriptor[] = [
   sshEngine,
   oidcEngine,
   directoryEngine,
+  cloudCredsEngine,
+  replicationEngine,
 ];
 
 /** The engine named `name`, or undefined. */

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { EventStore } from './event-store';
 import { EventRegistry, EventSchemaError } from './event-registry';
 import type { ServiceRuntime } from './runtime';
-import type { AnyTrx, AppendedEvent, AppendResult, EventType, NewEvent } from './event-store-types';
+import type {
+  AnyTrx,
+  AppendedEvent,
+  AppendOptions,
+  AppendResult,
+  EventType,
+  ManyProjection,
+  NewEvent,
+} from './event-store-types';
 
 /**
  * The one way a service builds its event log: each aggregate declares its event table and stream
@@ -31,6 +39,16 @@ export type AppendedOf<T extends EventTable> = EventOf<T> &
  */
 export interface Projection<T extends EventTable, R = void, K = void> {
   apply(trx: AnyTrx, events: AppendedOf<T>[], key: K): Promise<R>;
+  /**
+   * Optional, with applyMany: the read-model row an append of `events` writes, or undefined when
+   * applyMany cannot take it (then it runs through `apply` alone).
+   */
+  manyKey?(key: K, events: readonly EventOf<T>[]): string | undefined;
+  /**
+   * Optional: the update of several appends (in order, distinct manyKeys) in one statement, one
+   * result per append (see ManyProjection). `apply` must do the same for one append.
+   */
+  applyMany?(trx: AnyTrx, appends: ReadonlyArray<{ events: AppendedOf<T>[]; key: K }>): Promise<R[]>;
 }
 
 export interface AggregateLog<T extends EventTable, K = void> {
@@ -104,19 +122,44 @@ export function defineAggregateLog<T extends EventTable, K = void>(
 
 /** An aggregate's appends on its service's store, each projected in the append's transaction. */
 export class AggregateWriter<T extends EventTable, R, K = void> {
+  /** the projection's applyMany as the store takes it (one object: appends sharing it batch) */
+  private readonly many: ManyProjection | undefined;
+
   constructor(
     readonly log: AggregateLog<T, K>,
     private readonly store: EventStore,
     private readonly projection: Projection<T, R, K>,
-  ) {}
+  ) {
+    const applyMany = projection.applyMany?.bind(projection);
+    // the store passes back each append's own events and the context given with it (its key)
+    this.many = applyMany && {
+      apply: (trx, appends) =>
+        applyMany(
+          trx,
+          appends.map((a) => ({ events: a.events as AppendedOf<T>[], key: a.context as K })),
+        ),
+    };
+  }
 
   /**
    * Appends `events` to the stream of `key` if it is still at `expectedVersion` (0 = new stream,
    * 'any' = no check; a mismatch throws ConcurrencyError, see retryOnConflict) and returns what
    * the projection returned. The projection sees the events as validated by the registry.
+   * `chain`: see AppendOptions.link and after (a write decided on the outcome of an earlier
+   * append of the stream that has not committed yet).
    */
-  async append(key: K, expectedVersion: number | 'any', events: readonly EventOf<T>[]): Promise<R> {
+  async append(
+    key: K,
+    expectedVersion: number | 'any',
+    events: readonly EventOf<T>[],
+    chain: Pick<AppendOptions<R>, 'link' | 'after'> = {},
+  ): Promise<R> {
+    const manyKey = this.many && this.projection.manyKey?.(key, events);
     const result: AppendResult<R> = await this.store.append(this.log.streamOf(key), this.log.encode(events), {
+      ...chain,
+      ...(this.many && manyKey !== undefined
+        ? { projectMany: { projection: this.many, key: manyKey, context: key } }
+        : {}),
       expectedVersion,
       // the store appended exactly these events, in order, each parsed by its type's schema
       project: (trx, appended) => this.projection.apply(trx, appended as AppendedOf<T>[], key),

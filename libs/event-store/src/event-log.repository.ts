@@ -89,6 +89,34 @@ export class EventLogRepository {
     return new Map(rows.map((r) => [r.stream, r.version]));
   }
 
+  /**
+   * streamVersions and head in one statement: for a single-session database, where nothing can
+   * commit between the two reads (see GroupCommitter).
+   */
+  async streamVersionsAndHead(
+    db: Executor,
+    streams: readonly string[],
+  ): Promise<{ versions: Map<string, number>; head: LogHead }> {
+    const table = sql.table(`${this.#schema}.${EVENT_LOG_TABLE}`);
+    const { rows } = await sql<{
+      stream: string | null;
+      version: number | null;
+      wal: number | null;
+      hash: string | null;
+    }>`
+      select stream, max(stream_version) as version, null::bigint as wal, null::text as hash
+        from ${table} where stream = any(${[...streams]}::text[]) group by stream
+      union all
+      (select null, null, wal, hash from ${table} order by wal desc limit 1)`.execute(db);
+    const versions = new Map<string, number>();
+    let head: LogHead = { lastWal: 0, hash: GENESIS_HASH };
+    for (const r of rows) {
+      if (r.stream !== null) versions.set(r.stream, r.version ?? 0);
+      else if (r.wal !== null && r.hash !== null) head = { lastWal: r.wal, hash: r.hash };
+    }
+    return { versions, head };
+  }
+
   async head(db: Executor): Promise<LogHead> {
     const row = await this.#q(db)
       .selectFrom(EVENT_LOG_TABLE)

@@ -1,3 +1,4 @@
+import type { AppendLink } from './append-link';
 import type { Kysely, Transaction } from 'kysely';
 import type { z } from 'zod';
 
@@ -95,6 +96,40 @@ export interface AppendOptions<T> {
    * be run again after a rollback (only the committed run's effects and result remain).
    */
   project?: (trx: AnyTrx, events: AppendedEvent[]) => Promise<T>;
+  /**
+   * The same read-model update in a form that serves many appends of a batch with one statement
+   * (see ManyProjection); `project` is still required and used whenever a batch must run guarded.
+   */
+  projectMany?: ManyProjectionCall;
+  /** follows this append through its batch (see AppendLink), e.g. to be `after` of the next one */
+  link?: AppendLink;
+  /**
+   * The append this one was decided on, submitted earlier to the same stream and not yet
+   * committed: this one commits only if that one commits first (same batch or an earlier one);
+   * if it failed, this one fails with ConcurrencyError, to be decided again on fresh state.
+   */
+  after?: AppendLink;
+}
+
+/**
+ * A projection of several appends in one go. The committer hands consecutive appends that carry
+ * the same `projection` and pairwise different `key`s (the read-model row each writes) to one
+ * `apply` call, in order; it answers one result per append, in order. When it throws, the batch
+ * runs again with each append's own `project` (which pins the failure on its append).
+ */
+export interface ManyProjection {
+  apply(
+    trx: AnyTrx,
+    appends: ReadonlyArray<{ events: AppendedEvent[]; context: unknown }>,
+  ): Promise<unknown[]>;
+}
+
+export interface ManyProjectionCall {
+  projection: ManyProjection;
+  /** the row this append's projection writes: two appends of one key never share a call */
+  key: string;
+  /** what `apply` gets for this append beside its events */
+  context: unknown;
 }
 
 export interface AppendResult<T> {

@@ -365,8 +365,19 @@ describe.each(DIALECTS)('EventStore on %s', (dialect) => {
     };
     expect(await findMarker()).toEqual([]);
 
-    if (fx.testDb) {
-      // what an operator's backup holds: a full pg_dump of the database
+    // what an operator's backup holds: a full pg_dump of the database. pg_dump refuses a newer
+    // server, so with the throwaway embedded Postgres of a machine without one (test-infra) the
+    // row scan above is the whole check.
+    const canDump = async (): Promise<boolean> => {
+      const serverMajor = Number(
+        (
+          await sql<{ v: string }>`select current_setting('server_version_num') as v`.execute(db)
+        ).rows[0]?.v.slice(0, -4),
+      );
+      const dumpMajor = Number(/(\d+)\.\d+/.exec(execFileSync('pg_dump', ['--version']).toString())?.[1]);
+      return dumpMajor >= serverMajor;
+    };
+    if (fx.testDb && (await canDump())) {
       const dump = execFileSync('pg_dump', ['--no-owner', fx.testDb.url], {
         maxBuffer: 64 * 1024 * 1024,
       }).toString();

@@ -110,6 +110,18 @@ export class EventStore {
    *
    * A projection must use the transaction it is given, never `db`, and must not wait for another
    * append: the batch (every append of this schema in this process) waits for it.
+   *
+   * Round trips: a batch costs BEGIN, the stream locks, the versions, the WAL lock, the head, the
+   * insert and COMMIT whatever its size, plus its projections: one statement per append, or one
+   * for a run of neighbouring appends whose projection takes many at once (`projectMany`, e.g. a
+   * kv version write). On a single-session database (PGlite) the locks guard nothing, and the
+   * versions and the head come in one statement: BEGIN, versions+head, projections, insert, COMMIT.
+   *
+   * Chained appends (`link`, `after`): a writer may decide the next write of a stream on the state
+   * an earlier append leaves before that one commits (a hot key's writers then share a batch
+   * instead of taking one each); the later append commits only if the earlier did, in the same
+   * batch or an earlier one, and fails with ConcurrencyError otherwise (even when its expected
+   * version happens to match, since its decision rested on a state that never existed).
    */
   async append<T = undefined>(
     stream: string,
@@ -124,6 +136,9 @@ export class EventStore {
       events: encoded,
       expectedVersion: opts.expectedVersion,
       project: opts.project,
+      ...(opts.projectMany ? { projectMany: opts.projectMany } : {}),
+      ...(opts.link ? { link: opts.link } : {}),
+      ...(opts.after ? { after: opts.after } : {}),
       seal: (e) =>
         this.#cipher.encrypt(
           Buffer.from(JSON.stringify(e.data), 'utf8'),

@@ -1,8 +1,22 @@
+import { context, type Context } from '@opentelemetry/api';
+import { inBatchSpan } from './batch-span';
 import { ConcurrencyError } from './concurrency';
+import { appendSeconds, batchAppends, batchEvents, commitSeconds } from './event-store.metrics';
 import { chainRows, toAppended, versionConflicts, type EncodedEvent } from './batch';
 import { EventLogRepository } from './event-log.repository';
 import { STREAM_VERSION_CONSTRAINT } from './event-log.table';
-import type { AnyDb, AnyTrx, AppendedEvent, AppendResult, StoredEvent } from './event-store-types';
+import type { AppendLink } from './append-link';
+import { DeferredProjections } from './deferred-projections';
+import { isSingleSession } from './pglite-db';
+import type {
+  AnyDb,
+  AnyTrx,
+  AppendedEvent,
+  AppendResult,
+  LogHead,
+  ManyProjectionCall,
+  StoredEvent,
+} from './event-store-types';
 
 /** One append() waiting for its batch. */
 export interface PendingAppend {
@@ -10,6 +24,10 @@ export interface PendingAppend {
   events: readonly EncodedEvent[];
   expectedVersion: number | 'any';
   project: ((trx: AnyTrx, events: AppendedEvent[]) => Promise<unknown>) | undefined;
+  projectMany?: ManyProjectionCall;
+  /** see AppendOptions.link / after */
+  link?: AppendLink;
+  after?: AppendLink;
   /** the barrier ciphertext of one event's data, bound to its place (stream, version, type) */
   seal(event: AppendedEvent): Buffer;
   clock(): Date;
@@ -23,6 +41,8 @@ export const MAX_BATCH_EVENTS = 4096;
 interface Queued extends PendingAppend {
   resolve(result: AppendResult<unknown>): void;
   reject(error: unknown): void;
+  /** the request's trace context when it queued: the batch's span links to it */
+  ctx: Context;
 }
 
 /** An append that passed its version check and projection, waiting for the WAL numbers. */
@@ -67,28 +87,76 @@ export class GroupCommitter {
   readonly #db: AnyDb;
   readonly #repo: EventLogRepository;
   readonly #queue: Queued[] = [];
+  readonly #schema: string;
+  /** one session (PGlite): nothing runs beside a batch, so it takes no locks (see #runBatch) */
+  readonly #singleSession: boolean;
   #draining = false;
 
   constructor(db: AnyDb, schema: string) {
     this.#db = db;
+    this.#schema = schema;
+    this.#singleSession = isSingleSession(db);
     this.#repo = new EventLogRepository(schema);
   }
 
   submit(append: PendingAppend): Promise<AppendResult<unknown>> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ ...append, resolve, reject });
+    const done = appendSeconds.startTimer({ schema: this.#schema });
+    const link = append.link;
+    const settled = new Promise<AppendResult<unknown>>((resolve, reject) => {
+      // what the append failed with, unchanged (a DomainError, a driver error...)
+      const fail: (error: unknown) => void = reject;
+      // the link settles with the append, synchronously: an append staged after this one settled
+      // (a later batch) sees its outcome
+      this.#queue.push({
+        ...append,
+        resolve: (result) => {
+          link?.moveTo('committed');
+          resolve(result);
+        },
+        reject: (error) => {
+          link?.moveTo('failed');
+          fail(error);
+        },
+        ctx: context.active(),
+      });
       if (this.#draining) return;
       this.#draining = true;
       // after the current I/O phase: appends started by the same burst of callbacks share a batch
       setImmediate(() => void this.#drain());
     });
+    settled.then(
+      () => done(),
+      () => done(),
+    );
+    return settled;
   }
 
   async #drain(): Promise<void> {
     try {
-      while (this.#queue.length > 0) await this.#commit(this.#takeBatch());
+      while (this.#queue.length > 0) await this.#commitTraced(this.#takeBatch());
     } finally {
       this.#draining = false;
+    }
+  }
+
+  /** One batch under its own span (linked to the requests it serves), measured. */
+  async #commitTraced(batch: Queued[]): Promise<void> {
+    const labels = { schema: this.#schema };
+    batchAppends.observe(labels, batch.length);
+    batchEvents.observe(
+      labels,
+      batch.reduce((n, item) => n + item.events.length, 0),
+    );
+    const done = commitSeconds.startTimer(labels);
+    try {
+      await inBatchSpan(
+        `event-store commit ${this.#schema}`,
+        batch.map((item) => item.ctx),
+        { 'db.namespace': this.#schema },
+        () => this.#commit(batch),
+      );
+    } finally {
+      done();
     }
   }
 
@@ -100,7 +168,9 @@ export class GroupCommitter {
       events += item.events.length;
       n += 1;
     }
-    return this.#queue.splice(0, n);
+    const batch = this.#queue.splice(0, n);
+    for (const item of batch) item.link?.moveTo('batched');
+    return batch;
   }
 
   /**
@@ -169,23 +239,41 @@ export class GroupCommitter {
 
   async #runBatch(trx: AnyTrx, batch: Queued[], guarded: boolean): Promise<BatchResult> {
     const streams = [...new Set(batch.map((item) => item.stream))];
-    await this.#repo.lockStreams(trx, streams);
+    // One session (PGlite) runs one transaction at a time: no lock can be contended and nothing
+    // commits between reading the head here and inserting below, so the versions and the head
+    // come in one statement and the batch takes no lock (two round trips and a statement less).
+    let known: { versions: Map<string, number>; head: LogHead } | undefined;
+    if (this.#singleSession) known = await this.#repo.streamVersionsAndHead(trx, streams);
+    else await this.#repo.lockStreams(trx, streams);
     // a new statement after the locks: its snapshot holds every commit to these streams
-    const versions = await this.#repo.streamVersions(trx, streams);
+    const versions = known?.versions ?? (await this.#repo.streamVersions(trx, streams));
     const outcomes: Outcome[] = [];
-    for (const item of batch) outcomes.push(await this.#stage(trx, item, versions, guarded));
+    // links of this run's appends that will not commit: their followers in the batch fail too
+    const refused = new Set<AppendLink>();
+    // unguarded, neighbouring appends of one many-appends projection run as one statement
+    const deferred = guarded ? undefined : new DeferredProjections();
+    for (const item of batch) {
+      if (deferred && !deferred.fits(item.projectMany)) await this.#flush(trx, deferred);
+      const outcome = await this.#stage(trx, item, versions, refused, guarded ? 'guarded' : deferred);
+      if ('error' in outcome && item.link) refused.add(item.link);
+      outcomes.push(outcome);
+    }
+    if (deferred) await this.#flush(trx, deferred);
 
     const accepted: Array<{ index: number; entry: Accepted }> = [];
     outcomes.forEach((o, index) => {
       if ('accepted' in o && o.accepted.appended.length > 0) accepted.push({ index, entry: o.accepted });
     });
     if (accepted.length === 0) {
-      return { outcomes, stored: new Map(), lastWal: (await this.#repo.head(trx)).lastWal };
+      return { outcomes, stored: new Map(), lastWal: (known?.head ?? (await this.#repo.head(trx))).lastWal };
     }
 
     // ---- critical section: the WAL lock is held until COMMIT ----
-    await this.#repo.lockWal(trx);
-    const head = await this.#repo.head(trx);
+    let head = known?.head;
+    if (!head) {
+      await this.#repo.lockWal(trx);
+      head = await this.#repo.head(trx);
+    }
     const chained = chainRows(
       head,
       accepted.map((a) => a.entry),
@@ -201,9 +289,26 @@ export class GroupCommitter {
    * guarded, its projection ran inside a savepoint that is rolled back; unguarded, the batch is
    * abandoned and run again guarded.
    */
-  async #stage(trx: AnyTrx, item: Queued, versions: Map<string, number>, guarded: boolean): Promise<Outcome> {
+  async #flush(trx: AnyTrx, deferred: DeferredProjections): Promise<void> {
+    try {
+      await deferred.flush(trx);
+    } catch (error) {
+      throw new UnguardedProjectionFailed(error);
+    }
+  }
+
+  async #stage(
+    trx: AnyTrx,
+    item: Queued,
+    versions: Map<string, number>,
+    refused: ReadonlySet<AppendLink>,
+    mode: 'guarded' | DeferredProjections | undefined,
+  ): Promise<Outcome> {
+    const guarded = mode === 'guarded';
     const current = versions.get(item.stream) ?? 0;
-    if (versionConflicts(item.expectedVersion, current)) {
+    // decided on an append that will not commit: decided on a state that never existed
+    const orphan = item.after !== undefined && (item.after.state === 'failed' || refused.has(item.after));
+    if (orphan || versionConflicts(item.expectedVersion, current)) {
       return { error: new ConcurrencyError(item.stream, item.expectedVersion, current) };
     }
     let appended: AppendedEvent[];
@@ -213,6 +318,13 @@ export class GroupCommitter {
       payloads = appended.map((e) => item.seal(e));
     } catch (error) {
       return { error };
+    }
+    const version = current + appended.length;
+    if (item.projectMany && mode instanceof DeferredProjections) {
+      const accepted: Accepted = { appended, payloads, version, projected: undefined };
+      mode.add(item.projectMany, appended, accepted);
+      versions.set(item.stream, version);
+      return { accepted };
     }
     let projected: unknown;
     if (item.project && !guarded) {
@@ -231,7 +343,6 @@ export class GroupCommitter {
       }
       await this.#repo.releaseSavepoint(trx);
     }
-    const version = current + appended.length;
     versions.set(item.stream, version);
     return { accepted: { appended, payloads, version, projected } };
   }

@@ -1,6 +1,6 @@
 export * from './event-store-types';
 export * from './runtime';
-export { createPgDb, type DbHandle, type PgDbOptions } from './pg-db';
+export { createPgDb, pingPostgres, type DbHandle, type PgDbOptions } from './pg-db';
 export { createPgliteDb, type PgliteDbOptions } from './pglite-db';
 export { parseSafeInteger, parseNumeric } from './type-parsers';
 export { migrateSchema } from './migrate';
@@ -37,3 +37,31 @@ export {
 } from './aggregate-log';
 export { ServiceDb } from './service-db';
 export { STREAM_VERSION_CONSTRAINT, type EventLogDb, type EventLogTable } from './event-log.table';
+export { inBatchSpan, ATTR_BATCH_SIZE } from './batch-span';
+export { AppendLink, type AppendLinkState } from './append-link';
+export {
+  applyReplicaRows,
+  openReplicaPayload,
+  replicaHead,
+  ReplicaApplyError,
+  type ReplicaProjector,
+  type ReplicaRow,
+} from './replica-apply';
+export {
+  replayable,
+  ReplayError,
+  ReplayRegistry,
+  type Replayable,
+  type ReplayContext,
+  type ReplayKeyOf,
+} from './replay';
+export {
+  serveReplica,
+  replicaEndpointProvider,
+  wipeServiceData,
+  type ReplicaEndpointSpec,
+} from './replica-endpoint';
+export * from './merkle-tree';
+export { MerkleFrontier } from './merkle-frontier';
+export * from './merkle-verify';
+export { EventLogReader, type ChainedRawEvent } from './event-log-reader';

@@ -60,6 +60,14 @@ class SingleConnectionPool implements PostgresPool {
   }
 }
 
+/**
+ * Databases served by one session (PGlite): no other transaction can ever run beside one of
+ * their transactions, so advisory locks guard nothing there and cost a round trip each.
+ */
+const singleSessionDbs = new WeakSet<AnyDb>();
+
+export const isSingleSession = (db: AnyDb): boolean => singleSessionDbs.has(db);
+
 /** Embedded Postgres (PGlite, in a worker thread) for dev mode and tests. */
 export function createPgliteDb(opts: PgliteDbOptions = {}): DbHandle {
   const dialect = new PostgresDialect({
@@ -68,6 +76,7 @@ export function createPgliteDb(opts: PgliteDbOptions = {}): DbHandle {
       new SingleConnectionPool(new PgliteWorker(opts.dataDir ? { dataDir: opts.dataDir } : {})),
   });
   const db: AnyDb = new Kysely({ dialect });
+  singleSessionDbs.add(db);
   let closing: Promise<void> | undefined;
   return { db, dialect: 'pglite', close: () => (closing ??= db.destroy()) };
 }

@@ -11,7 +11,11 @@ import { GatewayService } from './gateway.service';
 import { GatewayExceptionFilter } from './http/gateway-exception.filter';
 import { InvalidationListener } from './invalidation.listener';
 import { MountTableService } from './routing/mount-table.service';
+import { ApiLockGate } from './namespaces/api-lock-gate.service';
 import { SealStateService } from './routing/seal-state.service';
+import { ReplicationGate } from './replication/replication-gate.service';
+import { SentinelEnforcer } from './sentinel/sentinel-enforcer.service';
+import { SentinelPolicyStore } from './sentinel/sentinel-policy-store.service';
 
 const SILENT: GatewayLogger = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -33,12 +37,16 @@ export class GatewayModule {
         { provide: GATEWAY_LOGGER, useValue: logger },
         SealStateService,
         MountTableService,
+        ApiLockGate,
         TokenResolver,
         PolicyCache,
         EntityCache,
         AclEvaluator,
         AuditBroker,
         InvalidationListener,
+        SentinelPolicyStore,
+        SentinelEnforcer,
+        ReplicationGate,
         GatewayService,
         {
           provide: APP_FILTER,

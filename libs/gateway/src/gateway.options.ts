@@ -1,5 +1,6 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import type { MountInfo, RouteTable } from '@coffer/contracts';
+import type { HealthCheck, ListenerTlsOptions } from '@coffer/service-host';
 import type { Transport } from '@coffer/transport';
 import type { JsonLimits } from './request/json-limits';
 
@@ -10,8 +11,8 @@ export interface GatewayListenerOptions {
   maxRequestSize?: number;
   /** Vault's max_json_* limits on request bodies; defaults 300 deep, 1 MiB strings, 10 000 entries */
   json?: Partial<JsonLimits>;
-  /** PEM certificate and key; absent = plain HTTP */
-  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** PEM certificate and key (plus minimum version and client CA); absent = plain HTTP */
+  tls?: ListenerTlsOptions;
 }
 
 export interface GatewayCacheOptions {
@@ -30,6 +31,10 @@ export interface GatewayOptions {
     /** serves GET /health (Boundary-style controller health); optional in dev mode */
     ops?: GatewayListenerOptions;
   };
+  /** dependencies /health checks besides the API listener (the apps pass the NATS connection) */
+  healthChecks?: Readonly<Record<string, HealthCheck>>;
+  /** told when a health check fails */
+  onUnhealthy?: (check: string, reason: string) => void;
   /** health answers 503 this long before the API listener closes, requests still served (default 0) */
   gracefulShutdownWaitSeconds?: number;
   /**
@@ -55,6 +60,12 @@ export interface GatewayOptions {
    * serves yet; the type itself when undefined): the apps pass `serviceForMountType` of `@coffer/engines`.
    */
   serviceFor: (mountType: string) => string | undefined;
+  /**
+   * Vault Enterprise's administrative namespace ("admin"; the server config's
+   * `administrative_namespace_path`, or `managed_namespace_root` in managed mode): restricted
+   * routes are served there as in the root namespace.
+   */
+  administrativeNamespace?: string;
 }
 
 export const GATEWAY_OPTIONS = Symbol('GATEWAY_OPTIONS');

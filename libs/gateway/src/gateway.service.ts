@@ -12,7 +12,7 @@ import {
   type Operation,
   type ResolvedToken,
 } from '@coffer/contracts';
-import { describeCause, wasLogged, type Transport } from '@coffer/transport';
+import { activeTraceId, describeCause, wasLogged, type Transport } from '@coffer/transport';
 import { context as otelContext, propagation } from '@opentelemetry/api';
 import { AuditBroker } from './audit/audit-broker.service';
 import type { AuditedRequest } from './audit/audit-entry';
@@ -37,8 +37,22 @@ import type { RequestKind } from './request/request-kind';
 import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.service';
 import { operationsOf, resolveRoute, type MountServing, type ResolvedRoute } from './routing/route-resolver';
 import { SealStateService } from './routing/seal-state.service';
+import { ReplicationGate } from './replication/replication-gate.service';
+import { SentinelEnforcer, withSentinelWarnings } from './sentinel/sentinel-enforcer.service';
+import { ApiLockGate } from './namespaces/api-lock-gate.service';
+import { normaliseNamespacePath, restrictRouting, scopedAclPath } from './namespaces/namespace-scope';
 import type { GatewayLogger } from './gateway.logger';
+import { observeHttpRequest } from './http/http.metrics';
+import {
+  ATTR_OPERATION,
+  ATTR_REQUEST_ID,
+  nameRequestSpan,
+  requestSpan,
+  routeTemplate,
+} from './http/request-span';
 import { wrapFormatOf, wrapIfRequested } from './wrapping/response-wrapper';
+import { withRequestId } from '@coffer/telemetry';
+import { pageListResult } from './response/list-page';
 
 export interface GatewayRequest extends Omit<RawRequest, 'body'> {
   clientAddress: string;
@@ -49,6 +63,8 @@ export interface GatewayRequest extends Omit<RawRequest, 'body'> {
 /** What the one log line of a failed request names: the route template once routing found it. */
 interface RequestTrace {
   route: string;
+  /** the route template for metrics and the HTTP span ("secret/data/:path*"), "unrouted" until known */
+  template: string;
   /** set once the request is known to be audited; filled as the pipeline learns more */
   audit?: AuditedRequest;
   /** the request entry was written (a failure then only needs its response entry) */
@@ -70,6 +86,8 @@ interface Caller {
 export class GatewayService {
   private readonly engineTimeoutMs: number;
   private readonly serving: MountServing;
+  /** where restricted routes are served besides the root ("admin/" in managed mode) */
+  private readonly adminNamespace: string;
 
   constructor(
     @Inject(GATEWAY_TRANSPORT) private readonly transport: Transport,
@@ -80,19 +98,34 @@ export class GatewayService {
     private readonly tokens: TokenResolver,
     private readonly acls: AclEvaluator,
     private readonly audit: AuditBroker,
+    private readonly sentinel: SentinelEnforcer,
+    private readonly replication: ReplicationGate,
+    private readonly locks: ApiLockGate,
   ) {
     this.engineTimeoutMs = options.engineTimeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS;
     this.serving = { tableFor: options.routeTableFor, serviceFor: options.serviceFor };
+    this.adminNamespace = normaliseNamespacePath(options.administrativeNamespace);
   }
 
-  async handle(req: GatewayRequest): Promise<HttpResult> {
+  handle(req: GatewayRequest): Promise<HttpResult> {
     const requestId = randomUUID();
-    const trace: RequestTrace = { route: 'unrouted' };
+    // log lines written while serving it name the request (and its trace)
+    return withRequestId(requestId, () => this.handleWithId(req, requestId));
+  }
+
+  private async handleWithId(req: GatewayRequest, requestId: string): Promise<HttpResult> {
+    const startedAt = process.hrtime.bigint();
+    // Vault's request_id on the HTTP span: a client's error report leads to its trace
+    requestSpan()?.setAttribute(ATTR_REQUEST_ID, requestId);
+    const trace: RequestTrace = { route: 'unrouted', template: 'unrouted' };
+    let result: HttpResult;
     try {
-      return await this.process(req, requestId, trace);
+      result = await this.process(req, requestId, trace);
     } catch (error) {
-      return this.failure(await this.auditFailure(trace, error), requestId, req.method, trace.route);
+      result = this.failure(await this.auditFailure(trace, error), requestId, req.method, trace.route);
     }
+    observeHttpRequest(req.method, trace.template, result.status, startedAt);
+    return result;
   }
 
   /**
@@ -124,8 +157,10 @@ export class GatewayService {
     const code = error instanceof DomainError ? error.code : 'internal';
     if (rendered.status >= 500 && code !== 'sealed' && !wasLogged(error)) {
       const cause = describeCause(error);
+      const traceId = activeTraceId();
       this.logger.error(
-        `request ${requestId} ${method} ${route} failed: ${rendered.status} ${code}: ${cause.text}`,
+        `request ${requestId} ${method} ${route} failed: ${rendered.status} ${code}: ${cause.text}` +
+          (traceId === undefined ? '' : ` (trace ${traceId})`),
         cause.stack,
       );
     }
@@ -134,16 +169,33 @@ export class GatewayService {
 
   private async process(req: GatewayRequest, requestId: string, trace: RequestTrace): Promise<HttpResult> {
     const head = parseRequestHead(req);
-    const { kind, path, fullPath, aclPath, query, token, wrapTtl } = head;
+    const { kind, path, fullPath, query, token, wrapTtl } = head;
     const sealed = await this.seal.isSealed();
     const index = sealed ? SEALED_MOUNT_INDEX : await this.mounts.get();
-    const routing = resolveRoute(index, fullPath, path, kind, this.serving);
+    const routing = restrictRouting(
+      resolveRoute(index, fullPath, path, kind, this.serving),
+      this.adminNamespace,
+    );
     if (routing.kind !== 'failed') {
       trace.route = `${routing.table.engine} ${routing.kind === 'route' ? routing.route.pattern : 'help'}`;
+      const mount = routing.match.mount;
+      trace.template =
+        routing.kind === 'route'
+          ? routeTemplate(mount, routing.route.pattern)
+          : `${routeTemplate(mount, '')} help`;
+      nameRequestSpan(requestSpan(), req.method, trace.template, mount);
     }
     if (sealed && !(routing.kind === 'route' && routing.route.allowSealed)) {
       throw new DomainError('sealed', 'Vault is sealed');
     }
+    // a DR secondary serves only its own routes; a performance secondary does not write replicated data
+    await this.replication.admit(
+      fullPath,
+      kind !== 'read' && kind !== 'list' && kind !== 'help',
+      routing.kind === 'route' ? (routing.route.service ?? routing.table.service) : undefined,
+      req.headers,
+    );
+    if (!sealed) await this.locks.assertOpen(routing, fullPath);
     if (isAudited(routing, kind, sealed)) {
       const mount = routing.kind === 'failed' ? undefined : routing.match.mount;
       const entry = routing.kind === 'failed' ? undefined : routing.match.entry;
@@ -168,6 +220,7 @@ export class GatewayService {
         policies: [],
         remoteAddress: req.clientAddress,
         headers: req.headers,
+        traceId: activeTraceId(),
         ...(wrapTtl !== undefined ? { wrapTtl } : {}),
       };
     }
@@ -180,6 +233,7 @@ export class GatewayService {
           routing.kind === 'route' && routing.route.noAcl === true,
           req.clientAddress,
         );
+    const aclPath = scopedAclPath(caller.token, routing, fullPath, head.aclPath);
     if (trace.audit && caller.token) {
       trace.audit.token = caller.token;
       trace.audit.policies = this.acls.policyNames(caller.token);
@@ -243,9 +297,22 @@ export class GatewayService {
     }
     const headers = encodeContext(ctx);
     engineRequest.operation = operation;
+    requestSpan()?.setAttribute(ATTR_OPERATION, operation);
     if (trace.audit) trace.audit.operation = operation;
     const def = routing.route.operations[operation];
     if (!def) throw new DomainError('unsupported_operation', 'unsupported operation');
+    // role and endpoint governing policies, after the ACL (libs/gateway/src/sentinel)
+    const sentinel = await this.sentinel.enforce({
+      routing,
+      token: caller.token,
+      path: fullPath,
+      operation,
+      body,
+      headers: req.headers,
+      clientAddress: req.clientAddress,
+      sudo: ctx.sudo,
+      wrapTtl,
+    });
     // fail closed: a request no audit device logged never reaches the engine
     if (trace.audit) {
       await this.audit.logRequest(trace.audit);
@@ -259,10 +326,11 @@ export class GatewayService {
     });
     const service = routing.route.service ?? routing.table.service;
     const leaseAt = { path, mount: routing.match.mount, service };
-    const result = await registerLease(this.transport, answer, leaseAt, {
+    const leased = await registerLease(this.transport, withSentinelWarnings(answer, sentinel), leaseAt, {
       headers,
       timeoutMs: this.engineTimeoutMs,
     });
+    const result = pageListResult(leased, operation, query.values);
     this.afterSuccess(routing, operation);
     const rendered = renderEngineResponse(result, operation, requestId);
     const wrap = {
@@ -280,7 +348,10 @@ export class GatewayService {
       trace.audit = undefined;
       await this.audit.logResponse(audited, auditedResult(result, answered.wrapInfo));
     }
-    return answered.http;
+    return this.replication.answer(fullPath, query.values, answered.http, {
+      write: operation !== 'read' && operation !== 'list',
+      service,
+    });
   }
 
   /** Whether a failed routing may be told (404/405/503) or must look like a denial (403). */
@@ -329,6 +400,7 @@ export class GatewayService {
       ctx.tokenRef = token.tokenRef;
       if (token.entityId) ctx.entityId = token.entityId;
       if (token.displayName) ctx.displayName = token.displayName;
+      if (token.namespace) ctx.tokenNamespace = token.namespace;
     }
     const carrier: Record<string, string> = {};
     propagation.inject(otelContext.active(), carrier);

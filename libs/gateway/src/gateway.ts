@@ -2,7 +2,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { parseListenAddress, startOpsServer, type OpsServer } from '@coffer/service-host';
+import { parseListenAddress, serveOpsMetrics, startOpsServer, type OpsServer } from '@coffer/service-host';
 import { DEFAULT_MAX_REQUEST_SIZE } from '@coffer/config';
 import type { GatewayListenerOptions, GatewayOptions } from './gateway.options';
 import { GatewayModule } from './gateway.module';
@@ -23,6 +23,8 @@ export interface Gateway {
   /** "http://127.0.0.1:8200" once listening */
   readonly apiAddress: string;
   readonly opsAddress: string | undefined;
+  /** the ops listener once listening (obs: `ops.route('/metrics', ...)`) */
+  readonly ops: OpsServer | undefined;
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
@@ -55,7 +57,7 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
 
 class GatewayHost implements Gateway {
   private app: NestFastifyApplication | undefined;
-  private ops: OpsServer | undefined;
+  private opsServer: OpsServer | undefined;
   private api: AddressInfo | undefined;
   private closing: Promise<void> | undefined;
 
@@ -67,9 +69,13 @@ class GatewayHost implements Gateway {
   }
 
   get opsAddress(): string | undefined {
-    return this.ops
-      ? formatAddress(this.ops.bound, this.options.listeners.ops?.tls !== undefined)
+    return this.opsServer
+      ? formatAddress(this.opsServer.bound, this.options.listeners.ops?.tls !== undefined)
       : undefined;
+  }
+
+  get ops(): OpsServer | undefined {
+    return this.opsServer;
   }
 
   async listen(): Promise<void> {
@@ -117,17 +123,22 @@ class GatewayHost implements Gateway {
 
   private async listenOps(listener: GatewayListenerOptions): Promise<void> {
     // /health follows the API listener: 503 whenever it is not listening
-    this.ops = await startOpsServer(listener.address, () => this.app?.getHttpServer().listening === true);
-    this.ops.markServing();
+    this.opsServer = await startOpsServer(listener.address, {
+      checks: { api: () => this.app?.getHttpServer().listening === true, ...this.options.healthChecks },
+      ...(listener.tls ? { tls: listener.tls } : {}),
+      ...(this.options.onUnhealthy ? { onUnhealthy: this.options.onUnhealthy } : {}),
+    });
+    this.opsServer.route('/metrics', serveOpsMetrics);
+    this.opsServer.markServing();
   }
 
   private async shutdown(): Promise<void> {
-    this.ops?.beginShutdown();
+    this.opsServer?.beginShutdown();
     const waitMs = (this.options.gracefulShutdownWaitSeconds ?? 0) * 1000;
     // The grace period itself is the point here: load balancers see 503 on /health and move
     // traffic away while requests still succeed.
     if (waitMs > 0 && this.app) await delay(waitMs);
     await this.app?.close();
-    await this.ops?.close();
+    await this.opsServer?.close();
   }
 }

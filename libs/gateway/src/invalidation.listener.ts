@@ -8,6 +8,7 @@ import { PolicyCache } from './auth/policy-cache.service';
 import { TokenResolver } from './auth/token-resolver.service';
 import type { GatewayLogger } from './gateway.logger';
 import { GATEWAY_LOGGER, GATEWAY_TRANSPORT } from './gateway.options';
+import { ApiLockGate } from './namespaces/api-lock-gate.service';
 import { MountTableService } from './routing/mount-table.service';
 import { SealStateService } from './routing/seal-state.service';
 
@@ -29,6 +30,7 @@ export class InvalidationListener implements OnModuleInit, OnModuleDestroy {
     private readonly seal: SealStateService,
     private readonly audit: AuditBroker,
     @Inject(GATEWAY_LOGGER) private readonly logger: GatewayLogger,
+    private readonly locks: ApiLockGate,
   ) {}
 
   onModuleInit(): void {
@@ -55,10 +57,12 @@ export class InvalidationListener implements OnModuleInit, OnModuleDestroy {
         break;
       case 'mounts':
         this.mounts.invalidate();
+        this.locks.invalidate();
         break;
       case 'seal':
         this.seal.invalidate();
         this.mounts.invalidate();
+        this.locks.invalidate();
         this.audit.invalidate();
         break;
       case 'audit':

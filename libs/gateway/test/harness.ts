@@ -4,6 +4,7 @@ import {
   coreMountTable,
   corePolicyTexts,
   coreSealState,
+  coreSentinelPolicies,
   coreTokenResolve,
   coreWrapResponse,
   DomainError,
@@ -104,6 +105,8 @@ export class FakeCoreSys {
       this.calls.entity++;
       return this.entities.get(entityId) ?? null;
     });
+    // no RGPs or EGPs: the Sentinel step passes every request
+    transport.serve(coreSentinelPolicies, 'core-sys', async () => ({ policies: [] }));
     transport.serve(coreAuditConfig, 'core-sys', async () => ({
       devices: this.auditDevices,
       headers: this.auditHeaders,

@@ -90,6 +90,84 @@ describe('two kv replicas on one database (NATS + Postgres)', () => {
     expect(meta.data).toMatchObject({ current_version: 40, oldest_version: 31 });
   });
 
+  it('keeps each pipelined write of a hot key at its own version, with its own data', async () => {
+    await h.call(
+      kvV2.dataWrite,
+      { mount, operation: 'create', path: 'data/piped', body: { data: { i: -1 } } },
+      via(0),
+    );
+    const writes = Array.from({ length: 64 }, (_, i) =>
+      h.call(
+        kvV2.dataWrite,
+        { mount, operation: 'update', path: 'data/piped', body: { data: { i } } },
+        via(i % 2),
+      ),
+    );
+    const versions = (await Promise.all(writes)).map((r) => (r.data as { version: number }).version);
+    expect(new Set(versions).size).toBe(64);
+    // the ten versions kept: each holds the data of the write that answered with its number
+    for (const version of versions.filter((v) => v > 55)) {
+      const got = await h.call(
+        kvV2.dataRead,
+        { mount, operation: 'read', path: 'data/piped', query: { version: String(version) } },
+        via(version % 2),
+      );
+      expect(got.data).toMatchObject({ data: { i: versions.indexOf(version) }, metadata: { version } });
+    }
+    const meta = await h.call(
+      kvV2.metadataRead,
+      { mount, operation: 'read', path: 'metadata/piped' },
+      via(0),
+    );
+    expect(meta.data).toMatchObject({ current_version: 65, oldest_version: 56 });
+  });
+
+  it('projects a burst of creations and updates of many keys (one statement per batch), each readable', async () => {
+    const paths = Array.from({ length: 30 }, (_, i) => `burst/k${i}`);
+    await Promise.all(
+      paths
+        .slice(0, 10)
+        .map((p) =>
+          h.call(
+            kvV2.dataWrite,
+            { mount, operation: 'create', path: `data/${p}`, body: { data: { v: 0 } } },
+            via(0),
+          ),
+        ),
+    );
+    // both replicas at once: new keys, existing keys, and the same new key created from both
+    await Promise.all([
+      ...paths.map((p, i) =>
+        h.call(
+          kvV2.dataWrite,
+          { mount, operation: 'update', path: `data/${p}`, body: { data: { v: i } } },
+          via(i % 2),
+        ),
+      ),
+      ...[0, 1, 0, 1].map((r) =>
+        h.call(
+          kvV2.dataWrite,
+          { mount, operation: 'update', path: 'data/burst/same', body: { data: { r } } },
+          via(r),
+        ),
+      ),
+    ]);
+    for (const [i, p] of paths.entries()) {
+      const got = await h.call(
+        kvV2.dataRead,
+        { mount, operation: 'read', path: `data/${p}` },
+        via(1 - (i % 2)),
+      );
+      expect(got.data).toMatchObject({ data: { v: i }, metadata: { version: i < 10 ? 2 : 1 } });
+    }
+    const same = await h.call(
+      kvV2.metadataRead,
+      { mount, operation: 'read', path: 'metadata/burst/same' },
+      via(0),
+    );
+    expect(same.data).toMatchObject({ current_version: 4 });
+  });
+
   it('lets exactly one of two concurrent check-and-set creations win', async () => {
     const attempts = [0, 1, 0, 1].map((r) =>
       h

@@ -14,4 +14,9 @@ export interface KvModuleOptions {
   cubbyholeSweepIntervalMs?: number;
   /** Token refs checked per coreTokenAlive call during a sweep. Default 500. */
   cubbyholeSweepBatchSize?: number;
+  /**
+   * Nothing but this module writes the kv schema (dev mode: PGlite lives inside the process), so
+   * cached reads need no database check while no kv write happened (KvReadFence). Default false.
+   */
+  soleWriter?: boolean;
 }

@@ -11,7 +11,8 @@ export const kvEngine = defineEngine({
   schema: KV_SCHEMA,
   migrations: kvMigrations,
   cipher: 'keyring',
-  module: (runtime) => KvModule.register(runtime),
+  // dev mode is one process on an embedded database: its kv module is the only writer
+  module: (runtime, host) => KvModule.register(runtime, { soleWriter: host.dev !== undefined }),
   mountTypes: {
     kv: { kind: 'secret', routes: (options) => (options['version'] === '2' ? kvV2Routes : kvV1Routes) },
     cubbyhole: { kind: 'secret', routes: () => cubbyholeRoutes },

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { createServiceEventStore, writerProvider, type ServiceRuntime } from '@coffer/event-store';
+import { writerProvider, type ServiceRuntime } from '@coffer/event-store';
 import { CubbyholeLifecycleService } from './flat/cubbyhole-lifecycle.service';
 import { CubbyholeEventLog, CubbyholeProjection } from './flat/cubbyhole.projection';
 import { FlatSecretService } from './flat/flat-secret.service';
@@ -24,6 +24,7 @@ import { KV2_LOG, KV_CONFIG_LOG } from './kv2/kv2.events';
 import { Kv2EventLog, Kv2Projection } from './kv2/kv2.projection';
 import { Kv2Repository } from './kv2/kv2.repository';
 import { Kv2Store } from './kv2/kv2.store';
+import { kvReplicaProvider } from './replication/kv.replay';
 import { KvBroadcastHandlers } from './mounts/broadcast.handlers';
 import { MOUNT_PURGE_LOG } from './mounts/mount.events';
 import { MountPurgeEventLog, MountPurgeProjection } from './mounts/mount-purge.projection';
@@ -31,6 +32,8 @@ import { MountPurgeRepository } from './mounts/mount-purge.repository';
 import { MountPurgeService } from './mounts/mount-purge.service';
 import { DataKeyCipher } from './shared/data-keys';
 import { KvDb } from './shared/kv.table';
+import { KvEventStore } from './shared/kv-event-store';
+import { KvReadFence } from './shared/read-fence';
 import { StreamWriter } from './shared/stream-writer';
 import { Vacuum } from './shared/vacuum';
 
@@ -48,10 +51,15 @@ export class KvModule {
         { provide: KV_RUNTIME, useValue: runtime },
         { provide: KV_OPTIONS, useValue: options },
         { provide: KvDb, useValue: new KvDb(runtime) },
-        { provide: KV_EVENT_STORE, useValue: createServiceEventStore(runtime, KV_LOGS) },
+        {
+          provide: KV_EVENT_STORE,
+          useFactory: (fence: KvReadFence) => KvEventStore.create(runtime, KV_LOGS, fence),
+          inject: [KvReadFence],
+        },
         { provide: DataKeyCipher, useFactory: () => new DataKeyCipher(runtime.cipher) },
         StreamWriter,
         Vacuum,
+        KvReadFence,
         FlatRepository,
         FlatProjection,
         writerProvider(FlatEventLog, KV_EVENT_STORE, FLAT_LOG, FlatProjection),
@@ -73,6 +81,7 @@ export class KvModule {
         MountPurgeProjection,
         writerProvider(MountPurgeEventLog, KV_EVENT_STORE, MOUNT_PURGE_LOG, MountPurgeProjection),
         MountPurgeService,
+        kvReplicaProvider(runtime), // replication: a secondary replays the primary's kv log
       ],
       controllers: [
         Kv1Handlers,

@@ -1,2 +1,3 @@
 export { IntervalLoop, type IntervalLoopOptions } from './interval-loop';
 export { SweepJob } from './sweep-job';
+export { runJob } from './job-span';

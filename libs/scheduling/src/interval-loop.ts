@@ -1,3 +1,5 @@
+import { runJob } from './job-span';
+
 /**
  * Background work every service repeats on a timer (token sweeps, cubbyhole sweeps, keyring
  * sync and refresh): one run at a time, failures reported and the loop going on, a timer that
@@ -8,6 +10,8 @@ export interface IntervalLoopOptions {
   intervalMs: number;
   /** one pass; a tick while the previous pass still runs is skipped */
   run: () => Promise<unknown>;
+  /** names the pass's span (`job <name>`), e.g. "token sweep"; "interval job" by default */
+  name?: string;
   /** a failed pass (say what went wrong, never the data); the next tick tries again */
   onError: (error: unknown) => void;
 }
@@ -34,8 +38,7 @@ export class IntervalLoop {
 
   /** Runs a pass now unless one is running; resolves when that pass is over (never rejects). */
   tick(): Promise<void> {
-    this.#running ??= this.opts
-      .run()
+    this.#running ??= runJob(this.opts.name ?? 'interval job', this.opts.run)
       .then(
         () => undefined,
         (error: unknown) => this.opts.onError(error),

@@ -14,6 +14,7 @@ export abstract class SweepJob implements OnApplicationBootstrap, OnApplicationS
   protected constructor(loggerName: string, what: string, intervalMs: number) {
     this.logger = new Logger(loggerName);
     this.#loop = new IntervalLoop({
+      name: what,
       intervalMs,
       run: () => this.sweep(),
       onError: (error) =>

@@ -4,12 +4,14 @@ import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { Barrier, KeyringClient } from '@coffer/barrier';
-import { createPgDb, migrateSchema, type ServiceRuntime } from '@coffer/event-store';
+import { createPgDb, migrateSchema, pingPostgres, type ServiceRuntime } from '@coffer/event-store';
 import { startTelemetry } from '@coffer/telemetry';
 import { connectNatsTransport, createServiceApp } from '@coffer/transport';
 import type { EngineDescriptor, EngineHost } from './engine-descriptor';
 import { nestLogLevels } from './log-level';
-import { startOpsServer } from './ops-server';
+import { startOpsServer, type HealthCheck } from './ops-server';
+import { serveOpsMetrics } from './ops-metrics';
+import { loadListenerTls } from './listener-tls';
 import { serviceAppConfig, type ServiceAppConfig } from './service.config';
 import { runWithShutdown, type ShutdownSequence } from './shutdown';
 
@@ -38,11 +40,20 @@ async function start(
 ): Promise<void> {
   const instanceId = `${spec.name}-${hostname()}-${process.pid}`;
   // First up, last down: /health answers 503 until the service serves and again while it stops.
-  const ops = await startOpsServer(config.opsAddress);
+  // Filled in as the dependencies come up; /health says 503 until markServing anyway.
+  const checks: Record<string, HealthCheck> = {};
+  const ops = await startOpsServer(config.opsAddress, {
+    checks,
+    ...(config.opsTls ? { tls: loadListenerTls(config.opsTls) } : {}),
+    onUnhealthy: unhealthyLogger(logger),
+  });
+  ops.route('/metrics', serveOpsMetrics);
   shutdown.add('ops listener', () => ops.close());
   const telemetry = startTelemetry({
     serviceName: `coffer-${spec.name}`,
     otlpEndpoint: config.otlpEndpoint,
+    settings: config.telemetry,
+    instanceId,
   });
   shutdown.add('telemetry', () => telemetry.shutdown());
 
@@ -52,6 +63,7 @@ async function start(
     onError: (error) => logger.warn(`idle database connection failed: ${error.message}`),
   });
   shutdown.add('database', () => database.close());
+  checks.postgres = () => pingPostgres(config.databaseUrl);
   await migrateSchema(database.db, spec.schema, spec.migrations);
   const transport = await connectNatsTransport({
     servers: config.natsUrl.split(',').map((s) => s.trim()),
@@ -59,6 +71,7 @@ async function start(
     name: instanceId,
   });
   shutdown.add('transport', () => transport.close());
+  checks.nats = () => transport.connected;
 
   let barrier: Barrier;
   if (spec.cipher === 'keyring') {
@@ -87,6 +100,7 @@ async function start(
     instanceId,
     clusterSecret: config.clusterSecret,
     apiAddr: config.apiAddr,
+    cluster: config.cluster,
     mountCatalogue: hosting.mountCatalogue,
     ...(config.pluginDirectory === undefined ? {} : { pluginDirectory: config.pluginDirectory }),
     pluginTransport: { kind: 'nats', servers: config.natsUrl, subjectPrefix: config.subjectPrefix },
@@ -105,4 +119,15 @@ async function start(
   logger.log(
     `${instanceId} serving on ${config.natsUrl} (prefix "${config.subjectPrefix}"), ops on ${ops.address}`,
   );
+}
+
+/** Logs a failing health check at most once a minute per check: probes come every few seconds. */
+export function unhealthyLogger(logger: Pick<Logger, 'warn'>): (check: string, reason: string) => void {
+  const last = new Map<string, number>();
+  return (check, reason) => {
+    const now = Date.now();
+    if (now - (last.get(check) ?? -Infinity) < 60_000) return;
+    last.set(check, now);
+    logger.warn(`/health: ${check} is unhealthy (${reason})`);
+  };
 }

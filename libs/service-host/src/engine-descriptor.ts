@@ -12,6 +12,8 @@ export interface EngineHost {
   clusterSecret: string;
   /** advertised API address, e.g. "http://127.0.0.1:8200" */
   apiAddr: string;
+  /** replication's cluster listener: where it binds and the address secondaries are given */
+  cluster?: { listen: string; advertise: string };
   /** set in dev mode only (one process, `npm start`) */
   dev?: { rootTokenId?: string };
   /** every mountable type of the product (`MOUNT_CATALOGUE` of `@coffer/engines`): core-sys enables only these */

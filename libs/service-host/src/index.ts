@@ -1,4 +1,4 @@
-export { runClusterService, type ClusterServiceHosting } from './cluster-service';
+export { runClusterService, unhealthyLogger, type ClusterServiceHosting } from './cluster-service';
 export {
   defineEngine,
   mountCatalogueOf,
@@ -10,7 +10,23 @@ export {
   type RouteTableSelector,
 } from './engine-descriptor';
 export { nestLogLevels } from './log-level';
-export { parseListenAddress, startOpsServer, type OpsServer } from './ops-server';
+export {
+  parseListenAddress,
+  startOpsServer,
+  type HealthCheck,
+  type OpsRouteHandler,
+  type OpsServer,
+  type OpsServerOptions,
+} from './ops-server';
+export { serveOpsMetrics } from './ops-metrics';
+export {
+  enforceClientCertificates,
+  listenerTlsConfig,
+  listenerTlsSchema,
+  loadListenerTls,
+  type ListenerTlsConfig,
+  type ListenerTlsOptions,
+} from './listener-tls';
 export {
   clusterProcessInput,
   clusterProcessSchema,

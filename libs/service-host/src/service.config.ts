@@ -1,5 +1,16 @@
-import { ENV, defineAppConfig, envValue, listenerFor, type Env, type ServerConfig } from '@coffer/config';
+import {
+  ENV,
+  clusterAddressOf,
+  defineAppConfig,
+  envValue,
+  listenerFor,
+  requireClusterBlocks,
+  type Env,
+  type ServerConfig,
+  type TelemetryConfig,
+} from '@coffer/config';
 import { z } from 'zod';
+import { listenerTlsConfig, listenerTlsSchema } from './listener-tls';
 
 /**
  * What every cluster-mode process (gateway and services alike) takes from the server config:
@@ -10,22 +21,30 @@ import { z } from 'zod';
 export function clusterProcessSchema(natsRequired: string) {
   return z.object({
     opsAddress: z.string(),
+    /** the ops listener's TLS (tls_cert_file, ...); absent = plain HTTP */
+    opsTls: listenerTlsSchema.optional(),
     natsUrl: z.string({ error: natsRequired }),
     subjectPrefix: z.string(),
     gracefulShutdownWaitMs: z.number().int().nonnegative(),
     otlpEndpoint: z.string().optional(),
+    /** the whole telemetry block (sampling, protocol, resource), validated by the server schema */
+    telemetry: z.custom<TelemetryConfig>(),
     logLevel: z.string(),
   });
 }
 
 /** The input of clusterProcessSchema, from the server config and the environment. */
 export function clusterProcessInput(server: ServerConfig, env: Env) {
+  requireClusterBlocks(server);
+  const ops = listenerFor(server, 'ops');
   return {
-    opsAddress: envValue(env, ENV.opsListenAddress) ?? listenerFor(server, 'ops').address,
+    opsAddress: envValue(env, ENV.opsListenAddress) ?? ops.address,
+    opsTls: listenerTlsConfig(ops),
     natsUrl: server.nats?.url,
     subjectPrefix: server.nats?.subjectPrefix ?? 'coffer',
     gracefulShutdownWaitMs: server.controller.gracefulShutdownWaitMs,
     otlpEndpoint: server.telemetry.otlpEndpoint,
+    telemetry: server.telemetry,
     logLevel: server.logLevel,
   };
 }
@@ -43,6 +62,8 @@ export const serviceAppConfig = defineAppConfig(
     /** advertised API address (core-sys: OIDC issuer, replication later) */
     apiAddr: z.string({ error: 'api_addr is required when no api listener is configured' }),
     pluginDirectory: z.string().optional(),
+    /** replication's cluster listener (listener purpose "cluster", cluster_addr) */
+    cluster: z.object({ listen: z.string(), advertise: z.string() }),
   }),
   (server, env) => ({
     ...clusterProcessInput(server, env),
@@ -51,6 +72,7 @@ export const serviceAppConfig = defineAppConfig(
     clusterSecret: server.clusterSecret,
     apiAddr: server.apiAddr,
     pluginDirectory: server.pluginDirectory,
+    cluster: clusterAddressOf(server),
   }),
 );
 export type ServiceAppConfig = ReturnType<typeof serviceAppConfig.load>;

@@ -23,9 +23,18 @@ describe('instrumentations in a real process', () => {
     const names = spans.map((s) => s.name);
 
     expect(names).toEqual(expect.arrayContaining(['pg.query:SELECT postgres', 'GET']));
-    const query = spans.find((s) => s.name.startsWith('pg.query'));
-    expect(query?.attributes['coffer.service']).toBe('kv');
-    // Statement text only: bound parameters and header values never reach span attributes.
+    const queries = spans.filter((s) => s.name.startsWith('pg.query'));
+    // the query outside any request ("select 1") is not traced
+    expect(queries).toHaveLength(1);
+    expect(queries[0]?.attributes['coffer.service']).toBe('kv');
+    const server = spans.find((s) => s.name === 'GET' && s.kind === 1);
+    const client = spans.find((s) => s.name === 'GET' && s.kind === 2);
+    expect(server?.attributes['http.target']).toBe('/probe');
+    expect(client?.attributes['http.url']).toBe(
+      `http://127.0.0.1:${String(client?.attributes['net.peer.port'])}/probe`,
+    );
+    // Statement text only: bound parameters, header values, query strings and connection
+    // string parameters never reach span attributes.
     expect(JSON.stringify(spans)).not.toContain(secret);
   }, 30_000);
 });

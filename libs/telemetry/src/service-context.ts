@@ -2,6 +2,7 @@ import { context, type Context } from '@opentelemetry/api';
 // the key @coffer/transport sets around every handler it runs
 import { SERVICE_CONTEXT_KEY } from '@coffer/transport';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { scrubSpan } from './span-hygiene';
 
 /** Span attribute naming the service a span belongs to (several services share dev mode's process). */
 export const SERVICE_ATTRIBUTE = 'coffer.service';
@@ -17,8 +18,9 @@ export function serviceIn(ctx: Context): string | undefined {
 }
 
 /**
- * The one processor the tracer provider knows: stamps the service attribute, then forwards to the
- * exporting processors, which come and go as startTelemetry handles are taken and released.
+ * The one processor the tracer provider knows: stamps the service attribute, strips query strings
+ * and credentials from URL attributes (at start and again before the span ends, for attributes
+ * set late), then forwards to the exporting processors, which come and go as startTelemetry handles are taken and released.
  */
 export class FanOutSpanProcessor implements SpanProcessor {
   private processors: SpanProcessor[] = [];
@@ -36,10 +38,12 @@ export class FanOutSpanProcessor implements SpanProcessor {
     if (service !== undefined && span.attributes[SERVICE_ATTRIBUTE] === undefined) {
       span.setAttribute(SERVICE_ATTRIBUTE, service);
     }
+    scrubSpan(span);
     for (const p of this.processors) p.onStart(span, parentContext);
   }
 
   onEnding(span: Span): void {
+    scrubSpan(span);
     for (const p of this.processors) p.onEnding?.(span);
   }
 

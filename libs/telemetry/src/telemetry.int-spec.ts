@@ -1,16 +1,27 @@
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { DomainError, defineContract } from '@coffer/contracts';
 import { InProcessTransport, connectNatsTransport, type NatsTransport } from '@coffer/transport';
 import { z } from 'zod';
 import { startTelemetry, withService, type Telemetry } from './index';
+import { natsUrl } from '@coffer/testing';
 
 const probe = defineContract(
   'kv.probe',
-  z.object({ fail: z.boolean().default(false) }),
+  z.object({ fail: z.boolean().default(false), crash: z.boolean().default(false) }),
   z.object({ ok: z.boolean() }),
 );
 const quiet = { error: () => undefined, warn: () => undefined };
+
+/** Runs `fn` as the work of an incoming request (a SERVER root span, as the HTTP instrumentation's). */
+async function asRequest<T>(fn: () => Promise<T>): Promise<T> {
+  const span = trace.getTracer('spec').startSpan('GET /probe', { kind: SpanKind.SERVER });
+  try {
+    return await context.with(trace.setSpan(context.active(), span), fn);
+  } finally {
+    span.end();
+  }
+}
 
 async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -31,12 +42,13 @@ describe('telemetry across the NATS transport', () => {
   beforeAll(async () => {
     telemetry = startTelemetry({ serviceName: 'telemetry-spec', exporter: memory });
     const subjectPrefix = `t${process.pid}${Date.now()}`;
-    const servers = 'nats://127.0.0.1:4222';
+    const servers = natsUrl();
     server = await connectNatsTransport({ servers, subjectPrefix, name: 'otel-server', logger: quiet });
     client = await connectNatsTransport({ servers, subjectPrefix, name: 'otel-client', logger: quiet });
     server.serve(probe, 'kv', async (req) => {
       trace.getTracer('spec').startSpan('inner work').end();
       if (req.fail) throw new DomainError('not_found', 'secret/data/a is missing');
+      if (req.crash) throw new Error('secret/data/a broke');
       return { ok: true };
     });
     await server.flush();
@@ -48,7 +60,7 @@ describe('telemetry across the NATS transport', () => {
   });
 
   it('makes the server span a child of the client span, in the same trace', async () => {
-    await withService('gateway', () => client.request(probe, {}));
+    await withService('gateway', () => asRequest(() => client.request(probe, {})));
     await until(() => spans('send kv.probe').length === 1 && spans('process kv.probe').length === 1);
     const [send] = spans('send kv.probe');
     const [processing] = spans('process kv.probe');
@@ -71,7 +83,7 @@ describe('telemetry across the NATS transport', () => {
   });
 
   it("attributes spans started inside a handler to the handler's service", async () => {
-    await client.request(probe, {});
+    await asRequest(() => client.request(probe, {}));
     await until(() => spans('inner work').length === 1 && spans('process kv.probe').length === 1);
     const [inner] = spans('inner work');
     const [processing] = spans('process kv.probe');
@@ -79,17 +91,34 @@ describe('telemetry across the NATS transport', () => {
     expect(inner?.parentSpanContext?.spanId).toBe(processing?.spanContext().spanId);
   });
 
-  it('marks failed requests with the error code only', async () => {
-    await expect(client.request(probe, { fail: true })).rejects.toBeInstanceOf(DomainError);
+  it('keeps a 4xx answer unmarked on both ends, with its code only', async () => {
+    await expect(asRequest(() => client.request(probe, { fail: true }))).rejects.toBeInstanceOf(DomainError);
     await until(() => spans('send kv.probe').length === 1 && spans('process kv.probe').length === 1);
     for (const span of [...spans('send kv.probe'), ...spans('process kv.probe')]) {
-      expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'not_found' });
+      expect(span.status).toEqual({ code: SpanStatusCode.UNSET });
+      expect(span.attributes['coffer.error_code']).toBe('not_found');
     }
+  });
+
+  it('marks a failure of the service (5xx) as an error on both ends, with the code only', async () => {
+    await expect(asRequest(() => client.request(probe, { crash: true }))).rejects.toBeInstanceOf(DomainError);
+    await until(() => spans('send kv.probe').length === 1 && spans('process kv.probe').length === 1);
+    for (const span of [...spans('send kv.probe'), ...spans('process kv.probe')]) {
+      expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'internal' });
+      expect(JSON.stringify(span.attributes)).not.toContain('broke');
+    }
+  });
+
+  it('records no trace for work outside a request (no root client spans)', async () => {
+    await client.request(probe, {});
+    await asRequest(() => client.request(probe, {}));
+    await until(() => spans('process kv.probe').length === 1);
+    expect(spans('send kv.probe')).toHaveLength(1);
   });
 
   it('shares one SDK between starts and exports through a given exporter once', async () => {
     const second = startTelemetry({ serviceName: 'another-service', exporter: memory });
-    await client.request(probe, {});
+    await asRequest(() => client.request(probe, {}));
     await until(() => spans('process kv.probe').length >= 1);
     await second.shutdown();
     expect(spans('send kv.probe')).toHaveLength(1);
@@ -98,7 +127,7 @@ describe('telemetry across the NATS transport', () => {
 
     // The first handle still holds the SDK: spans keep flowing.
     memory.reset();
-    await client.request(probe, {});
+    await asRequest(() => client.request(probe, {}));
     await until(() => spans('process kv.probe').length === 1);
   });
 });
@@ -112,7 +141,8 @@ describe('telemetry lifecycle', () => {
     const first = startTelemetry({ serviceName: 'lifecycle' });
     const second = startTelemetry({ serviceName: 'lifecycle' });
     const { traceparent } = await bus.request(echo, {});
-    expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    // not sampled (no request started this trace), but propagated
+    expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
 
     await first.shutdown();
     await first.shutdown();

@@ -1,8 +1,11 @@
 import { createRequire } from 'node:module';
+import { Logger } from '@nestjs/common';
 import { context, propagation, trace, type TracerProvider } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { installCorrelatedLogger } from './log-correlation';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NestInstrumentation } from '@opentelemetry/instrumentation-nestjs-core';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -14,20 +17,45 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { ReportingExporter, type TelemetryLogger } from './export-reporting';
 import { otlpTracesUrl } from './otlp';
+import { resourceAttributes } from './resource';
+import { CofferSampler } from './sampler';
 import { FanOutSpanProcessor } from './service-context';
+
+/** The server config's `telemetry` block (and its OTEL_* environment overrides), as parsed. */
+export interface TelemetrySettings {
+  otlpEndpoint?: string | undefined;
+  /** OTEL_EXPORTER_OTLP_PROTOCOL: protobuf (the OTLP default) or JSON over HTTP */
+  otlpProtocol?: 'http/protobuf' | 'http/json' | undefined;
+  /** share of new request traces recorded (0..1, default 1) */
+  sampleRatio?: number | undefined;
+  /** share of background job runs recorded (0..1, default 0: an idle cluster exports nothing) */
+  jobSampleRatio?: number | undefined;
+  /** OTEL_SERVICE_NAME */
+  serviceName?: string | undefined;
+  /** OTEL_RESOURCE_ATTRIBUTES, parsed */
+  resourceAttributes?: Readonly<Record<string, string>> | undefined;
+}
 
 export interface TelemetryOptions {
   /** resource service.name of the process (the first caller's name wins; see startTelemetry) */
   serviceName: string;
-  /** OTLP/HTTP collector, e.g. "http://collector:4318" (batched export) */
-  otlpEndpoint?: string;
+  /** OTLP/HTTP collector, e.g. "http://collector:4318" (batched export); settings.otlpEndpoint too */
+  otlpEndpoint?: string | undefined;
   /** any other exporter, e.g. InMemorySpanExporter in tests (exported as each span ends) */
   exporter?: SpanExporter;
+  /** the server config's telemetry block */
+  settings?: TelemetrySettings;
+  /** service.instance.id (the process's transport name, so traces and NATS agree) */
+  instanceId?: string;
+  /** where failed exports are reported (rate-limited); Nest's logger by default */
+  logger?: TelemetryLogger;
 }
 
 export interface Telemetry {
+  /** Exports what has ended so far (tests, before a process stops). */
+  flush(): Promise<void>;
   /** Releases this handle; the last release flushes exporters and unregisters everything. */
   shutdown(): Promise<void>;
 }
@@ -79,13 +107,24 @@ function patchLoadedModules(): void {
   }
 }
 
-function boot(serviceName: string): Sdk {
+function boot(options: TelemetryOptions): Sdk {
   const fanOut = new FanOutSpanProcessor();
+  const settings = options.settings ?? {};
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
+    resource: resourceFromAttributes(
+      resourceAttributes({
+        serviceName: options.serviceName,
+        serviceNameOverride: settings.serviceName,
+        extra: settings.resourceAttributes,
+        instanceId: options.instanceId,
+      }),
+    ),
+    sampler: new CofferSampler(settings.sampleRatio ?? 1, settings.jobSampleRatio ?? 0),
     spanProcessors: [fanOut],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  // every log line written while a span is active names its trace
+  installCorrelatedLogger();
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   return { provider, fanOut, instrumentations: [], exporting: new Map(), handles: 0 };
@@ -135,8 +174,10 @@ async function release(state: Sdk, key: unknown): Promise<void> {
 
 /**
  * Starts tracing for the process: W3C trace context, AsyncLocalStorage context, and (once an
- * exporter is configured) http, pg and nestjs-core instrumentations. Spans go to the OTLP endpoint and/or the exporter given; with
- * neither, nothing is exported but trace context still propagates (across the transport too).
+ * exporter is configured) http, pg and nestjs-core instrumentations. Spans go to the OTLP endpoint
+ * (protobuf unless the settings say JSON) and/or the exporter given; with neither, nothing is
+ * exported but trace context still propagates (across the transport too). The first call's
+ * settings choose the resource and the sampling (see CofferSampler).
  *
  * Call it before creating the Nest app, the pg pool or an HTTP server: modules already imported
  * are patched in place, but functions someone already destructured out of them are not.
@@ -145,19 +186,29 @@ async function release(state: Sdk, key: unknown): Promise<void> {
  * call's exporter is added once.
  */
 export function startTelemetry(options: TelemetryOptions): Telemetry {
-  const url = options.otlpEndpoint === undefined ? undefined : otlpTracesUrl(options.otlpEndpoint);
-  const state = (sdk ??= boot(options.serviceName));
+  const endpoint = options.otlpEndpoint ?? options.settings?.otlpEndpoint;
+  const url = endpoint === undefined ? undefined : otlpTracesUrl(endpoint);
+  const state = (sdk ??= boot(options));
   state.handles++;
   const keys: unknown[] = [];
   if (url !== undefined || options.exporter !== undefined) ensureInstrumented(state);
   if (url !== undefined) {
-    keys.push(acquire(state, url, () => new BatchSpanProcessor(new OTLPTraceExporter({ url }))));
+    const protocol = options.settings?.otlpProtocol ?? 'http/protobuf';
+    const logger = options.logger ?? new Logger('Telemetry');
+    keys.push(
+      acquire(state, url, () => {
+        const otlp =
+          protocol === 'http/json' ? new OTLPJsonTraceExporter({ url }) : new OTLPProtoTraceExporter({ url });
+        return new BatchSpanProcessor(new ReportingExporter(otlp, url, logger));
+      }),
+    );
   }
   const exporter = options.exporter;
   if (exporter !== undefined) keys.push(acquire(state, exporter, () => new SimpleSpanProcessor(exporter)));
 
   let released: Promise<void> | undefined;
   return {
+    flush: () => state.fanOut.forceFlush(),
     shutdown: () => {
       released ??= (async () => {
         for (const key of keys) await release(state, key);

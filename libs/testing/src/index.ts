@@ -7,3 +7,5 @@ export * from './managed-process';
 export * from './raw-socket';
 export * from './slapd';
 export * from './test-ca';
+export * from './aws-server';
+export * from './azure-server';

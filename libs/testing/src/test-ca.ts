@@ -73,3 +73,48 @@ export function makeTestCertificates(dir: string): TestCertificates {
     keyFile: file('server.key'),
   };
 }
+
+/**
+ * A client certificate (CN `name`, extendedKeyUsage clientAuth) signed by the test CA that
+ * makeTestCertificates left in `dir`: files `<name>.pem` and `<name>.key` there.
+ */
+export function makeTestClientCertificate(dir: string, name: string): { cert: string; key: string } {
+  const run = (args: string[]) => {
+    const res = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+    if (res.status !== 0) throw new Error(`openssl ${args[0]}: ${res.stderr}`);
+  };
+  run([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/CN=${name}`,
+  ]);
+  writeFileSync(path.join(dir, `${name}.ext`), 'extendedKeyUsage=clientAuth\n');
+  run([
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    `${name}.pem`,
+    '-days',
+    '2',
+    '-extfile',
+    `${name}.ext`,
+  ]);
+  return {
+    cert: readFileSync(path.join(dir, `${name}.pem`), 'utf8'),
+    key: readFileSync(path.join(dir, `${name}.key`), 'utf8'),
+  };
+}

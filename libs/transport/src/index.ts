@@ -11,6 +11,6 @@ export {
 } from './transport-errors';
 export { connectNatsTransport, NatsTransport, type NatsTransportOptions } from './nats-transport';
 export { InProcessTransport, type InProcessTransportOptions } from './in-process-transport';
-export { SERVICE_CONTEXT_KEY } from './tracing';
+export { SERVICE_CONTEXT_KEY, ATTR_ERROR_CODE, activeTraceId } from './tracing';
 export { ATTR_PEER_SERVICE, ATTR_SERVICE, ATTR_SUBJECT, serviceOf } from './subjects';
 export * from './nest';

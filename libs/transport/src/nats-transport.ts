@@ -78,6 +78,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
 export class NatsTransport extends TransportBase<HeaderCarrier, Msg> {
   private readonly mux: ReplyMux;
   private readonly subscriptions = new Set<NatsSubscription>();
+  private disconnected = false;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -87,6 +88,11 @@ export class NatsTransport extends TransportBase<HeaderCarrier, Msg> {
     super(subjectPrefix, logger);
     this.mux = new ReplyMux(nc);
     void this.watchStatus();
+  }
+
+  /** False while the connection to NATS is lost (it keeps reconnecting) and once closed: for /health. */
+  get connected(): boolean {
+    return !this.disconnected && !this.nc.isClosed();
   }
 
   async flush(): Promise<void> {
@@ -222,6 +228,7 @@ export class NatsTransport extends TransportBase<HeaderCarrier, Msg> {
     // Ends by itself when the connection closes.
     for await (const status of this.nc.status()) {
       if (status.type === Events.Disconnect || status.type === Events.Reconnect) {
+        this.disconnected = status.type === Events.Disconnect;
         const server = typeof status.data === 'object' ? 'cluster' : String(status.data);
         this.logger.warn(`NATS ${status.type} (${server})`);
       }

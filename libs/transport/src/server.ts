@@ -3,6 +3,7 @@ import { DomainError, formatRequestIssues, type Broadcast, type Contract } from 
 import type { z } from 'zod';
 import { formatIssues, requestIdOf, toDomainError } from './transport-errors';
 import { endSpan, serverSpanOptions, startServerSpan } from './tracing';
+import { outcomeOf, transportHandlerSeconds } from './transport.metrics';
 import type { BroadcastHandler, Headers, RequestHandler, TransportLogger } from './transport-types';
 
 /**
@@ -38,13 +39,19 @@ export function createRequestProcessor<C extends Contract>(
 
   return async (raw, headers) => {
     const ctx: Context = startServerSpan(spanName, spanOptions, headers, queue);
+    const done = transportHandlerSeconds.startTimer({ subject, service: queue });
     try {
       const result = await context.with(ctx, run, undefined, raw, headers);
       endSpan(ctx);
+      done({ outcome: 'ok' });
       return result;
     } catch (error) {
-      const domainError = toDomainError(error, subject, logger, requestIdOf(headers));
+      // inside the span's context, so that the log line names the trace
+      const domainError = context.with(ctx, () =>
+        toDomainError(error, subject, logger, requestIdOf(headers)),
+      );
       endSpan(ctx, domainError);
+      done({ outcome: outcomeOf(domainError) });
       throw domainError;
     }
   };

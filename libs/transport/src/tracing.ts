@@ -4,6 +4,7 @@ import {
   SpanStatusCode,
   context,
   createContextKey,
+  isSpanContextValid,
   propagation,
   trace,
   type Context,
@@ -13,7 +14,7 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
-import { DomainError } from '@coffer/contracts';
+import { DomainError, SERVER_FAULT_CODES } from '@coffer/contracts';
 import { ATTR_SERVICE, ATTR_SUBJECT, type SubjectInfo } from './subjects';
 import type { Headers } from './transport-types';
 
@@ -70,15 +71,30 @@ export function serverSpanOptions(subject: string, queue: string): SpanOptions {
   return { kind: SpanKind.SERVER, attributes: { [ATTR_SUBJECT]: subject, [ATTR_SERVICE]: queue } };
 }
 
-/** Ends the span of `ctx`; an error only contributes its code (messages may quote input). */
+/** Attribute naming the domain error code a request answered with (a code, never a message). */
+export const ATTR_ERROR_CODE = 'coffer.error_code';
+
+/**
+ * Ends the span of `ctx`; an error only contributes its code (messages may quote input). As for
+ * HTTP server spans, only a failure of the service (a 5xx code, a crash, a time-out) marks the
+ * span as an error; a 4xx answer (not found, denied, bad input) is a successful exchange, its
+ * code kept as an attribute, on both ends so that one trace tells one story.
+ */
 export function endSpan(ctx: Context, error?: unknown): void {
   const span: Span | undefined = trace.getSpan(ctx);
   if (span === undefined) return;
   if (error !== undefined) {
-    span.setStatus({
-      code: SpanStatusCode.ERROR,
-      message: error instanceof DomainError ? error.code : 'error',
-    });
+    const code = error instanceof DomainError ? error.code : 'internal';
+    span.setAttribute(ATTR_ERROR_CODE, code);
+    if (!(error instanceof DomainError) || SERVER_FAULT_CODES.has(error.code)) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+    }
   }
   span.end();
+}
+
+/** The trace id of the active context, for log lines; undefined outside a trace. */
+export function activeTraceId(): string | undefined {
+  const ctx = trace.getActiveSpan()?.spanContext();
+  return ctx !== undefined && isSpanContextValid(ctx) ? ctx.traceId : undefined;
 }

@@ -17,6 +17,7 @@ import {
 } from './server';
 import { SubjectTable, type SubjectInfo } from './subjects';
 import { endSpan, injectTraceContext, startClientSpan } from './tracing';
+import { outcomeOf, transportRequestSeconds } from './transport.metrics';
 import type {
   BroadcastHandler,
   Headers,
@@ -56,18 +57,28 @@ export abstract class TransportBase<Carrier, Reply> implements Transport {
     const timeoutMs = opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const write = opts?.write === true;
     const ctx = startClientSpan(info);
+    const startedAt = process.hrtime.bigint();
     try {
       if (this.closing !== undefined) throw closedError();
       const headers = this.outgoingHeaders(opts?.headers);
       injectTraceContext(ctx, headers, this.headerSetter);
       const body = this.readReply(await this.send(info, payload, headers, timeoutMs, write));
       endSpan(ctx);
+      this.observe(info, startedAt);
       return body as ContractResponse<C>;
     } catch (error) {
       const domainError = this.clientError(error, info, timeoutMs, write);
       endSpan(ctx, domainError);
+      this.observe(info, startedAt, domainError);
       throw domainError;
     }
+  }
+
+  private observe(info: SubjectInfo, startedAt: bigint, error?: unknown): void {
+    transportRequestSeconds.observe(
+      { subject: info.subject, service: info.service, outcome: outcomeOf(error) },
+      Number(process.hrtime.bigint() - startedAt) / 1e9,
+    );
   }
 
   serve<C extends Contract>(contract: C, queue: string, handler: RequestHandler<C>): Subscription {

@@ -6,6 +6,7 @@ import {
   type ErrorCode,
 } from '@coffer/contracts';
 import type { z } from 'zod';
+import { activeTraceId } from './tracing';
 import type { Headers, TransportLogger } from './transport-types';
 
 export const INTERNAL_MESSAGE = 'internal error';
@@ -117,8 +118,10 @@ export function toDomainError(
   const domainError = error instanceof DomainError ? error : internalError(error);
   if (wasLogged(domainError) || !isServerFault(domainError)) return domainError;
   const cause = describeCause(domainError);
+  const traceId = activeTraceId();
   logger.error(
-    `request ${requestId} to "${subject}" failed: ${domainError.code}: ${cause.text}`,
+    `request ${requestId} to "${subject}" failed: ${domainError.code}: ${cause.text}` +
+      (traceId === undefined ? '' : ` (trace ${traceId})`),
     cause.stack,
   );
   return markLogged(domainError);

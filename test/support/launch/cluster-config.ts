@@ -21,6 +21,10 @@ export interface ClusterConfigParams {
   databaseMaxConnections?: number;
   /** plugin_directory (external plugins) */
   pluginDirectory?: string;
+  /** replication's cluster listener (purpose "cluster"); default: replication's 127.0.0.1:8201 */
+  clusterAddress?: string;
+  /** managed mode (HCP-like): managed_namespace_root, e.g. "admin" */
+  managedNamespaceRoot?: string;
 }
 
 /** Replicas per engine: `replicas`, then `kvReplicas`, then one. */
@@ -45,7 +49,7 @@ export function renderClusterConfig(p: ClusterConfigParams): string {
   return `# Generated for a local cluster: ${p.clusterName}
 cluster_name   = ${q(p.clusterName)}
 cluster_secret = ${q(p.clusterSecret)}
-${p.pluginDirectory === undefined ? '' : `plugin_directory = ${q(p.pluginDirectory)}\n`}
+${p.pluginDirectory === undefined ? '' : `plugin_directory = ${q(p.pluginDirectory)}\n`}${p.managedNamespaceRoot === undefined ? '' : `managed_namespace_root = ${q(p.managedNamespaceRoot)}\n`}
 controller {
   graceful_shutdown_wait_duration = "${p.gracefulShutdownWaitSeconds ?? 0}s"
 }
@@ -62,7 +66,7 @@ listener "tcp" {
   address     = ${q(p.opsAddress)}
   tls_disable = true
 }
-
+${p.clusterAddress === undefined ? '' : `\nlistener "tcp" {\n  purpose = "cluster"\n  address = ${q(p.clusterAddress)}\n}\n`}
 storage "postgresql" {
   connection_url  = ${q(p.databaseUrl)}
   max_connections = ${p.databaseMaxConnections ?? 10}

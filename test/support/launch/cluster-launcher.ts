@@ -39,6 +39,8 @@ export interface LaunchedCluster {
   readonly kv: ManagedProcess[];
   gateway: ManagedProcess;
   all(): ManagedProcess[];
+  /** the ops listener origin of a process (http://127.0.0.1:<port>: /health, /metrics) */
+  opsUrlOf(proc: ManagedProcess): string;
   /** starts one more replica of an engine service and waits until it is ready */
   addReplica(service: string): Promise<ManagedProcess>;
   /** addReplica('kv') */
@@ -63,6 +65,7 @@ export async function launchCluster(opts: ClusterLaunchOptions): Promise<Launche
   const readyTimeoutMs = opts.readyTimeoutMs ?? 60_000;
   const counters = new Map<string, number>();
   const serviceOf = new Map<ManagedProcess, string>();
+  const opsUrls = new Map<ManagedProcess, string>();
 
   const startService = async (service: string, name?: string): Promise<StartedProcess> => {
     const n = (counters.get(service) ?? 0) + 1;
@@ -77,6 +80,7 @@ export async function launchCluster(opts: ClusterLaunchOptions): Promise<Launche
       onLine: opts.onLine && ((line, stream) => opts.onLine?.(label, line, stream)),
     });
     serviceOf.set(proc, service);
+    opsUrls.set(proc, `http://127.0.0.1:${opsPort}`);
     return { proc, ready: waitReady(proc, `http://127.0.0.1:${opsPort}/health`, readyTimeoutMs) };
   };
   const startGateway = (): StartedProcess => {
@@ -87,6 +91,7 @@ export async function launchCluster(opts: ClusterLaunchOptions): Promise<Launche
       env: opts.env,
       onLine: opts.onLine && ((line, stream) => opts.onLine?.('gateway', line, stream)),
     });
+    opsUrls.set(proc, new URL(opts.gatewayOpsUrl).origin);
     return { proc, ready: waitReady(proc, opts.gatewayOpsUrl, readyTimeoutMs) };
   };
 
@@ -122,6 +127,11 @@ export async function launchCluster(opts: ClusterLaunchOptions): Promise<Launche
       },
       gateway: gateway.proc,
       all: () => [cluster.gateway, ...Object.values(services).flat()],
+      opsUrlOf: (proc) => {
+        const url = opsUrls.get(proc);
+        if (url === undefined) throw new Error(`${proc.name} is not a process of this cluster`);
+        return url;
+      },
       addReplica: async (service) => {
         const list = replicasOf(service);
         const replica = await startService(service);

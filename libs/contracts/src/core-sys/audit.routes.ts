@@ -100,6 +100,7 @@ const a = auditContracts;
 export const auditRouteDefs: RouteDef[] = [
   {
     pattern: 'audit',
+    restricted: true,
     synopsis: 'List the enabled audit devices.',
     description: 'Returns a map of device path to type, description, options and local flag. Requires sudo.',
     sudo: true,
@@ -107,6 +108,7 @@ export const auditRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'audit/:path*',
+    restricted: true,
     invalidates: ['audit'],
     synopsis: 'Enable or disable audit devices.',
     description:
@@ -119,12 +121,14 @@ export const auditRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'audit-hash/:path*',
+    restricted: true,
     synopsis: 'The hash of the given string via the given audit device.',
     description: "Returns input HMAC-ed with the device's salt, as it would appear in its audit entries.",
     operations: { update: op(a.hash, 'Hashes a string with an audit device.') },
   },
   {
     pattern: 'config/auditing/request-headers',
+    restricted: true,
     synopsis: 'Lists the headers configured to be audited.',
     description: 'Returns every request header audit entries record, with its hmac flag.',
     sudo: true,
@@ -135,6 +139,7 @@ export const auditRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'config/auditing/request-headers/:header',
+    restricted: true,
     invalidates: ['audit'],
     synopsis: 'Configures the headers sent to the audit logs.',
     description: 'POST records the header in audit entries (hmac=true hashes its value); DELETE stops it.',

@@ -31,3 +31,7 @@ export type {
 export * from './rekey.routes';
 export * from './plugin-catalog.routes';
 export * from './password-policy.routes';
+export * from './sentinel-policy.routes';
+export * from './namespace.routes';
+export * from './remount.routes';
+export * from './history.routes';

@@ -34,7 +34,10 @@ const prefixParams = z.object({ prefix: z.string().default('') }).prefault({});
 const countQuery = z
   .object({
     type: z.string().default(''),
-    include_child_namespaces: z.string().default(''),
+    include_child_namespaces: weakBool({
+      default: false,
+      description: 'Also count or list the leases of child namespaces.',
+    }),
     limit: z.string().default(''),
   })
   .prefault({});
@@ -199,3 +202,21 @@ export const leaseRouteDefs: RouteDef[] = [
     operations: { read: op(l.list, 'Lists irrevocable leases.') },
   },
 ];
+
+/**
+ * Internal: which of an engine's credentials have a lease. An engine that made something in an
+ * outside system before the gateway registered its lease asks, once the registration can no longer
+ * be on its way, and undoes what has none (a kill -9 or a time-out between the two). `field` names
+ * the key of the lease's internal data that identifies the credential; leases issued before
+ * `since` (ms since the epoch) are not looked at.
+ */
+export const coreLeasesHeld = defineContract(
+  'core.sys.leases.held',
+  z.object({
+    mount_uuid: z.string().min(1),
+    field: z.string().min(1),
+    values: z.array(z.string()).max(1000),
+    since: z.number().int().nonnegative(),
+  }),
+  z.object({ held: z.array(z.string()) }),
+);

@@ -86,6 +86,7 @@ const p = pluginCatalogContracts;
 export const pluginCatalogRouteDefs: RouteDef[] = [
   {
     pattern: 'plugins/catalog',
+    restricted: true,
     synopsis: 'Lists the plugins in the catalog by type.',
     description:
       'Names by type (auth, database, secret) and the detailed listing with versions and builtin flags.',
@@ -93,12 +94,14 @@ export const pluginCatalogRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'plugins/catalog/:type',
+    restricted: true,
     synopsis: 'Lists the plugins of one type.',
     description: 'The names of the builtin and registered plugins of the type.',
     operations: { list: { contract: p.pluginList, summary: 'Lists plugins of a type.' } },
   },
   {
     pattern: 'plugins/catalog/:type/:name',
+    restricted: true,
     synopsis: 'Registers, reads or removes a plugin.',
     description:
       'sha256 (hex) is checked against the binary before every start; command is relative to the plugin directory. Registering an existing name and version updates it. Requires sudo.',

@@ -178,6 +178,7 @@ export const leaderAttemptContracts = [
 export const rekeyRouteDefs: RouteDef[] = [
   {
     pattern: 'rekey/init',
+    restricted: true,
     synopsis: 'Starts, reads or cancels a rekey of the unseal key shares.',
     description:
       'PUT starts an attempt (secret_shares, secret_threshold, pgp_keys, backup, require_verification) and answers its status; GET reads it; DELETE cancels it, the current shares stay valid. Authorised by the current unseal key shares, like Vault.',
@@ -190,6 +191,7 @@ export const rekeyRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'rekey/update',
+    restricted: true,
     synopsis: 'Provides one current unseal key share to the rekey attempt.',
     description:
       'Once the threshold of current shares is reached the new shares are returned; the root key rotates then, or after verification when require_verification was set.',
@@ -198,6 +200,7 @@ export const rekeyRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'rekey/verify',
+    restricted: true,
     synopsis: 'Verifies the new key shares before the root key rotates.',
     description:
       'PUT provides one new share with the verification nonce; GET reads the progress; DELETE restarts the verification with a new nonce.',
@@ -210,6 +213,7 @@ export const rekeyRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'rekey/backup',
+    restricted: true,
     synopsis: 'Reads or deletes the backup of the PGP-encrypted new key shares.',
     description: 'Keys are grouped by PGP key fingerprint, hex-encoded. Requires sudo.',
     sudo: true,
@@ -220,6 +224,7 @@ export const rekeyRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'generate-root/attempt',
+    restricted: true,
     synopsis: 'Starts, reads or cancels a root token generation.',
     description:
       'PUT starts an attempt, with pgp_key (the token is PGP-encrypted) or without (a one-time pad is returned once); GET reads it; DELETE cancels it.',
@@ -232,6 +237,7 @@ export const rekeyRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'generate-root/update',
+    restricted: true,
     synopsis: 'Provides one unseal key share to the root token generation.',
     description: 'Once the threshold is reached a root token is created and returned encoded.',
     unauthenticated: true,
@@ -239,6 +245,7 @@ export const rekeyRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'decode-token',
+    restricted: true,
     synopsis: 'Decodes an OTP-encoded token.',
     description: 'XORs the base64 encoded_token with the otp and returns the token.',
     operations: { update: { contract: r.decodeToken, summary: 'Decodes a token.' } },

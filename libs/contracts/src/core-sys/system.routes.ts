@@ -31,6 +31,11 @@ import {
 import { wrappingContracts, wrappingRoutes } from './wrapping.routes';
 import { rekeyContracts, rekeyRouteDefs } from './rekey.routes';
 import { pluginCatalogContracts, pluginCatalogRouteDefs } from './plugin-catalog.routes';
+import { sentinelPolicyContracts, sentinelPolicyRouteDefs } from './sentinel-policy.routes';
+import { metricsContracts, metricsRouteDefs } from './metrics.routes';
+import { namespaceRouteDefs } from './namespace.routes';
+import { remountContracts, remountRouteDefs } from './remount.routes';
+import { historyRouteDefs } from './history.routes';
 
 /** The `sys/` mount: seal/init/health, mounts and auth methods, ACL policies and capabilities. */
 
@@ -115,6 +120,9 @@ export const sysContracts = {
   ...wrappingContracts,
   ...rekeyContracts,
   ...pluginCatalogContracts,
+  ...sentinelPolicyContracts,
+  ...metricsContracts,
+  ...remountContracts,
 } as const;
 
 const op = (
@@ -172,6 +180,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'seal',
+      restricted: true,
       invalidates: ['mounts', 'seal'],
       synopsis: 'Seal the Vault.',
       description: 'Wipes the keyring from memory on every replica. Requires sudo on sys/seal.',
@@ -189,12 +198,14 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'key-status',
+      restricted: true,
       synopsis: 'Provides information about the backend encryption key.',
       description: 'Returns the active keyring term and its installation time.',
       operations: { read: op(c.keyStatus, 'Returns the active key term.') },
     },
     {
       pattern: 'rotate',
+      restricted: true,
       synopsis: 'Rotates the backend encryption key used to persist data.',
       description: 'Adds a new keyring term; new writes use it, older terms stay readable. Requires sudo.',
       sudo: true,
@@ -350,5 +361,10 @@ export const systemRoutes: RouteTable = {
     ...wrappingRoutes,
     ...rekeyRouteDefs,
     ...pluginCatalogRouteDefs,
+    ...sentinelPolicyRouteDefs,
+    ...metricsRouteDefs,
+    ...namespaceRouteDefs,
+    ...remountRouteDefs,
+    ...historyRouteDefs,
   ],
 };

@@ -19,19 +19,32 @@ export class AclService {
     @Inject(IdentityService) private readonly identity: Pick<IdentityService, 'facts'>,
   ) {}
 
-  async compile(policyNames: readonly string[], entityId: string | undefined, root = false): Promise<Acl> {
+  /** `namespace`: the token's; its policies are stored under "<namespace><name>". */
+  async compile(
+    policyNames: readonly string[],
+    entityId: string | undefined,
+    root = false,
+    namespace = '',
+  ): Promise<Acl> {
     if (root || policyNames.includes(ROOT_POLICY_NAME)) return compileAcl([], { root: true });
-    const parsed = await this.policies.parsed(policyNames);
+    // a name holding "/" is no policy of the namespace (names are one segment)
+    const qualified = policyNames.filter((n) => !n.includes('/')).map((n) => namespace + n);
+    const parsed = await this.policies.parsed(qualified);
     const needsEntity = parsed.some((p) => p.templated) && entityId !== undefined && entityId !== '';
     const entity = needsEntity ? await this.identity.facts(entityId) : null;
     return compileAcl(parsed, { entity, now: this.runtime.clock() });
   }
 
   forCaller(caller: CallerContext): Promise<Acl> {
-    return this.compile(caller.policies, caller.entityId, caller.root);
+    return this.compile(caller.policies, caller.entityId, caller.root, caller.tokenNamespace ?? '');
   }
 
   forToken(token: ResolvedToken): Promise<Acl> {
-    return this.compile([...token.policies, ...token.identityPolicies], token.entityId);
+    return this.compile(
+      [...token.policies, ...token.identityPolicies],
+      token.entityId,
+      false,
+      token.namespace ?? '',
+    );
   }
 }

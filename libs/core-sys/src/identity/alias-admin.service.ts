@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  DomainError,
   identityContracts,
   invalidRequest,
   notFound,
@@ -13,6 +14,7 @@ import { MountsService } from '../mounts/mounts.service';
 import { decideAliasCreate, decideAliasUpdate, type AliasAppend, type AliasState } from './identity.decider';
 import { IdentityEventLog } from './identity.projection';
 import { IdentityRepository } from './identity.repository';
+import type { VersionedEntity } from './identity.table';
 import { IdentityService, isUniqueViolation } from './identity.service';
 import { aliasList, aliasView, lookupMounts, type MountLookup } from './identity.view';
 
@@ -42,28 +44,28 @@ export class AliasAdminService {
   ) {}
 
   /** Create or update; answers {id, canonical_id}, or 204 when nothing changes. */
-  async write(body: IdentityAliasBody, pathId?: string): Promise<WriteResponse> {
+  async write(namespace: string, body: IdentityAliasBody, pathId?: string): Promise<WriteResponse> {
     const input = aliasInputOf(body, pathId);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await retryOnConflict(() => this.writeOnce(input));
+        return await retryOnConflict(() => this.writeOnce(namespace, input));
       } catch (error) {
         if (!isUniqueViolation(error) || attempt >= MAX_ATTEMPTS) throw error;
       }
     }
   }
 
-  async read(id: string): Promise<Res<'aliasByIdRead'>> {
+  async read(namespace: string, id: string): Promise<Res<'aliasByIdRead'>> {
     if (!id) throw invalidRequest('missing alias id');
-    const alias = await this.repo.aliasById(id);
+    const alias = await this.repo.aliasById(namespace, id);
     if (!alias) throw notFound();
     return { data: aliasView(alias, await this.mountLookup([alias])) };
   }
 
-  async delete(id: string): Promise<Res<'aliasByIdDelete'>> {
+  async delete(namespace: string, id: string): Promise<Res<'aliasByIdDelete'>> {
     if (!id) throw invalidRequest('missing alias ID');
     await retryOnConflict(async () => {
-      const alias = await this.repo.aliasById(id);
+      const alias = await this.repo.aliasById(namespace, id);
       if (!alias) return;
       const owner = await this.repo.entityById(alias.canonicalId);
       if (!owner) return;
@@ -75,19 +77,19 @@ export class AliasAdminService {
     return {};
   }
 
-  async list(): Promise<Res<'aliasByIdList'>> {
-    const aliases = await this.repo.allAliases();
+  async list(namespace: string): Promise<Res<'aliasByIdList'>> {
+    const aliases = await this.repo.allAliases(namespace);
     if (aliases.length === 0) throw notFound();
     return { data: aliasList(aliases, await this.mountLookup(aliases)) };
   }
 
-  private async writeOnce(input: AliasInput): Promise<WriteResponse> {
+  private async writeOnce(namespace: string, input: AliasInput): Promise<WriteResponse> {
     if (input.id) {
-      const alias = await this.repo.aliasById(input.id);
+      const alias = await this.repo.aliasById(namespace, input.id);
       if (!alias) throw invalidRequest('invalid alias ID provided');
       if (!input.mountAccessor && !input.name && !input.canonicalId && input.customMetadata === undefined)
         return {};
-      return this.update(alias, {
+      return this.update(namespace, alias, {
         ...input,
         name: input.name || alias.name,
         mountAccessor: input.mountAccessor || alias.mountAccessor,
@@ -95,13 +97,11 @@ export class AliasAdminService {
     }
     if (!input.mountAccessor || !input.name)
       throw invalidRequest("'id' or 'mount_accessor' and 'name' must be provided");
-    if (!(await this.mounts.authMountByAccessor(input.mountAccessor))) {
-      throw invalidRequest(`invalid mount accessor ${JSON.stringify(input.mountAccessor)}`);
-    }
+    await this.assertMountIn(namespace, input.mountAccessor);
     const existing = await this.repo.aliasByFactors(input.mountAccessor, input.name);
-    if (existing) return this.update(existing, input);
+    if (existing) return this.update(namespace, existing, input);
 
-    const entity = input.canonicalId ? await this.repo.entityById(input.canonicalId) : undefined;
+    const entity = input.canonicalId ? await this.entityIn(namespace, input.canonicalId) : undefined;
     const decision = decideAliasCreate({
       entity: entity?.state ?? null,
       canonicalGiven: input.canonicalId !== '',
@@ -109,7 +109,11 @@ export class AliasAdminService {
       name: input.name,
       customMetadata: input.customMetadata ?? {},
       aliasId: randomUUID(),
-      newEntity: { id: randomUUID(), name: entity ? '' : await this.identity.freshName() },
+      newEntity: {
+        id: randomUUID(),
+        name: entity ? '' : await this.identity.freshName(namespace),
+        namespace,
+      },
       nowMs: this.now(),
     });
     const added = decision.events.find((e) => e.type === 'EntityAliasAdded');
@@ -118,17 +122,15 @@ export class AliasAdminService {
     return { data: { id: aliasId, canonical_id: decision.entityId } };
   }
 
-  private async update(alias: AliasState, input: AliasInput): Promise<WriteResponse> {
+  private async update(namespace: string, alias: AliasState, input: AliasInput): Promise<WriteResponse> {
     const customMetadata = input.customMetadata ?? alias.customMetadata;
     const current = await this.repo.entityById(alias.canonicalId);
     if (!current) throw invalidRequest('given alias is not associated with an entity');
     const fieldsChange = input.name !== alias.name || input.mountAccessor !== alias.mountAccessor;
-    if (fieldsChange && !(await this.mounts.authMountByAccessor(input.mountAccessor))) {
-      throw invalidRequest(`invalid mount accessor ${JSON.stringify(input.mountAccessor)}`);
-    }
+    if (fieldsChange) await this.assertMountIn(namespace, input.mountAccessor);
     const holder = fieldsChange ? await this.repo.aliasByFactors(input.mountAccessor, input.name) : undefined;
     const moving = input.canonicalId !== '' && input.canonicalId !== alias.canonicalId;
-    const target = moving ? await this.repo.entityById(input.canonicalId) : undefined;
+    const target = moving ? await this.entityIn(namespace, input.canonicalId) : undefined;
     const decision = decideAliasUpdate({
       alias,
       current: current.state,
@@ -154,6 +156,21 @@ export class AliasAdminService {
       append.events,
     );
     await this.identity.announceChange(result.before, result.after);
+  }
+
+  /** An auth mount of the request's namespace (an accessor of another namespace is unknown here). */
+  private async assertMountIn(namespace: string, accessor: string): Promise<void> {
+    const mount = await this.mounts.authMountByAccessor(accessor);
+    if (mount?.namespace !== namespace)
+      throw invalidRequest(`invalid mount accessor ${JSON.stringify(accessor)}`);
+  }
+
+  /** The entity named by canonical_id; one of another namespace is refused as Vault does. */
+  private async entityIn(namespace: string, id: string): Promise<VersionedEntity | undefined> {
+    const found = await this.repo.entityById(id);
+    if (found && found.state.namespace !== namespace)
+      throw new DomainError('permission_denied', "entity found with 'canonical_id' not in request namespace");
+    return found;
   }
 
   private mountLookup(aliases: AliasState[]): Promise<MountLookup> {

@@ -10,6 +10,7 @@ import {
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { MountsService } from '../mounts/mounts.service';
+import { NamespaceRepository } from '../namespaces/namespace.repository';
 import { decideEntityWrite, type EntityInput, type EntityState } from './identity.decider';
 import { IdentityEventLog } from './identity.projection';
 import { IdentityRepository } from './identity.repository';
@@ -35,10 +36,11 @@ export class EntityAdminService {
     private readonly identity: IdentityService,
     @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
     private readonly groups: GroupService,
+    @Inject(NamespaceRepository) private readonly namespaces: Pick<NamespaceRepository, 'idOf'>,
   ) {}
 
   /** Create (200 {id, name, aliases}) or update (204), Vault's handleEntityUpdateCommon. */
-  async write(body: IdentityEntityBody, ref: EntityRef): Promise<Res<'entityWrite'>> {
+  async write(namespace: string, body: IdentityEntityBody, ref: EntityRef): Promise<Res<'entityWrite'>> {
     const input = entityInputOf(body);
     let id = body.id || undefined;
     if (ref.by === 'id') id = ref.id;
@@ -47,15 +49,16 @@ export class EntityAdminService {
     for (let attempt = 1; ; attempt++) {
       try {
         const outcome = await retryOnConflict(async () => {
-          const byId = id !== undefined ? await this.repo.entityById(id) : undefined;
-          const byName = input.name ? await this.repo.entityByName(input.name) : undefined;
+          const byId = id !== undefined ? await this.repo.entityIn(namespace, id) : undefined;
+          const byName = input.name ? await this.repo.entityByName(namespace, input.name) : undefined;
           const decision = decideEntityWrite({
             byId: byId?.state ?? null,
             idGiven: id !== undefined,
             byName: byName?.state ?? null,
             input,
             newId: randomUUID(),
-            generatedName: input.name ? '' : await this.identity.freshName(),
+            namespace,
+            generatedName: input.name ? '' : await this.identity.freshName(namespace),
             nowMs: this.runtime.clock().getTime(),
           });
           if (decision.events.length === 0) return { decision, before: null, after: null };
@@ -75,8 +78,8 @@ export class EntityAdminService {
     }
   }
 
-  async read(ref: EntityRef): Promise<Res<'entityByIdRead'>> {
-    const found = await this.find(ref);
+  async read(namespace: string, ref: EntityRef): Promise<Res<'entityByIdRead'>> {
+    const found = await this.find(namespace, ref);
     if (!found) throw notFound();
     return { data: await this.view(found) };
   }
@@ -85,32 +88,47 @@ export class EntityAdminService {
   async view(entity: EntityState): Promise<NonNullable<Res<'entityByIdRead'>['data']>> {
     const groups = await this.groups.groupsOfEntity(entity.id);
     const ids = (direct: boolean) => groups.filter((g) => g.direct === direct).map((g) => g.id);
-    return entityView(entity, await this.mountLookup([entity]), { direct: ids(true), inherited: ids(false) });
+    const namespaceId = entity.namespace === '' ? 'root' : await this.namespaces.idOf(entity.namespace);
+    return entityView(
+      entity,
+      await this.mountLookup([entity]),
+      { direct: ids(true), inherited: ids(false) },
+      namespaceId,
+    );
   }
 
-  async delete(ref: EntityRef): Promise<Res<'entityByIdDelete'>> {
-    const deleted = await this.deleteOne(ref);
-    await this.groups.removeEntities(deleted);
+  async delete(namespace: string, ref: EntityRef): Promise<Res<'entityByIdDelete'>> {
+    const deleted = await this.deleteOne(namespace, ref);
+    await this.groups.removeEntities(namespace, deleted);
     return {};
   }
 
   /** Vault's handleEntityBatchDelete: unknown ids are skipped. */
-  async batchDelete(entityIds: string[] | undefined): Promise<Res<'entityByIdDelete'>> {
+  async batchDelete(namespace: string, entityIds: string[] | undefined): Promise<Res<'entityByIdDelete'>> {
     if (!entityIds || entityIds.length === 0) throw invalidRequest('missing entity ids to delete');
     const deleted: string[] = [];
-    for (const id of new Set(entityIds)) if (id) deleted.push(...(await this.deleteOne({ by: 'id', id })));
-    await this.groups.removeEntities(deleted);
+    for (const id of new Set(entityIds))
+      if (id) deleted.push(...(await this.deleteOne(namespace, { by: 'id', id })));
+    await this.groups.removeEntities(namespace, deleted);
     return {};
   }
 
+  /** Deleting a namespace: its groups, then its entities (with their aliases) go. */
+  async deleteNamespace(namespace: string): Promise<void> {
+    if (namespace === '') return;
+    await this.groups.deleteNamespace(namespace);
+    for (const id of await this.repo.entityIdsOf(namespace))
+      await this.deleteOne(namespace, { by: 'id', id });
+  }
+
   /** Deletes the entity (and its aliases); answers its id, or nothing when there was none. */
-  private deleteOne(ref: EntityRef): Promise<string[]> {
+  private deleteOne(namespace: string, ref: EntityRef): Promise<string[]> {
     return retryOnConflict(async () => {
       const found =
         ref.by === 'id'
-          ? await this.repo.entityById(ref.id)
+          ? await this.repo.entityIn(namespace, ref.id)
           : ref.by === 'name'
-            ? await this.repo.entityByName(ref.name)
+            ? await this.repo.entityByName(namespace, ref.name)
             : undefined;
       if (!found) return [];
       const { before, after } = await this.log.append(found.state.id, found.version, [
@@ -121,21 +139,21 @@ export class EntityAdminService {
     });
   }
 
-  async list(byId: boolean): Promise<Res<'entityByIdList'>> {
-    const entities = await this.repo.allEntities();
+  async list(namespace: string, byId: boolean): Promise<Res<'entityByIdList'>> {
+    const entities = await this.repo.allEntities(namespace);
     if (entities.length === 0) throw notFound();
     const sorted = byId ? [...entities].sort((a, b) => a.id.localeCompare(b.id)) : entities;
     return { data: entityList(sorted, byId, await this.mountLookup(sorted)) };
   }
 
-  private async find(ref: EntityRef): Promise<EntityState | undefined> {
+  private async find(namespace: string, ref: EntityRef): Promise<EntityState | undefined> {
     if (ref.by === 'id') {
       if (!ref.id) throw invalidRequest('missing entity id');
-      return (await this.repo.entityById(ref.id))?.state;
+      return (await this.repo.entityIn(namespace, ref.id))?.state;
     }
     if (ref.by === 'name') {
       if (!ref.name) throw invalidRequest('missing entity name');
-      return (await this.repo.entityByName(ref.name))?.state;
+      return (await this.repo.entityByName(namespace, ref.name))?.state;
     }
     return undefined;
   }

@@ -25,15 +25,19 @@ export class EntityMergeService {
     private readonly groups: GroupService,
   ) {}
 
-  async merge(body: IdentityMergeBody): Promise<ResponseOf<typeof identityLookupContracts.entityMerge>> {
+  async merge(
+    namespace: string,
+    body: IdentityMergeBody,
+  ): Promise<ResponseOf<typeof identityLookupContracts.entityMerge>> {
     const toId = body.to_entity_id ?? '';
     const fromIds = body.from_entity_ids ?? [];
     const decision = await retryOnConflict(async () => {
-      const to = toId ? await this.repo.entityById(toId) : undefined;
+      // Only entities of the request's namespace take part: others are unknown here.
+      const to = toId ? await this.repo.entityIn(namespace, toId) : undefined;
       const from = new Map<string, EntityState>();
       const versions = new Map<string, number>();
       for (const id of new Set(fromIds)) {
-        const found = await this.repo.entityById(id);
+        const found = await this.repo.entityIn(namespace, id);
         if (!found) continue;
         from.set(id, found.state);
         versions.set(id, found.version);
@@ -50,7 +54,7 @@ export class EntityMergeService {
       for (const m of d.merged) await this.log.append(m.entityId, versions.get(m.entityId) ?? 0, m.events);
       return d;
     });
-    await this.groups.mergeEntities(decision.fromIds, toId);
+    await this.groups.mergeEntities(namespace, decision.fromIds, toId);
     await this.identity.announce([toId, ...decision.fromIds], true);
     return {};
   }

@@ -8,6 +8,7 @@ import {
   type ResponseOf,
 } from '@coffer/contracts';
 import { MountsService } from '../mounts/mounts.service';
+import { NamespaceRepository } from '../namespaces/namespace.repository';
 import {
   decideGroupWrite,
   groupByName,
@@ -32,10 +33,11 @@ export class GroupAdminService {
     private readonly groups: GroupService,
     private readonly entities: IdentityRepository,
     @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
+    @Inject(NamespaceRepository) private readonly namespaces: Pick<NamespaceRepository, 'idOf'>,
   ) {}
 
   /** Create (200 {id, name}) or update (204). */
-  async write(body: IdentityGroupBody, ref: GroupRef): Promise<Res<'groupWrite'>> {
+  async write(namespace: string, body: IdentityGroupBody, ref: GroupRef): Promise<Res<'groupWrite'>> {
     const input = groupInputOf(body);
     let id = body.id;
     if (ref.by === 'id') id = ref.id;
@@ -45,9 +47,10 @@ export class GroupAdminService {
       id = undefined;
     }
     if (ref.by === 'name' && !input.name) throw invalidRequest('empty group name');
-    const existingEntities = await this.entities.existingEntityIds(input.memberEntityIds ?? []);
+    // Members are entities and groups of the group's own namespace: others are unknown here.
+    const existingEntities = await this.entities.existingEntityIds(namespace, input.memberEntityIds ?? []);
 
-    const decision = await this.groups.write((graph) => {
+    const decision = await this.groups.write(namespace, (graph) => {
       let group: GroupState | null = null;
       if (id !== undefined) {
         if (id === '') throw invalidRequest('empty group ID');
@@ -71,28 +74,30 @@ export class GroupAdminService {
     return { data: { id: decision.group.id, name: decision.group.name } };
   }
 
-  async read(ref: GroupRef): Promise<Res<'groupByIdRead'>> {
+  async read(namespace: string, ref: GroupRef): Promise<Res<'groupByIdRead'>> {
     if (ref.by === 'id' && !ref.id) throw invalidRequest('empty group id');
     if (ref.by === 'name' && !ref.name) throw invalidRequest('empty group name');
-    const graph = await this.groups.graph();
+    const graph = await this.groups.graph(namespace);
     const group = find(graph, ref);
     if (!group) throw notFound();
-    return { data: groupView(group, graph, await this.mountLookup([group])) };
+    return this.view(namespace, group, graph);
   }
 
   /** The answer of a group lookup: the group as read, or 204 when none. */
   async view(
+    namespace: string,
     group: GroupState | undefined,
     graph: GroupGraph,
   ): Promise<{ data?: Res<'groupByIdRead'>['data'] }> {
     if (!group) return {};
-    return { data: groupView(group, graph, await this.mountLookup([group])) };
+    const namespaceId = namespace === '' ? 'root' : await this.namespaces.idOf(namespace);
+    return { data: groupView(group, graph, await this.mountLookup([group]), namespaceId) };
   }
 
-  async delete(ref: GroupRef): Promise<Res<'groupByIdDelete'>> {
+  async delete(namespace: string, ref: GroupRef): Promise<Res<'groupByIdDelete'>> {
     if (ref.by === 'id' && !ref.id) throw invalidRequest('empty group ID');
     if (ref.by === 'name' && !ref.name) throw invalidRequest('empty group name');
-    await this.groups.write((graph) => {
+    await this.groups.write(namespace, (graph) => {
       const group = find(graph, ref);
       const data = { id: group?.id ?? '', deletedAt: this.groups.now() };
       return { events: group ? [{ type: 'GroupDeleted', data }] : [], result: undefined };
@@ -100,8 +105,8 @@ export class GroupAdminService {
     return {};
   }
 
-  async list(byId: boolean): Promise<Res<'groupByIdList'>> {
-    const graph = await this.groups.graph();
+  async list(namespace: string, byId: boolean): Promise<Res<'groupByIdList'>> {
+    const graph = await this.groups.graph(namespace);
     const groups = [...graph.values()].sort((a, b) =>
       byId ? a.id.localeCompare(b.id) : a.name.toLowerCase().localeCompare(b.name.toLowerCase()),
     );

@@ -36,13 +36,18 @@ export class GroupAliasAdminService {
   ) {}
 
   /** Create or update; answers {id, canonical_id}, or 204 when nothing changes. */
-  async write(body: IdentityGroupAliasBody, pathId?: string): Promise<Res<'groupAliasWrite'>> {
+  async write(
+    namespace: string,
+    body: IdentityGroupAliasBody,
+    pathId?: string,
+  ): Promise<Res<'groupAliasWrite'>> {
     const id = pathId ?? body.id;
     if (id === '') throw invalidRequest('empty group alias ID');
     const mountAccessor = body.mount_accessor ?? '';
     const mountEntry = mountAccessor ? await this.mounts.authMountByAccessor(mountAccessor) : undefined;
-    const mount = mountEntry ? { local: mountEntry.local } : undefined;
-    const outcome = await this.groups.write((graph) => {
+    // An auth mount of another namespace is unknown here.
+    const mount = mountEntry?.namespace === namespace ? { local: mountEntry.local } : undefined;
+    const outcome = await this.groups.write(namespace, (graph) => {
       const alias = id !== undefined ? groupByAliasId(graph, id)?.alias : null;
       if (alias === undefined) throw invalidRequest('invalid group alias ID');
       const name = body.name ?? '';
@@ -65,16 +70,16 @@ export class GroupAliasAdminService {
     return { data: { id: outcome.aliasId, canonical_id: outcome.groupId } };
   }
 
-  async read(id: string): Promise<Res<'groupAliasByIdRead'>> {
+  async read(namespace: string, id: string): Promise<Res<'groupAliasByIdRead'>> {
     if (!id) throw invalidRequest('empty group alias id');
-    const alias = groupByAliasId(await this.groups.graph(), id)?.alias;
+    const alias = groupByAliasId(await this.groups.graph(namespace), id)?.alias;
     if (!alias) throw notFound();
     return { data: groupAliasView(alias, await this.lookup([alias])) };
   }
 
-  async delete(id: string): Promise<Res<'groupAliasByIdDelete'>> {
+  async delete(namespace: string, id: string): Promise<Res<'groupAliasByIdDelete'>> {
     if (!id) throw invalidRequest('missing group alias ID');
-    await this.groups.write((graph) => {
+    await this.groups.write(namespace, (graph) => {
       const group = groupByAliasId(graph, id);
       const data = { groupId: group?.id ?? '', aliasId: id, removedAt: this.groups.now() };
       return { events: group ? [{ type: 'GroupAliasRemoved', data }] : [], result: undefined };
@@ -82,8 +87,8 @@ export class GroupAliasAdminService {
     return {};
   }
 
-  async list(): Promise<Res<'groupAliasByIdList'>> {
-    const aliases = groupAliases(await this.groups.graph());
+  async list(namespace: string): Promise<Res<'groupAliasByIdList'>> {
+    const aliases = groupAliases(await this.groups.graph(namespace));
     if (aliases.length === 0) throw notFound();
     return { data: groupAliasList(aliases, await this.lookup(aliases)) };
   }

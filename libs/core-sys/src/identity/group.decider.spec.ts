@@ -276,6 +276,7 @@ describe('entity merge', () => {
   });
   const entity = (id: string, aliases: AliasState[], mergedEntityIds: string[] = []): EntityState => ({
     id,
+    namespace: '',
     name: id,
     metadata: {},
     policies: [],

@@ -73,8 +73,15 @@ export const GROUP_EVENT_TYPES = {
 
 export type GroupEvent = EventOf<typeof GROUP_EVENT_TYPES>;
 
-/** The namespace of the graph; only the root namespace exists today. */
+/** The graph key of the root namespace (kept from before namespaces: its stream exists). */
 export const ROOT_GRAPH = 'root';
+
+/**
+ * Each namespace has its own group graph: the root's is keyed "root", another's by its full
+ * path ("ns1/", always with its trailing slash, so never "root").
+ */
+export const groupGraphKey = (namespace: string): string => (namespace === '' ? ROOT_GRAPH : namespace);
+export const namespaceOfGraph = (key: string): string => (key === ROOT_GRAPH ? '' : key);
 
 export const GROUP_LOG = defineAggregateLog({
   description: 'an identity group event',

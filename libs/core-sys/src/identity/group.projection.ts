@@ -17,17 +17,13 @@ export interface GroupAppendResult {
 export class GroupProjection implements Projection<GroupEvents, GroupAppendResult, string> {
   constructor(private readonly repo: GroupRepository) {}
 
-  async apply(
-    trx: CoreSysTrx,
-    events: AppendedOf<GroupEvents>[],
-    namespace: string,
-  ): Promise<GroupAppendResult> {
-    const { graph: before } = await this.repo.graph(namespace, trx);
+  async apply(trx: CoreSysTrx, events: AppendedOf<GroupEvents>[], key: string): Promise<GroupAppendResult> {
+    const { graph: before } = await this.repo.graph(key, trx);
     const after = foldGraph(before, events);
-    if (events.length > 0) await this.repo.saveGraph(trx, namespace, before, after, versionAfter(events));
+    if (events.length > 0) await this.repo.saveGraph(trx, key, before, after, versionAfter(events));
     return { before, after };
   }
 }
 
-/** Every group write: `append(namespace, graphVersion, events)`. */
+/** Every group write: `append(groupGraphKey(namespace), graphVersion, events)`. */
 export abstract class GroupEventLog extends AggregateWriter<GroupEvents, GroupAppendResult, string> {}

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import { CoreSysDb, type CoreSysTrx } from '../core-sys.table';
 import type { GroupGraph, GroupState } from './group.decider';
+import { namespaceOfGraph } from './group.events';
 import {
   GROUP_ALIAS_COLUMNS,
   GROUP_COLUMNS,
@@ -29,16 +30,26 @@ export interface EntityGroupRow {
 export class GroupRepository {
   constructor(private readonly db: CoreSysDb) {}
 
-  /** Every group of the namespace and the stream version they reflect. */
-  async graph(namespace: string, trx?: CoreSysTrx): Promise<VersionedGraph> {
+  /** Every group of the namespace's graph (`key`, see groupGraphKey) and its stream version. */
+  async graph(key: string, trx?: CoreSysTrx): Promise<VersionedGraph> {
     const db = this.db.of(trx);
+    const namespace = namespaceOfGraph(key);
     const head = await db
       .selectFrom('identity_group_graphs')
       .select('version')
-      .where('namespace', '=', namespace)
+      .where('namespace', '=', key)
       .executeTakeFirst();
-    const rows = await db.selectFrom('identity_groups').select(GROUP_COLUMNS).execute();
-    const aliases = await db.selectFrom('identity_group_aliases').select(GROUP_ALIAS_COLUMNS).execute();
+    const rows = await db
+      .selectFrom('identity_groups')
+      .select(GROUP_COLUMNS)
+      .where('namespace', '=', namespace)
+      .execute();
+    const aliases = await db
+      .selectFrom('identity_group_aliases as a')
+      .innerJoin('identity_groups as g', 'g.id', 'a.group_id')
+      .select(GROUP_ALIAS_COLUMNS.map((c) => `a.${c}` as const))
+      .where('g.namespace', '=', namespace)
+      .execute();
     const byGroup = new Map<string, GroupAliasRow>(aliases.map((a) => [a.group_id, a]));
     const graph = new Map<string, GroupState>(rows.map((r) => [r.id, rowToGroup(r, byGroup.get(r.id))]));
     return { graph, version: head?.version ?? 0 };
@@ -81,7 +92,7 @@ export class GroupRepository {
 
   async saveGraph(
     trx: CoreSysTrx,
-    namespace: string,
+    key: string,
     before: GroupGraph,
     after: GroupGraph,
     version: number,
@@ -101,7 +112,7 @@ export class GroupRepository {
     for (const [id, g] of after) {
       const old = before.get(id);
       if (old === g) continue;
-      const row = groupToRow(g);
+      const row = groupToRow(g, namespaceOfGraph(key));
       const { id: _id, ...rest } = row;
       if (old) await db.updateTable('identity_groups').set(rest).where('id', '=', id).execute();
       else await db.insertInto('identity_groups').values(row).execute();
@@ -118,7 +129,7 @@ export class GroupRepository {
     }
     await db
       .insertInto('identity_group_graphs')
-      .values({ namespace, version })
+      .values({ namespace: key, version })
       .onConflict((oc) => oc.column('namespace').doUpdateSet({ version }))
       .execute();
   }

@@ -4,7 +4,7 @@ import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { groupByName, type GroupGraph } from './group.decider';
 import type { GroupEvent } from './group.events';
-import { ROOT_GRAPH } from './group.events';
+import { groupGraphKey } from './group.events';
 import { GroupEventLog } from './group.projection';
 import { GroupRepository, type EntityGroupRow } from './group.repository';
 import { IdentityService } from './identity.service';
@@ -19,7 +19,7 @@ export interface GraphDecision<T> {
 }
 
 /**
- * The group graph of the (root) namespace: every write reads it whole, decides, and appends at
+ * The group graph of a namespace (each namespace has its own): every write reads it whole, decides, and appends at
  * the version it read, again on a concurrent write. Caches are told after commit: group changes
  * alter entity facts (groups) and token policies of every member, so both are dropped.
  */
@@ -32,15 +32,19 @@ export class GroupService {
     private readonly identity: IdentityService,
   ) {}
 
-  async graph(): Promise<GroupGraph> {
-    return (await this.repo.graph(ROOT_GRAPH)).graph;
+  async graph(namespace: string): Promise<GroupGraph> {
+    return (await this.repo.graph(groupGraphKey(namespace))).graph;
   }
 
-  async write<T>(decide: (graph: GroupGraph) => Promise<GraphDecision<T>> | GraphDecision<T>): Promise<T> {
+  async write<T>(
+    namespace: string,
+    decide: (graph: GroupGraph) => Promise<GraphDecision<T>> | GraphDecision<T>,
+  ): Promise<T> {
+    const key = groupGraphKey(namespace);
     const outcome = await retryOnConflict(async () => {
-      const { graph, version } = await this.repo.graph(ROOT_GRAPH);
+      const { graph, version } = await this.repo.graph(key);
       const decision = await decide(graph);
-      if (decision.events.length > 0) await this.log.append(ROOT_GRAPH, version, decision.events);
+      if (decision.events.length > 0) await this.log.append(key, version, decision.events);
       return decision;
     });
     if (outcome.events.length > 0) await this.identity.announce([], true);
@@ -48,9 +52,9 @@ export class GroupService {
   }
 
   /** Deleted entities leave their groups (Vault's handleEntityDeleteCommon). */
-  async removeEntities(entityIds: string[]): Promise<void> {
+  async removeEntities(namespace: string, entityIds: string[]): Promise<void> {
     if (entityIds.length === 0) return;
-    await this.write((graph) => {
+    await this.write(namespace, (graph) => {
       const member = [...graph.values()].some((g) => g.memberEntityIds.some((e) => entityIds.includes(e)));
       const at = this.now();
       return {
@@ -61,13 +65,25 @@ export class GroupService {
   }
 
   /** Merged entities' memberships pass to the entity they were merged into. */
-  async mergeEntities(fromEntityIds: string[], toEntityId: string): Promise<void> {
-    await this.write((graph) => {
+  async mergeEntities(namespace: string, fromEntityIds: string[], toEntityId: string): Promise<void> {
+    await this.write(namespace, (graph) => {
       const member = [...graph.values()].some((g) =>
         g.memberEntityIds.some((e) => fromEntityIds.includes(e)),
       );
       const data = { fromEntityIds, toEntityId, at: this.now() };
       return { events: member ? [{ type: 'GroupEntityMembersMerged', data }] : [], result: undefined };
+    });
+  }
+
+  /** Deleting a namespace: every group of it goes (with its aliases and memberships). */
+  async deleteNamespace(namespace: string): Promise<void> {
+    await this.write(namespace, (graph) => {
+      const at = this.now();
+      const events: GroupEvent[] = [...graph.keys()].map((id) => ({
+        type: 'GroupDeleted',
+        data: { id, deletedAt: at },
+      }));
+      return { events, result: undefined };
     });
   }
 

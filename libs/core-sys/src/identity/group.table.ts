@@ -5,6 +5,8 @@ type Json<T> = ColumnType<T, string, string>;
 
 export interface IdentityGroupsTable {
   id: string;
+  /** "" = root; names are unique per namespace */
+  namespace: ColumnType<string, string | undefined, string>;
   name: string;
   /** lower(name): group names are case-insensitive and unique */
   name_key: string;
@@ -102,9 +104,10 @@ export function rowToGroup(row: GroupRow, alias: GroupAliasRow | undefined): Gro
   };
 }
 
-export function groupToRow(g: GroupState) {
+export function groupToRow(g: GroupState, namespace: string) {
   return {
     id: g.id,
+    namespace,
     name: g.name,
     name_key: g.name.toLowerCase(),
     type: g.type,

@@ -4,7 +4,12 @@ import type { AliasState } from './identity.decider';
 import { aliasView, iso, listOrNull, mapOrNull, withMount, type MountLookup } from './identity.view';
 
 /** Vault's handleGroupReadCommon. */
-export function groupView(g: GroupState, graph: GroupGraph, mounts: MountLookup): GroupData {
+export function groupView(
+  g: GroupState,
+  graph: GroupGraph,
+  mounts: MountLookup,
+  namespaceId = 'root',
+): GroupData {
   const alias: GroupData['alias'] = g.alias
     ? withMount<GroupData['alias']>(
         {
@@ -33,7 +38,7 @@ export function groupView(g: GroupState, graph: GroupGraph, mounts: MountLookup)
     last_update_time: iso(g.updatedAt),
     modify_index: g.modifyIndex,
     type: g.type,
-    namespace_id: 'root',
+    namespace_id: namespaceId,
     alias,
   };
 }

@@ -53,15 +53,15 @@ export class IdentityLookupService {
     private readonly groupAdmin: GroupAdminService,
   ) {}
 
-  async entity(body: IdentityLookupBody): Promise<Res<'lookupEntity'>> {
+  async entity(namespace: string, body: IdentityLookupBody): Promise<Res<'lookupEntity'>> {
     const key = lookupKey(body);
-    const entity = key && (await this.findEntity(key));
+    const entity = key && (await this.findEntity(namespace, key));
     return entity ? { data: await this.entities.view(entity) } : {};
   }
 
-  async group(body: IdentityLookupBody): Promise<Res<'lookupGroup'>> {
+  async group(namespace: string, body: IdentityLookupBody): Promise<Res<'lookupGroup'>> {
     const key = lookupKey(body);
-    const graph = await this.groups.graph();
+    const graph = await this.groups.graph(namespace);
     let group: GroupState | undefined;
     if (key?.by === 'id') group = graph.get(key.id);
     else if (key?.by === 'name') group = groupByName(graph, key.name);
@@ -72,16 +72,17 @@ export class IdentityLookupService {
       );
       group = alias && graph.get(alias.groupId);
     }
-    return this.groupAdmin.view(group, graph);
+    return this.groupAdmin.view(namespace, group, graph);
   }
 
-  private async findEntity(key: LookupKey): Promise<EntityState | undefined> {
-    if (key.by === 'id') return (await this.repo.entityById(key.id))?.state;
-    if (key.by === 'name') return (await this.repo.entityByName(key.name))?.state;
+  /** Only the entities of the request's namespace are found. */
+  private async findEntity(namespace: string, key: LookupKey): Promise<EntityState | undefined> {
+    if (key.by === 'id') return (await this.repo.entityIn(namespace, key.id))?.state;
+    if (key.by === 'name') return (await this.repo.entityByName(namespace, key.name))?.state;
     const alias =
       key.by === 'alias_id'
-        ? await this.repo.aliasById(key.aliasId)
+        ? await this.repo.aliasById(namespace, key.aliasId)
         : await this.repo.aliasByFactors(key.mountAccessor, key.name);
-    return alias && (await this.repo.entityById(alias.canonicalId))?.state;
+    return alias && (await this.repo.entityIn(namespace, alias.canonicalId))?.state;
   }
 }

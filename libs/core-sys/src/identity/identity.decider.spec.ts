@@ -16,6 +16,7 @@ const NOW = 1_700_000_000_000;
 function entity(over: Partial<EntityState> = {}): EntityState {
   return {
     id: 'e1',
+    namespace: '',
     name: 'alice',
     metadata: {},
     policies: [],
@@ -49,6 +50,7 @@ function write(over: Partial<EntityWriteCommand>) {
     byName: null,
     input: {},
     newId: 'new',
+    namespace: '',
     generatedName: 'entity_0badf00d',
     nowMs: NOW,
     ...over,
@@ -121,7 +123,7 @@ describe('aliases', () => {
     name: 'alice',
     customMetadata: {},
     aliasId: 'a9',
-    newEntity: { id: 'e9', name: 'entity_1' },
+    newEntity: { id: 'e9', name: 'entity_1', namespace: '' },
     nowMs: NOW,
   };
 
@@ -198,5 +200,30 @@ describe('aliases', () => {
     expect(failure(() => decideAliasUpdate({ ...base, canonicalId: 'e2', target: null })).message).toBe(
       "given 'canonical_id' is not associated with an entity",
     );
+  });
+});
+
+describe('entities in namespaces', () => {
+  it('creates an entity in the namespace of the request, and keeps it there on update', () => {
+    const created = write({ namespace: 'ns1/', input: { name: 'bob' } });
+    expect(created.after.namespace).toBe('ns1/');
+    expect(created.events[0]).toMatchObject({ type: 'EntityCreated', data: { namespace: 'ns1/' } });
+    const updated = write({ byId: created.after, idGiven: true, namespace: '', input: { policies: ['p'] } });
+    expect(updated.after.namespace).toBe('ns1/');
+  });
+
+  it('creates the entity of a first login in the namespace of the auth mount', () => {
+    const d = decideAliasCreate({
+      entity: null,
+      canonicalGiven: false,
+      mountAccessor: 'auth_userpass_ns1',
+      name: 'carol',
+      customMetadata: {},
+      aliasId: 'a1',
+      newEntity: { id: 'e1', name: 'entity_1', namespace: 'ns1/ns2/' },
+      nowMs: NOW,
+    });
+    const folded = d.events.reduce<EntityState | null>((s, e) => evolve(s, e), null);
+    expect(folded?.namespace).toBe('ns1/ns2/');
   });
 });

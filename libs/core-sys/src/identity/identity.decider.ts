@@ -15,6 +15,8 @@ export interface AliasState {
 
 export interface EntityState {
   id: string;
+  /** the namespace the entity belongs to ("" = root), fixed at creation */
+  namespace: string;
   name: string;
   metadata: Record<string, string>;
   policies: string[];
@@ -103,6 +105,7 @@ export interface EntityWriteCommand {
   input: EntityInput;
   /** for a new entity */
   newId: string;
+  namespace: string;
   generatedName: string;
   nowMs: number;
 }
@@ -139,6 +142,7 @@ export function decideEntityWrite(cmd: EntityWriteCommand): EntityWriteDecision 
         policies,
         disabled: input.disabled ?? false,
         createdAt: cmd.nowMs,
+        namespace: cmd.namespace,
       },
     };
     return {
@@ -187,8 +191,8 @@ export interface AliasCreateCommand {
   name: string;
   customMetadata: Record<string, string>;
   aliasId: string;
-  /** the entity to create when no canonical_id was given */
-  newEntity: { id: string; name: string };
+  /** the entity to create when no canonical_id was given, in the namespace of the request */
+  newEntity: { id: string; name: string; namespace: string };
   nowMs: number;
 }
 

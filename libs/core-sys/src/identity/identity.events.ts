@@ -17,6 +17,8 @@ export const entityCreatedV1 = z.object({
   disabled: z.boolean(),
   /** unix ms */
   createdAt: z.number().int(),
+  /** the namespace the entity belongs to ("" = root; events from before namespaces lack it) */
+  namespace: z.string().default(''),
 });
 export type EntityCreatedData = z.infer<typeof entityCreatedV1>;
 

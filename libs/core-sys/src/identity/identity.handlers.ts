@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import {
+  type CallerContext,
   coreEntityFacts,
   identityContracts,
   type ContractRequest,
@@ -8,7 +9,7 @@ import {
   type ResponseOf,
   type RequestOf,
 } from '@coffer/contracts';
-import { Handles } from '@coffer/transport';
+import { Caller, Handles } from '@coffer/transport';
 import { AliasAdminService } from './alias-admin.service';
 import { EntityAdminService } from './entity-admin.service';
 import { IdentityService } from './identity.service';
@@ -25,93 +26,110 @@ export class IdentityHandlers {
   @Handles(identityContracts.entityWrite)
   entityWrite(
     @Payload() req: RequestOf<typeof identityContracts.entityWrite>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof identityContracts.entityWrite>> {
-    return this.entities.write(req.body, { by: 'body' });
+    return this.entities.write(caller.namespace, req.body, { by: 'body' });
   }
 
   @Handles(identityContracts.entityByIdRead)
   entityByIdRead(
     @Payload() req: RequestOf<typeof identityContracts.entityByIdRead>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof identityContracts.entityByIdRead>> {
-    return this.entities.read({ by: 'id', id: req.params.id });
+    return this.entities.read(caller.namespace, { by: 'id', id: req.params.id });
   }
 
   @Handles(identityContracts.entityByIdWrite)
   entityByIdWrite(
     @Payload() req: RequestOf<typeof identityContracts.entityByIdWrite>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof identityContracts.entityByIdWrite>> {
-    return this.entities.write(req.body, { by: 'id', id: req.params.id });
+    return this.entities.write(caller.namespace, req.body, { by: 'id', id: req.params.id });
   }
 
   @Handles(identityContracts.entityByIdDelete)
   entityByIdDelete(
     @Payload() req: RequestOf<typeof identityContracts.entityByIdDelete>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof identityContracts.entityByIdDelete>> {
-    return this.entities.delete({ by: 'id', id: req.params.id });
+    return this.entities.delete(caller.namespace, { by: 'id', id: req.params.id });
   }
 
   @Handles(identityContracts.entityByIdList)
-  entityByIdList(): Promise<ResponseOf<typeof identityContracts.entityByIdList>> {
-    return this.entities.list(true);
+  entityByIdList(
+    @Caller() caller: CallerContext,
+  ): Promise<ResponseOf<typeof identityContracts.entityByIdList>> {
+    return this.entities.list(caller.namespace, true);
   }
 
   @Handles(identityContracts.entityByNameRead)
   entityByNameRead(
     @Payload() req: RequestOf<typeof identityContracts.entityByNameRead>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof identityContracts.entityByNameRead>> {
-    return this.entities.read({ by: 'name', name: req.params.name });
+    return this.entities.read(caller.namespace, { by: 'name', name: req.params.name });
   }
 
   @Handles(identityContracts.entityByNameWrite)
   entityByNameWrite(
     @Payload() req: RequestOf<typeof identityContracts.entityByNameWrite>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof identityContracts.entityByNameWrite>> {
-    return this.entities.write(req.body, { by: 'name', name: req.params.name });
+    return this.entities.write(caller.namespace, req.body, { by: 'name', name: req.params.name });
   }
 
   @Handles(identityContracts.entityByNameDelete)
   entityByNameDelete(
     @Payload() req: RequestOf<typeof identityContracts.entityByNameDelete>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof identityContracts.entityByNameDelete>> {
-    return this.entities.delete({ by: 'name', name: req.params.name });
+    return this.entities.delete(caller.namespace, { by: 'name', name: req.params.name });
   }
 
   @Handles(identityContracts.entityByNameList)
-  entityByNameList(): Promise<ResponseOf<typeof identityContracts.entityByNameList>> {
-    return this.entities.list(false);
+  entityByNameList(
+    @Caller() caller: CallerContext,
+  ): Promise<ResponseOf<typeof identityContracts.entityByNameList>> {
+    return this.entities.list(caller.namespace, false);
   }
 
   @Handles(identityContracts.aliasWrite)
   aliasWrite(
     @Payload() req: RequestOf<typeof identityContracts.aliasWrite>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof identityContracts.aliasWrite>> {
-    return this.aliases.write(req.body);
+    return this.aliases.write(caller.namespace, req.body);
   }
 
   @Handles(identityContracts.aliasByIdRead)
   aliasByIdRead(
     @Payload() req: RequestOf<typeof identityContracts.aliasByIdRead>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof identityContracts.aliasByIdRead>> {
-    return this.aliases.read(req.params.id);
+    return this.aliases.read(caller.namespace, req.params.id);
   }
 
   @Handles(identityContracts.aliasByIdWrite)
   aliasByIdWrite(
     @Payload() req: RequestOf<typeof identityContracts.aliasByIdWrite>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof identityContracts.aliasByIdWrite>> {
-    return this.aliases.write(req.body, req.params.id);
+    return this.aliases.write(caller.namespace, req.body, req.params.id);
   }
 
   @Handles(identityContracts.aliasByIdDelete)
   aliasByIdDelete(
     @Payload() req: RequestOf<typeof identityContracts.aliasByIdDelete>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof identityContracts.aliasByIdDelete>> {
-    return this.aliases.delete(req.params.id);
+    return this.aliases.delete(caller.namespace, req.params.id);
   }
 
   @Handles(identityContracts.aliasByIdList)
-  aliasByIdList(): Promise<ResponseOf<typeof identityContracts.aliasByIdList>> {
-    return this.aliases.list();
+  aliasByIdList(
+    @Caller() caller: CallerContext,
+  ): Promise<ResponseOf<typeof identityContracts.aliasByIdList>> {
+    return this.aliases.list(caller.namespace);
   }
 
   @Handles(coreEntityFacts)

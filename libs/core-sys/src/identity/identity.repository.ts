@@ -33,25 +33,40 @@ export class IdentityRepository {
     return rowToEntity(row, aliases);
   }
 
-  /** Entity names are case-insensitive. */
-  async entityByName(name: string): Promise<VersionedEntity | undefined> {
+  /**
+   * The entity with this id if it belongs to `namespace`: an entity of another namespace is
+   * invisible there, as if it did not exist (Vault compares entity.NamespaceID).
+   */
+  async entityIn(namespace: string, id: string): Promise<VersionedEntity | undefined> {
+    const found = await this.entityById(id);
+    return found?.state.namespace === namespace ? found : undefined;
+  }
+
+  /** Entity names are case-insensitive and unique within their namespace. */
+  async entityByName(namespace: string, name: string): Promise<VersionedEntity | undefined> {
     const row = await this.db
       .of()
       .selectFrom('identity_entities')
       .select('id')
+      .where('namespace', '=', namespace)
       .where('name_key', '=', name.toLowerCase())
       .executeTakeFirst();
     return row ? this.entityById(row.id) : undefined;
   }
 
-  async nameTaken(name: string): Promise<boolean> {
-    const row = await this.db
+  async nameTaken(namespace: string, name: string): Promise<boolean> {
+    return (await this.entityByName(namespace, name)) !== undefined;
+  }
+
+  /** The ids of a namespace's entities (deleting the namespace deletes them). */
+  async entityIdsOf(namespace: string): Promise<string[]> {
+    const rows = await this.db
       .of()
       .selectFrom('identity_entities')
       .select('id')
-      .where('name_key', '=', name.toLowerCase())
-      .executeTakeFirst();
-    return row !== undefined;
+      .where('namespace', '=', namespace)
+      .execute();
+    return rows.map((r) => r.id);
   }
 
   /**
@@ -80,39 +95,55 @@ export class IdentityRepository {
     return (await this.standing(id))?.id;
   }
 
-  /** Which of these ids are entities. */
-  async existingEntityIds(ids: readonly string[]): Promise<Set<string>> {
+  /** Which of these ids are entities of the namespace. */
+  async existingEntityIds(namespace: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await this.db
       .of()
       .selectFrom('identity_entities')
       .select('id')
+      .where('namespace', '=', namespace)
       .where('id', 'in', [...ids])
       .execute();
     return new Set(rows.map((r) => r.id));
   }
 
-  async allEntities(): Promise<EntityState[]> {
+  async allEntities(namespace: string): Promise<EntityState[]> {
     const rows = await this.db
       .of()
       .selectFrom('identity_entities')
       .select(ENTITY_COLUMNS)
+      .where('namespace', '=', namespace)
       .orderBy('name_key')
       .execute();
-    const aliases = await this.db.of().selectFrom('identity_aliases').select(ALIAS_COLUMNS).execute();
+    const aliases = await this.aliasesOf(namespace);
     const byEntity = new Map<string, typeof aliases>();
     for (const a of aliases) byEntity.set(a.canonical_id, [...(byEntity.get(a.canonical_id) ?? []), a]);
     return rows.map((r) => rowToEntity(r, byEntity.get(r.id) ?? []).state);
   }
 
-  async aliasById(id: string): Promise<AliasState | undefined> {
+  /** The alias if its entity belongs to `namespace` (aliases live in their entity's namespace). */
+  async aliasById(namespace: string, id: string): Promise<AliasState | undefined> {
     const row = await this.db
       .of()
-      .selectFrom('identity_aliases')
-      .select(ALIAS_COLUMNS)
-      .where('id', '=', id)
+      .selectFrom('identity_aliases as a')
+      .innerJoin('identity_entities as e', 'e.id', 'a.canonical_id')
+      .select(ALIAS_COLUMNS.map((c) => `a.${c}` as const))
+      .where('a.id', '=', id)
+      .where('e.namespace', '=', namespace)
       .executeTakeFirst();
     return row && rowToAlias(row);
+  }
+
+  private aliasesOf(namespace: string) {
+    return this.db
+      .of()
+      .selectFrom('identity_aliases as a')
+      .innerJoin('identity_entities as e', 'e.id', 'a.canonical_id')
+      .select(ALIAS_COLUMNS.map((c) => `a.${c}` as const))
+      .where('e.namespace', '=', namespace)
+      .orderBy('a.id')
+      .execute();
   }
 
   async aliasByFactors(mountAccessor: string, name: string): Promise<AliasState | undefined> {
@@ -126,14 +157,8 @@ export class IdentityRepository {
     return row && rowToAlias(row);
   }
 
-  async allAliases(): Promise<AliasState[]> {
-    const rows = await this.db
-      .of()
-      .selectFrom('identity_aliases')
-      .select(ALIAS_COLUMNS)
-      .orderBy('id')
-      .execute();
-    return rows.map(rowToAlias);
+  async allAliases(namespace: string): Promise<AliasState[]> {
+    return (await this.aliasesOf(namespace)).map(rowToAlias);
   }
 
   // --- projection writes (inside the append transaction) ---

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { invalidation, type EntityFacts } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
+import { MountsService } from '../mounts/mounts.service';
 import { GroupRepository } from './group.repository';
 import { affectsTokens, decideAliasCreate, normalisePolicies, type EntityState } from './identity.decider';
 import { IdentityEventLog } from './identity.projection';
@@ -35,6 +36,7 @@ export class IdentityService {
     private readonly repo: IdentityRepository,
     private readonly log: IdentityEventLog,
     private readonly groups: GroupRepository,
+    @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
   ) {}
 
   /**
@@ -68,9 +70,11 @@ export class IdentityService {
 
   /**
    * The entity of the alias (mount accessor, name), created together with the alias if there is
-   * none yet: one append to a new stream, so a failed login never leaves an entity behind.
+   * none yet: one append to a new stream, so a failed login never leaves an entity behind. The
+   * entity belongs to the namespace of the auth mount (a login in ns1 makes an ns1 entity).
    */
   async entityForAlias(mountAccessor: string, name: string): Promise<string> {
+    const namespace = (await this.mounts.authMountByAccessor(mountAccessor))?.namespace ?? '';
     for (let attempt = 1; ; attempt++) {
       const existing = await this.repo.aliasByFactors(mountAccessor, name);
       if (existing) return existing.canonicalId;
@@ -81,7 +85,7 @@ export class IdentityService {
         name,
         customMetadata: {},
         aliasId: randomUUID(),
-        newEntity: { id: randomUUID(), name: await this.freshName() },
+        newEntity: { id: randomUUID(), name: await this.freshName(namespace), namespace },
         nowMs: this.runtime.clock().getTime(),
       });
       try {
@@ -95,11 +99,11 @@ export class IdentityService {
     }
   }
 
-  /** A generated entity name nobody uses yet. */
-  async freshName(): Promise<string> {
+  /** A generated entity name nobody in the namespace uses yet. */
+  async freshName(namespace: string): Promise<string> {
     for (;;) {
       const name = generateEntityName();
-      if (!(await this.repo.nameTaken(name))) return name;
+      if (!(await this.repo.nameTaken(namespace, name))) return name;
     }
   }
 

@@ -5,6 +5,8 @@ type Json<T> = ColumnType<T, string, string>;
 
 export interface IdentityEntitiesTable {
   id: string;
+  /** "" = root; names are unique per namespace */
+  namespace: ColumnType<string, string | undefined, string>;
   name: string;
   /** lower(name): entity names are case-insensitive and unique */
   name_key: string;
@@ -43,6 +45,7 @@ export interface IdentityDatabase {
 
 export const ENTITY_COLUMNS = [
   'id',
+  'namespace',
   'name',
   'metadata',
   'policies',
@@ -91,6 +94,7 @@ export function rowToEntity(row: EntityRow, aliases: AliasRow[]): VersionedEntit
     version: row.version,
     state: {
       id: row.id,
+      namespace: row.namespace,
       name: row.name,
       metadata: row.metadata,
       policies: row.policies,
@@ -106,6 +110,7 @@ export function rowToEntity(row: EntityRow, aliases: AliasRow[]): VersionedEntit
 export function entityToRow(state: EntityState, version: number) {
   return {
     id: state.id,
+    namespace: state.namespace,
     name: state.name,
     name_key: state.name.toLowerCase(),
     metadata: JSON.stringify(state.metadata),

@@ -51,6 +51,8 @@ export function entityView(
   entity: EntityState,
   mounts: MountLookup,
   groups: EntityGroupIds = { direct: [], inherited: [] },
+  /** the id of the entity's namespace ("root" for the root namespace, as Vault) */
+  namespaceId = 'root',
 ): EntityData {
   return {
     id: entity.id,
@@ -59,7 +61,7 @@ export function entityView(
     merged_entity_ids: listOrNull(entity.mergedEntityIds),
     policies: entity.policies,
     disabled: entity.disabled,
-    namespace_id: 'root',
+    namespace_id: namespaceId,
     creation_time: iso(entity.createdAt),
     last_update_time: iso(entity.updatedAt),
     aliases: entity.aliases.map((a) => entityAliasView(a, mounts)),

@@ -5,6 +5,7 @@ import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
 import * as m0110 from './migrations/0110_leases';
 import { LEASE_LOG } from './lease.events';
 import { LeaseHandlers } from './lease.handlers';
+import { LeasePresenceHandlers } from './lease-presence.handlers';
 import { DEFAULT_LEASE_MANAGER_SETTINGS, LEASE_MANAGER_SETTINGS, LeaseManager } from './lease-manager';
 import { LeaseEventLog, LeaseProjection } from './lease.projection';
 import { LeaseRepository } from './lease.repository';
@@ -19,7 +20,7 @@ export const leasesProviders: Provider[] = [
   LeaseManager,
   { provide: LEASE_MANAGER_SETTINGS, useValue: DEFAULT_LEASE_MANAGER_SETTINGS },
 ];
-export const leasesControllers: Type[] = [LeaseHandlers];
+export const leasesControllers: Type[] = [LeaseHandlers, LeasePresenceHandlers];
 export const leasesMigrations: Record<string, Migration> = {
   '0110_leases': m0110,
 };

@@ -70,6 +70,10 @@ describe('kill -9 of core-sys during a burst of lease registrations', () => {
       `cluster_name   = "coffer-lease-kill"
 cluster_secret = ${q(CLUSTER_SECRET)}
 
+controller {
+  graceful_shutdown_wait_duration = "0s"
+}
+
 listener "tcp" {
   purpose     = "api"
   address     = "127.0.0.1:${apiPort}"

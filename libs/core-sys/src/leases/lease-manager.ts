@@ -52,6 +52,7 @@ export class LeaseManager implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly leases: LeaseService,
   ) {
     this.loop = new IntervalLoop({
+      name: 'lease expiry',
       intervalMs: settings.intervalMs,
       run: () => this.pass(),
       // Never lease data: only what went wrong.

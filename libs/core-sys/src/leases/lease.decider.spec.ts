@@ -7,6 +7,8 @@ import {
   decideRevocationFailure,
   evolve,
   irrevocableLimit,
+  leaseIdFor,
+  leaseRequestPath,
   prefixDirectory,
   SYSTEM_MAX_LEASE_TTL,
   type LeaseState,
@@ -133,5 +135,20 @@ describe('irrevocable listing limit', () => {
     expect(() => irrevocableLimit('x')).toThrow(
       'invalid \'limit\' provided: strconv.Atoi: parsing "x": invalid syntax',
     );
+  });
+});
+
+describe('lease ids in namespaces', () => {
+  it('takes the path relative to the namespace of the mount, whatever part of it the path carries', () => {
+    const mount = { path: 'aws/', namespace: 'ns1/ns2/' };
+    expect(leaseRequestPath('aws/creds/x', mount)).toBe('aws/creds/x');
+    expect(leaseRequestPath('ns2/aws/creds/x', mount)).toBe('aws/creds/x');
+    expect(leaseRequestPath('ns1/ns2/aws/creds/x/', mount)).toBe('aws/creds/x');
+    expect(leaseRequestPath('aws/creds/x', { path: 'aws/', namespace: '' })).toBe('aws/creds/x');
+  });
+
+  it('suffixes the namespace id outside the root', () => {
+    expect(leaseIdFor('aws/creds/x', 'R4nd0m', 'Ab1cD')).toBe('aws/creds/x/R4nd0m.Ab1cD');
+    expect(leaseIdFor('aws/creds/x', 'R4nd0m', undefined)).toBe('aws/creds/x/R4nd0m');
   });
 });

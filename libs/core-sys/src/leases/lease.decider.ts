@@ -234,3 +234,28 @@ export function irrevocableLimit(raw: string): number | 'none' {
   if (limit < 1) throw invalidRequest("limit must be 'none' or a positive integer");
   return limit;
 }
+
+/**
+ * The request path of a lease id, relative to the namespace of its mount, as Vault's req.Path
+ * is: the gateway's path may still carry part of the namespace ("ns2/aws/creds/x" for a request
+ * with header "ns1/" reaching a mount of "ns1/ns2/"). Leading namespace segments are dropped
+ * until the mount's own path starts the rest.
+ */
+export function leaseRequestPath(path: string, mount: Pick<MountInfo, 'path' | 'namespace'>): string {
+  const trimmed = path.replace(/\/+$/, '');
+  const segments = (mount.namespace ?? '').split('/').filter((s) => s !== '');
+  for (let i = 0; i <= segments.length; i++) {
+    const prefix = segments
+      .slice(i)
+      .map((s) => `${s}/`)
+      .join('');
+    if (trimmed.startsWith(prefix) && `${trimmed.slice(prefix.length)}/`.startsWith(mount.path))
+      return trimmed.slice(prefix.length);
+  }
+  return trimmed;
+}
+
+/** Vault's lease id: "<path>/<random>", with ".<namespace id>" for a lease of a non-root namespace. */
+export function leaseIdFor(path: string, random: string, namespaceId: string | undefined): string {
+  return namespaceId ? `${path}/${random}.${namespaceId}` : `${path}/${random}`;
+}

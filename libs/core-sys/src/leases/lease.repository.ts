@@ -28,6 +28,19 @@ export class LeaseRepository {
     return row && this.toLease(row);
   }
 
+  /** How many leases exist, and how many of them could not be revoked (the metrics' gauges). */
+  async counts(): Promise<{ total: number; irrevocable: number }> {
+    const row = await this.db
+      .of()
+      .selectFrom('leases')
+      .select((eb) => [
+        eb.fn.countAll<string>().as('total'),
+        eb.fn.count<string>('lease_id').filterWhere('irrevocable', '=', true).as('irrevocable'),
+      ])
+      .executeTakeFirst();
+    return { total: Number(row?.total ?? 0), irrevocable: Number(row?.irrevocable ?? 0) };
+  }
+
   /** Ids under a prefix (a plain string prefix, as Vault's revoke-prefix matches). */
   async idsWithPrefix(prefix: string): Promise<string[]> {
     const rows = await this.db
@@ -102,6 +115,25 @@ export class LeaseRepository {
 
   async delete(trx: CoreSysTrx, leaseId: string): Promise<void> {
     await this.db.of(trx).deleteFrom('leases').where('lease_id', '=', leaseId).execute();
+  }
+
+  /** The engine internals of a mount's leases issued since `since` (ms): engines' recovery passes ask. */
+  async internalsOfMount(mountUuid: string, since: number): Promise<Record<string, unknown>[]> {
+    const rows = await this.db
+      .of()
+      .selectFrom('leases')
+      .select(['lease_id', 'internal'])
+      .where('mount_uuid', '=', mountUuid)
+      .where('issued_at', '>=', since)
+      .execute();
+    return rows.map(
+      (row) =>
+        JSON.parse(
+          this.runtime.cipher
+            .decrypt(Buffer.from(row.internal, 'base64'), this.aad(row.lease_id))
+            .toString('utf8'),
+        ) as Record<string, unknown>,
+    );
   }
 
   private aad(leaseId: string): Buffer {

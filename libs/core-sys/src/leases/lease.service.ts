@@ -30,8 +30,11 @@ import {
   prefixDirectory,
   type LeaseState,
   type RevocationPolicy,
+  leaseIdFor,
+  leaseRequestPath,
 } from './lease.decider';
 import { MountsRepository } from '../mounts/mounts.repository';
+import { NamespaceRepository } from '../namespaces/namespace.repository';
 import { LeaseEventLog } from './lease.projection';
 import { LeaseRepository } from './lease.repository';
 
@@ -65,6 +68,7 @@ export class LeaseService {
     private readonly repo: LeaseRepository,
     private readonly log: LeaseEventLog,
     private readonly mounts: MountsRepository,
+    private readonly namespaces: NamespaceRepository,
   ) {}
 
   /** An engine answered with `secret`: the lease exists (committed) before the client sees its id. */
@@ -72,12 +76,14 @@ export class LeaseService {
     req: ContractRequest<typeof coreLeaseRegister>,
     caller: CallerContext | undefined,
   ): Promise<ContractResponse<typeof coreLeaseRegister>> {
-    const path = req.path.replace(/\/+$/, '');
-    const leaseId = `${path}/${randomLeaseSuffix()}`;
+    const mount = req.mount as MountInfo;
+    const path = leaseRequestPath(req.path, mount);
+    const namespaceId = mount.namespace ? await this.namespaces.idOf(mount.namespace) : undefined;
+    const leaseId = leaseIdFor(path, randomLeaseSuffix(), namespaceId);
     const data = decideIssue({
       leaseId,
       path,
-      mount: req.mount as MountInfo,
+      mount,
       service: req.service,
       tokenAccessor: caller?.accessor ?? null,
       secret: {
@@ -100,13 +106,15 @@ export class LeaseService {
     const leaseId = req.body.lease_id;
     if (leaseId === '') throw leaseIdRequired();
     const found = await this.repo.find(leaseId);
-    if (!found) throw invalidLease();
+    if (!found || !(await this.#visible(found.state.mountAccessor, req.mount.namespace)))
+      throw invalidLease();
     return { data: lookupView(found.state, this.now()) };
   }
 
   async lookupList(req: Req<'lookupList'>): Promise<Res<'lookupList'>> {
     const prefix = prefixDirectory(req.params.prefix);
-    return { data: { keys: childKeys(await this.repo.idsWithPrefix(prefix), prefix) } };
+    const ids = await this.#scoped(await this.repo.idsWithPrefix(prefix), req.mount.namespace);
+    return { data: { keys: childKeys(ids, prefix) } };
   }
 
   async renew(req: Req<'renew'>): Promise<Res<'renew'>> {
@@ -115,6 +123,7 @@ export class LeaseService {
     if (leaseId.startsWith('auth/')) {
       throw invalidRequest('tokens cannot be renewed through this endpoint');
     }
+    if ((await this.#scoped([leaseId], req.mount.namespace)).length === 0) throw invalidLease();
     return retryOnConflict(async () => {
       const found = await this.repo.find(leaseId);
       const state = assertRenewable(found?.state, this.now());
@@ -135,6 +144,8 @@ export class LeaseService {
   async revoke(req: Req<'revoke'>): Promise<Res<'revoke'>> {
     const leaseId = req.body.lease_id || req.params.lease_id;
     if (leaseId === '') throw leaseIdRequired();
+    if ((await this.#scoped([leaseId], req.mount.namespace)).length === 0)
+      throw invalidRequest('lease not found');
     if (!req.body.sync) {
       // Vault's LazyRevoke: an unknown lease is an error, a known one is due now (202).
       if (!(await this.queue(leaseId))) throw invalidRequest('lease not found');
@@ -145,7 +156,10 @@ export class LeaseService {
   }
 
   async revokePrefix(req: Req<'revokePrefix'>): Promise<Res<'revokePrefix'>> {
-    const ids = await this.repo.idsWithPrefix(prefixDirectory(req.params.prefix));
+    const ids = await this.#scoped(
+      await this.repo.idsWithPrefix(prefixDirectory(req.params.prefix)),
+      req.mount.namespace,
+    );
     if (!req.body.sync) {
       for (const id of ids) await this.queue(id);
       return { data: null, status: 202 };
@@ -155,10 +169,31 @@ export class LeaseService {
   }
 
   async revokeForce(req: Req<'revokeForce'>): Promise<Res<'revokeForce'>> {
-    for (const id of await this.repo.idsWithPrefix(prefixDirectory(req.params.prefix))) {
+    const ids = await this.repo.idsWithPrefix(prefixDirectory(req.params.prefix));
+    for (const id of await this.#scoped(ids, req.mount.namespace)) {
       await this.revokeNow(id, 'forced', true);
     }
     return {};
+  }
+
+  /**
+   * The leases a namespace's sys/leases may see: those of its mounts and its children's (the
+   * root sees all). A lease of another namespace does not exist there.
+   */
+  async #scoped(ids: readonly string[], namespace: string): Promise<string[]> {
+    if (namespace === '') return [...ids];
+    const kept: string[] = [];
+    for (const id of ids) {
+      const found = await this.repo.find(id);
+      if (found && (await this.#visible(found.state.mountAccessor, namespace))) kept.push(id);
+    }
+    return kept;
+  }
+
+  async #visible(mountAccessor: string, namespace: string): Promise<boolean> {
+    if (namespace === '') return true;
+    const mount = await this.mounts.byAccessor(mountAccessor);
+    return (mount?.namespace ?? '').startsWith(namespace);
   }
 
   /** Nothing dangles in an event-sourced index; answered as Vault answers a started tidy. */
@@ -168,7 +203,7 @@ export class LeaseService {
 
   async count(req: Req<'count'>): Promise<Res<'count'>> {
     if (req.query.type.toLowerCase() !== 'irrevocable') return {};
-    const leases = await this.repo.irrevocable(Number.MAX_SAFE_INTEGER);
+    const leases = await this.#irrevocableIn(req, Number.MAX_SAFE_INTEGER);
     const counts: Record<string, number> = {};
     for (const l of leases) counts[l.mountAccessor] = (counts[l.mountAccessor] ?? 0) + 1;
     return { data: { lease_count: leases.length, counts } };
@@ -178,7 +213,7 @@ export class LeaseService {
     if (req.query.type.toLowerCase() !== 'irrevocable') return {};
     const limit = irrevocableLimit(req.query.limit);
     // one more than the limit tells whether Vault's "command halted" warning applies
-    const found = await this.repo.irrevocable(limit === 'none' ? Number.MAX_SAFE_INTEGER : limit + 1);
+    const found = await this.#irrevocableIn(req, limit === 'none' ? Number.MAX_SAFE_INTEGER : limit + 1);
     const leases = limit === 'none' ? found : found.slice(0, limit);
     return {
       data: {
@@ -187,6 +222,28 @@ export class LeaseService {
       },
       warnings: leases.length < found.length ? [MAX_IRREVOCABLE_WARNING] : [],
     };
+  }
+
+  /**
+   * Irrevocable leases of the request's namespace (Vault's getIrrevocableLeaseCounts): those of
+   * its own mounts, and with include_child_namespaces those of its descendants too.
+   */
+  async #irrevocableIn(req: Req<'count'> | Req<'list'>, limit: number): Promise<LeaseState[]> {
+    const namespace = req.mount.namespace ?? '';
+    const children = req.query.include_child_namespaces;
+    const all = await this.repo.irrevocable(Number.MAX_SAFE_INTEGER);
+    const kept: LeaseState[] = [];
+    const nsOf = new Map<string, string>();
+    for (const lease of all) {
+      if (kept.length >= limit) break;
+      let leaseNs = nsOf.get(lease.mountAccessor);
+      if (leaseNs === undefined) {
+        leaseNs = (await this.mounts.byAccessor(lease.mountAccessor))?.namespace ?? '';
+        nsOf.set(lease.mountAccessor, leaseNs);
+      }
+      if (leaseNs === namespace || (children && leaseNs.startsWith(namespace))) kept.push(lease);
+    }
+    return kept;
   }
 
   /** A disabled mount's leases become due (the lease manager revokes them); idempotent across replicas. */

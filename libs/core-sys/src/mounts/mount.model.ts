@@ -38,10 +38,15 @@ export const mountRecordSchema = z.object({
   externalEntropyAccess: z.boolean(),
   /** being unmounted (Vault's Tainted): requests are refused until the unmount completes */
   tainted: z.boolean().optional(),
+  /** the namespace it belongs to ("ns1/ns2/"), its path relative to it; absent = root */
+  namespace: z.string().optional(),
 });
 export type MountRecord = z.infer<typeof mountRecordSchema>;
 
 export const AUTH_PREFIX = 'auth/';
+
+/** The namespace of a mount record ("" = root). */
+export const namespaceOf = (m: Pick<MountRecord, 'namespace'>): string => m.namespace ?? '';
 
 export const isAuthPath = (path: string): boolean => path.startsWith(AUTH_PREFIX);
 

@@ -90,7 +90,7 @@ export function toMountEntry(m: MountRecord): MountEntry {
     uuid: m.uuid,
     accessor: m.accessor,
     type: m.type,
-    namespace: '',
+    namespace: m.namespace ?? '',
     options: { ...m.options },
     config: { default_lease_ttl: m.config.defaultLeaseTtl, max_lease_ttl: m.config.maxLeaseTtl },
     description: m.description,

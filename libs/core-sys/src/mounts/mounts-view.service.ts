@@ -9,7 +9,7 @@ import {
 } from '@coffer/contracts';
 import { AclService } from '../capabilities/acl.service';
 import { SealService } from '../seal/seal.service';
-import { isAuthPath, type MountRecord } from './mount.model';
+import { isAuthPath, namespaceOf, type MountRecord } from './mount.model';
 import { listingKey, mountInfo, mountListing, tuneInfo } from './mount.view';
 import { authRoutingPath, matchingMount, sanitizeMountPath } from './mounts.decider';
 import type { MountKind } from './mounts.service';
@@ -29,19 +29,19 @@ export class MountsViewService {
     @Inject(AclService) private readonly acls: Pick<AclService, 'forCaller'>,
   ) {}
 
-  async #mounts(): Promise<MountRecord[]> {
+  async #mounts(namespace: string): Promise<MountRecord[]> {
     this.seal.assertUnsealed();
-    return (await this.repo.snapshot()).mounts;
+    return (await this.repo.snapshot()).mounts.filter((m) => namespaceOf(m) === namespace);
   }
 
   /** GET sys/mounts or sys/auth (sys injector: the map at top level and under data). */
-  async list(kind: MountKind): Promise<ListingResponse> {
-    return { kind: 'injected', data: mountListing(await this.#mounts(), kind === 'auth') };
+  async list(kind: MountKind, namespace = ''): Promise<ListingResponse> {
+    return { kind: 'injected', data: mountListing(await this.#mounts(namespace), kind === 'auth') };
   }
 
   /** GET sys/mounts/:path or sys/auth/:path. */
-  async read(kind: MountKind, path: string): Promise<ReadResponse> {
-    const mounts = (await this.#mounts()).filter((m) => isAuthPath(m.path) === (kind === 'auth'));
+  async read(kind: MountKind, path: string, namespace = ''): Promise<ReadResponse> {
+    const mounts = (await this.#mounts(namespace)).filter((m) => isAuthPath(m.path) === (kind === 'auth'));
     const routing = kind === 'auth' ? authRoutingPath(path) : sanitizeMountPath(path);
     const mount = matchingMount(mounts, routing);
     if (!mount) {
@@ -54,16 +54,16 @@ export class MountsViewService {
   }
 
   /** GET .../tune: the effective TTLs in seconds. */
-  async tuneRead(kind: MountKind, path: string): Promise<TuneReadResponse> {
+  async tuneRead(kind: MountKind, path: string, namespace = ''): Promise<TuneReadResponse> {
     const routing = kind === 'auth' ? authRoutingPath(path) : sanitizeMountPath(path);
-    const mount = matchingMount(await this.#mounts(), routing);
+    const mount = matchingMount(await this.#mounts(namespace), routing);
     if (!mount) throw invalidRequest(`sys: cannot fetch sysview for path ${JSON.stringify(routing)}`);
     return { kind: 'injected', data: tuneInfo(mount) };
   }
 
   /** GET sys/internal/ui/mounts: the mounts the caller can reach anything under. */
   async uiList(caller: CallerContext): Promise<ResponseOf<typeof sysContracts.uiMounts>> {
-    const mounts = await this.#mounts();
+    const mounts = await this.#mounts(caller.namespace);
     const acl = await this.acls.forCaller(caller);
     const secret: MountListingData = {};
     const auth: MountListingData = {};
@@ -85,7 +85,7 @@ export class MountsViewService {
       'permission_denied',
       `preflight capability check returned 403, please ensure client's policies grant access to path ${JSON.stringify(routing)}`,
     );
-    const mount = matchingMount(await this.#mounts(), routing);
+    const mount = matchingMount(await this.#mounts(caller.namespace), routing);
     if (!mount) throw denied;
     const acl = await this.acls.forCaller(caller);
     if (!acl.hasMountAccess(mount.path)) throw denied;

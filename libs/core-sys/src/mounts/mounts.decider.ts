@@ -11,6 +11,7 @@ import { AUTH_PREFIX, isAuthPath, type MountIds, type MountRecord } from './moun
 import { checkOnePluginVersion } from './plugin-version.decider';
 import { PLUGIN_VERSION_OPTION } from '@coffer/contracts/plugins';
 import type { MountEvent } from './mounts.events';
+import { evolveRemount } from './remount.evolve';
 
 /**
  * Pure mount-table rules (Vault's mount.go / credential.go / logical_system.go): path
@@ -387,5 +388,9 @@ export function evolveMounts(table: readonly MountRecord[], event: MountEvent): 
       return table.filter((m) => m.uuid !== event.data.uuid);
     case 'MountTainted':
       return table.map((m) => (m.uuid === event.data.uuid ? { ...m, tainted: true } : m));
+    case 'MountMigrationStarted':
+    case 'MountMoved':
+    case 'MountMigrationFailed':
+      return evolveRemount(table, event);
   }
 }

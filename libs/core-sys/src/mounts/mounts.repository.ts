@@ -23,6 +23,7 @@ const COLUMNS = [
   'seal_wrap',
   'external_entropy_access',
   'tainted',
+  'namespace',
 ] as const;
 
 type Row = Pick<Selectable<MountsTable>, (typeof COLUMNS)[number]>;
@@ -49,6 +50,7 @@ function toRecord(row: Row): MountRecord {
     sealWrap: row.seal_wrap,
     externalEntropyAccess: row.external_entropy_access,
     ...(row.tainted ? { tainted: true } : {}),
+    ...(row.namespace !== '' ? { namespace: row.namespace } : {}),
   });
 }
 
@@ -69,7 +71,13 @@ export class MountsRepository {
    */
   async snapshot(): Promise<MountTableSnapshot> {
     const revision = await this.revision();
-    const rows = await this.db.of().selectFrom('mounts').select(COLUMNS).orderBy('path').execute();
+    const rows = await this.db
+      .of()
+      .selectFrom('mounts')
+      .select(COLUMNS)
+      .orderBy('namespace')
+      .orderBy('path')
+      .execute();
     return { mounts: rows.map(toRecord), revision };
   }
 
@@ -93,12 +101,13 @@ export class MountsRepository {
     return row ? toRecord(row) : undefined;
   }
 
-  async byPath(path: string): Promise<MountRecord | undefined> {
+  async byPath(path: string, namespace = ''): Promise<MountRecord | undefined> {
     const row = await this.db
       .of()
       .selectFrom('mounts')
       .select(COLUMNS)
       .where('path', '=', path)
+      .where('namespace', '=', namespace)
       .executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
@@ -126,6 +135,7 @@ export class MountsRepository {
         seal_wrap: m.sealWrap,
         external_entropy_access: m.externalEntropyAccess,
         enabled_at: at,
+        namespace: m.namespace ?? '',
       })
       .execute();
   }
@@ -154,6 +164,20 @@ export class MountsRepository {
 
   async taint(trx: CoreSysTrx, uuid: string): Promise<void> {
     await this.db.of(trx).updateTable('mounts').set({ tainted: true }).where('uuid', '=', uuid).execute();
+  }
+
+  async untaint(trx: CoreSysTrx, uuid: string): Promise<void> {
+    await this.db.of(trx).updateTable('mounts').set({ tainted: false }).where('uuid', '=', uuid).execute();
+  }
+
+  /** A remount: new path and namespace, serving again. */
+  async move(trx: CoreSysTrx, m: { uuid: string; path: string; namespace: string }): Promise<void> {
+    await this.db
+      .of(trx)
+      .updateTable('mounts')
+      .set({ path: m.path, namespace: m.namespace, tainted: false })
+      .where('uuid', '=', m.uuid)
+      .execute();
   }
 
   async delete(trx: CoreSysTrx, uuid: string): Promise<void> {

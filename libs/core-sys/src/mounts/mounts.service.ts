@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
+  invalidRequest,
   invalidation,
   mountDisabled,
   sysContracts,
@@ -18,7 +19,8 @@ import { PluginCatalogService } from '../plugins/plugin-catalog.service';
 import { SealService } from '../seal/seal.service';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
 import { LeaseService } from '../leases/lease.service';
-import { isAuthPath, type MountIds, type MountRecord } from './mount.model';
+import { NamespaceRepository } from '../namespaces/namespace.repository';
+import { isAuthPath, namespaceOf, type MountIds, type MountRecord } from './mount.model';
 import { toMountEntry } from './mount.view';
 import {
   authRoutingPath,
@@ -40,6 +42,11 @@ export type MountKind = 'secret' | 'auth';
 
 /** Enable, disable and tune answer no data (status and warnings), for mounts and auth alike. */
 type NoDataResponse = ResponseOf<typeof sysContracts.mountEnable>;
+
+/** The mounts of one namespace. */
+export function inNamespace(table: readonly MountRecord[], namespace: string): MountRecord[] {
+  return table.filter((m) => namespaceOf(m) === namespace);
+}
 
 const ids: MountIds = { uuid: () => randomUUID(), suffix: () => randomBytes(4).toString('hex') };
 
@@ -65,14 +72,21 @@ export class MountsService {
     @Inject(LeaseService) private readonly leases: Pick<LeaseService, 'revokeMountLeasesNow'>,
     @Inject(CORE_SYS_OPTIONS) private readonly options: Pick<CoreSysOptions, 'mountCatalogue'>,
     @Inject(PluginCatalogService) private readonly plugins: Pick<PluginCatalogService, 'prepareMount'>,
+    @Inject(NamespaceRepository) private readonly namespaces: Pick<NamespaceRepository, 'exists'>,
   ) {}
 
   /** POST sys/mounts/:path or sys/auth/:path. */
-  async enable(kind: MountKind, path: string, body: SysMountEnableBody): Promise<NoDataResponse> {
+  async enable(
+    kind: MountKind,
+    path: string,
+    body: SysMountEnableBody,
+    namespace = '',
+  ): Promise<NoDataResponse> {
     this.seal.assertUnsealed();
     const { catalogue, enableBody } = await this.#withPlugin(kind, body);
     const input = enableInputOf(enableBody, kind === 'auth');
-    await this.#write((table) => ({
+    if (kind === 'secret') await this.#refuseNamespaceShadowing(namespace, path);
+    await this.#writeIn(namespace, (table) => ({
       events: [
         kind === 'auth'
           ? decideEnableAuth(table, path, input, ids, catalogue)
@@ -111,41 +125,43 @@ export class MountsService {
    * DELETE sys/mounts/:path or sys/auth/:path. The engine's service purges the mount's data on
    * the mountDisabled broadcast; tokens issued through a disabled auth method are revoked.
    */
-  async disable(kind: MountKind, path: string): Promise<NoDataResponse> {
+  async disable(kind: MountKind, path: string, namespace = ''): Promise<NoDataResponse> {
     this.seal.assertUnsealed();
     // Vault revokes the mount's leases (and an auth method's tokens) before removing the mount:
     // a failing revocation answers its error and the mount stays.
-    const planned = await this.#plannedDisable(kind, path);
+    const planned = await this.#plannedDisable(kind, path, namespace);
     if (planned) {
       // Vault taints the mount first: no new request reaches it while its leases are revoked,
       // and it stays tainted if a revocation fails (a retried unmount finishes the job)
       await this.#write((table) => ({ events: [decideTaint(table, planned.data.uuid)], result: undefined }));
       await this.leases.revokeMountLeasesNow(planned.data.uuid);
-      if (planned.type === 'AuthMethodDisabled') await this.revocation.revokeByPathPrefix(planned.data.path);
+      if (planned.type === 'AuthMethodDisabled')
+        await this.revocation.revokeByPathPrefix(planned.data.path, namespace);
     }
-    const { events } = await this.#write((table) => ({
+    const { events } = await this.#writeIn(namespace, (table) => ({
       events: [kind === 'auth' ? decideDisableAuth(table, path) : decideDisableSecret(table, path)],
       result: undefined,
     }));
     for (const event of events) {
       if (event.type !== 'MountDisabled' && event.type !== 'AuthMethodDisabled') continue;
-      if (event.type === 'AuthMethodDisabled') await this.revocation.revokeByPathPrefix(event.data.path);
+      if (event.type === 'AuthMethodDisabled')
+        await this.revocation.revokeByPathPrefix(event.data.path, namespace);
       await this.runtime.transport.publish(mountDisabled, event.data);
     }
     return { kind: 'injected' };
   }
 
-  async #plannedDisable(kind: MountKind, path: string): Promise<MountEvent | undefined> {
-    const table = (await this.repo.snapshot()).mounts;
+  async #plannedDisable(kind: MountKind, path: string, namespace: string): Promise<MountEvent | undefined> {
+    const table = inNamespace((await this.repo.snapshot()).mounts, namespace);
     return kind === 'auth' ? decideDisableAuth(table, path) : decideDisableSecret(table, path);
   }
 
   /** POST sys/mounts/:path/tune or sys/auth/:path/tune. */
-  async tune(kind: MountKind, path: string, body: SysMountTuneBody): Promise<NoDataResponse> {
+  async tune(kind: MountKind, path: string, body: SysMountTuneBody, namespace = ''): Promise<NoDataResponse> {
     this.seal.assertUnsealed();
     const routing = kind === 'auth' ? authRoutingPath(path) : path;
     const input = tuneInputOf(body, kind === 'auth' || isAuthPath(routing));
-    const { result: warnings } = await this.#write((table) => {
+    const { result: warnings } = await this.#writeIn(namespace, (table) => {
       const decision = decideTune(table, routing, input);
       return { events: [decision.event], result: decision.warnings };
     });
@@ -153,11 +169,50 @@ export class MountsService {
   }
 
   /** Creates whichever built-in mounts are missing (init, and after unseal for interrupted inits). */
-  async ensureDefaults(): Promise<void> {
-    await this.#write((table) => ({
+  async ensureDefaults(namespace = ''): Promise<void> {
+    await this.#writeIn(namespace, (table) => ({
       events: defaultMounts(ids).filter((e) => !table.some((m) => m.path === (e.data as MountRecord).path)),
       result: undefined,
     }));
+  }
+
+  /** The mounts of one namespace (paths relative to it). */
+  async namespaceMounts(namespace: string): Promise<MountRecord[]> {
+    return inNamespace((await this.repo.snapshot()).mounts, namespace);
+  }
+
+  /** Deleting a namespace: every mount of it refuses requests from now on. */
+  async taintNamespace(namespace: string): Promise<void> {
+    await this.#writeIn(namespace, (table) => ({
+      events: table.filter((m) => m.tainted !== true).map((m) => decideTaint(table, m.uuid)),
+      result: undefined,
+    }));
+  }
+
+  /**
+   * Deleting a namespace, once its leases and tokens are revoked: every mount of it is removed,
+   * and its engine purges its data on the mountDisabled broadcast.
+   */
+  async removeNamespaceMounts(namespace: string): Promise<void> {
+    const { events } = await this.#writeIn(namespace, (table) => ({
+      events: table.map((m): MountEvent => ({
+        type: isAuthPath(m.path) ? 'AuthMethodDisabled' : 'MountDisabled',
+        data: { uuid: m.uuid, path: m.path, type: m.type },
+      })),
+      result: undefined,
+    }));
+    for (const event of events) {
+      if (event.type === 'MountDisabled' || event.type === 'AuthMethodDisabled')
+        await this.runtime.transport.publish(mountDisabled, event.data);
+    }
+  }
+
+  /** A secrets engine path must not start with the name of a child namespace (it would shadow it). */
+  async #refuseNamespaceShadowing(namespace: string, path: string): Promise<void> {
+    const first = path.replace(/^\/+/, '').split('/')[0] ?? '';
+    if (first === '') return;
+    if (await this.namespaces.exists(`${namespace}${first}/`))
+      throw invalidRequest(`path is already in use at ${first}/`);
   }
 
   /** coreMountTable: every mount, auth methods with their auth/ prefix. */
@@ -168,8 +223,8 @@ export class MountsService {
   }
 
   /** An auth method by its path ("userpass", "auth/userpass/"...). */
-  async authMountByPath(path: string): Promise<MountEntry | undefined> {
-    const mount = await this.repo.byPath(authRoutingPath(path));
+  async authMountByPath(path: string, namespace = ''): Promise<MountEntry | undefined> {
+    const mount = await this.repo.byPath(authRoutingPath(path), namespace);
     return mount ? toMountEntry(mount) : undefined;
   }
 
@@ -177,6 +232,37 @@ export class MountsService {
   async authMountByAccessor(accessor: string): Promise<MountEntry | undefined> {
     const mount = await this.repo.byAccessor(accessor);
     return mount && isAuthPath(mount.path) ? toMountEntry(mount) : undefined;
+  }
+
+  /**
+   * One change decided against the whole table (every namespace), appended at the revision read
+   * and broadcast (sys/remount: the caller's namespace alone does not bound a move).
+   */
+  async decideOnTable(
+    decide: (table: readonly MountRecord[]) => MountEvent | undefined,
+  ): Promise<MountEvent[]> {
+    const { events } = await this.#write((table) => ({ events: [decide(table)], result: undefined }));
+    return events;
+  }
+
+  /**
+   * #write on the mounts of one namespace: the decider sees them with their relative paths only,
+   * and the mounts it enables belong to the namespace.
+   */
+  #writeIn<T>(
+    namespace: string,
+    decide: (table: readonly MountRecord[]) => Decision<T>,
+  ): Promise<{ events: MountEvent[]; result: T }> {
+    return this.#write((table) => {
+      const decision = decide(inNamespace(table, namespace));
+      if (namespace === '') return decision;
+      const events = decision.events.map((e) =>
+        e && (e.type === 'MountEnabled' || e.type === 'AuthMethodEnabled')
+          ? { ...e, data: { ...e.data, namespace } }
+          : e,
+      );
+      return { events, result: decision.result };
+    });
   }
 
   /** Read the table, decide, append at the revision read; again on a concurrent change. */

@@ -22,6 +22,8 @@ export interface MountsTable {
   external_entropy_access: boolean;
   tainted: ColumnType<boolean, boolean | undefined, boolean>;
   enabled_at: ColumnType<Date, Date, never>;
+  /** "" = root */
+  namespace: ColumnType<string, string | undefined, string>;
 }
 
 export interface MountTableRevisionTable {
@@ -29,7 +31,21 @@ export interface MountTableRevisionTable {
   revision: number;
 }
 
+/** sys/remount's migrations, by id. */
+export interface MountMigrationsTable {
+  migration_id: string;
+  mount_uuid: string;
+  source_namespace: string;
+  source_path: string;
+  target_namespace: string;
+  target_path: string;
+  /** "in-progress", "success" or "failure" */
+  status: string;
+  started_at: ColumnType<Date, Date, never>;
+}
+
 export interface MountsDatabase {
   mounts: MountsTable;
   mount_table_revision: MountTableRevisionTable;
+  mount_migrations: MountMigrationsTable;
 }

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  DomainError,
   notFound,
   type pluginCatalogContracts,
   invalidRequest,
@@ -29,7 +28,7 @@ import { verifyPluginBinary } from './plugin-binary';
 
 type C = typeof pluginCatalogContracts;
 
-/** The plugin catalog use cases (root namespace only). */
+/** The plugin catalog use cases (root and administrative namespace only, enforced by the gateway). */
 @Injectable()
 export class PluginCatalogService {
   readonly #builtins: BuiltinPlugin[];
@@ -43,10 +42,10 @@ export class PluginCatalogService {
     this.#builtins = builtinPlugins(options.mountCatalogue, SERVICE_VERSION);
   }
 
-  #guard(caller: CallerContext): void {
+  // Restricted routes: the gateway serves them only in the root and the administrative
+  // namespace (RouteDef.restricted); elsewhere the path does not exist, as in Vault.
+  #guard(_caller: CallerContext): void {
     this.seal.assertUnsealed();
-    // Restricted to the root namespace: elsewhere the path does not exist (Vault).
-    if (caller.namespace !== '') throw new DomainError('unsupported_path', 'unsupported path');
   }
 
   #open(stored: StoredPlugin): PluginEntry {

@@ -13,6 +13,7 @@ import { verifyPluginBinary } from './plugin-binary';
 import { PluginCatalogService } from './plugin-catalog.service';
 import { PluginProcess } from './plugin-process';
 import { PluginStorageService } from './plugin-storage.service';
+import { pluginRestarts } from './plugin.metrics';
 
 const RECONCILE_MS = 2_000;
 const FIRST_BACKOFF_MS = 250;
@@ -54,6 +55,7 @@ export class PluginSupervisor implements LeaderServed, OnApplicationShutdown {
     private readonly storage: PluginStorageService,
   ) {
     this.#loop = new IntervalLoop({
+      name: 'plugin reconcile',
       intervalMs: RECONCILE_MS,
       run: () => this.reconcile(),
       onError: (error) => this.logger.warn(`plugin reconcile failed: ${(error as Error).message}`),
@@ -174,6 +176,7 @@ export class PluginSupervisor implements LeaderServed, OnApplicationShutdown {
     if (this.#supervised.get(name) !== s || !this.#leading) return;
     const delay = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** s.failures);
     s.failures += 1;
+    pluginRestarts.inc({ plugin: name });
     this.logger.log(`plugin ${name} restarts in ${delay} ms`);
     s.timer = setTimeout(() => {
       s.timer = undefined;

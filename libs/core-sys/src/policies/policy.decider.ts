@@ -7,9 +7,24 @@ import type { PolicyEvent } from './policy.events';
  * the immutable root policy and the undeletable default policy.
  */
 
-/** Vault lower-cases policy names (and the parser trims them). */
+/**
+ * Vault lower-cases policy names (and the parser trims them). A policy of a namespace is stored
+ * under its qualified name "ns1/ns2/name" (names have no "/"): only the name is lower-cased.
+ */
 export function normalisePolicyName(name: string): string {
-  return name.trim().toLowerCase();
+  const cut = name.lastIndexOf('/');
+  return cut < 0
+    ? name.trim().toLowerCase()
+    : name.slice(0, cut + 1) +
+        name
+          .slice(cut + 1)
+          .trim()
+          .toLowerCase();
+}
+
+/** The stored name of a policy of a namespace ("" = root). */
+export function qualifiedPolicyName(namespace: string, name: string): string {
+  return namespace + name;
 }
 
 const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -1,7 +1,13 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { corePolicyTexts, sysContracts, type RequestOf, type ResponseOf } from '@coffer/contracts';
-import { Handles } from '@coffer/transport';
+import {
+  corePolicyTexts,
+  sysContracts,
+  type CallerContext,
+  type RequestOf,
+  type ResponseOf,
+} from '@coffer/contracts';
+import { Caller, Handles } from '@coffer/transport';
 import { PolicyService } from './policy.service';
 
 @Controller()
@@ -9,60 +15,69 @@ export class PolicyHandlers {
   constructor(private readonly policies: PolicyService) {}
 
   @Handles(sysContracts.policiesList)
-  list(): Promise<ResponseOf<typeof sysContracts.policiesList>> {
-    return this.policies.list();
+  list(@Caller() caller: CallerContext): Promise<ResponseOf<typeof sysContracts.policiesList>> {
+    return this.policies.list(caller.namespace);
   }
 
   @Handles(sysContracts.policyRead)
   read(
     @Payload() req: RequestOf<typeof sysContracts.policyRead>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof sysContracts.policyRead>> {
-    return this.policies.read(req.params.name);
+    return this.policies.read(req.params.name, caller.namespace);
   }
 
   @Handles(sysContracts.policyWrite)
   write(
     @Payload() req: RequestOf<typeof sysContracts.policyWrite>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof sysContracts.policyWrite>> {
-    return this.policies.write(req.params.name, req.body, false);
+    return this.policies.write(req.params.name, req.body, false, caller.namespace);
   }
 
   @Handles(sysContracts.policyDelete)
   delete(
     @Payload() req: RequestOf<typeof sysContracts.policyDelete>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof sysContracts.policyDelete>> {
-    return this.policies.delete(req.params.name, false);
+    return this.policies.delete(req.params.name, false, caller.namespace);
   }
 
   @Handles(sysContracts.policyExists)
-  exists(@Payload() req: RequestOf<typeof sysContracts.policyExists>): Promise<{ exists: boolean }> {
-    return this.policies.exists(req.params['name'] ?? '');
+  exists(
+    @Payload() req: RequestOf<typeof sysContracts.policyExists>,
+    @Caller() caller: CallerContext,
+  ): Promise<{ exists: boolean }> {
+    return this.policies.exists(req.params['name'] ?? '', caller.namespace);
   }
 
   @Handles(sysContracts.legacyPoliciesList)
-  legacyList(): Promise<ResponseOf<typeof sysContracts.legacyPoliciesList>> {
-    return this.policies.legacyList();
+  legacyList(@Caller() caller: CallerContext): Promise<ResponseOf<typeof sysContracts.legacyPoliciesList>> {
+    return this.policies.legacyList(caller.namespace);
   }
 
   @Handles(sysContracts.legacyPolicyRead)
   legacyRead(
     @Payload() req: RequestOf<typeof sysContracts.legacyPolicyRead>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof sysContracts.legacyPolicyRead>> {
-    return this.policies.legacyRead(req.params.name);
+    return this.policies.legacyRead(req.params.name, caller.namespace);
   }
 
   @Handles(sysContracts.legacyPolicyWrite)
   legacyWrite(
     @Payload() req: RequestOf<typeof sysContracts.legacyPolicyWrite>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof sysContracts.legacyPolicyWrite>> {
-    return this.policies.write(req.params.name, req.body, true);
+    return this.policies.write(req.params.name, req.body, true, caller.namespace);
   }
 
   @Handles(sysContracts.legacyPolicyDelete)
   legacyDelete(
     @Payload() req: RequestOf<typeof sysContracts.legacyPolicyDelete>,
+    @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof sysContracts.legacyPolicyDelete>> {
-    return this.policies.delete(req.params.name, true);
+    return this.policies.delete(req.params.name, true, caller.namespace);
   }
 
   @Handles(corePolicyTexts)

@@ -4,7 +4,13 @@ import { invalidation, notFound, sysContracts, type ResponseOf, type SysPolicyBo
 import type { ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { SealService } from '../seal/seal.service';
-import { decideDelete, decideWrite, listKeys, normalisePolicyName } from './policy.decider';
+import {
+  decideDelete,
+  decideWrite,
+  listKeys,
+  normalisePolicyName,
+  qualifiedPolicyName,
+} from './policy.decider';
 import type { PolicyEvent } from './policy.events';
 import { PolicyEventLog } from './policy.projection';
 import { PolicyRepository } from './policy.repository';
@@ -27,62 +33,90 @@ export class PolicyService {
   ) {}
 
   /** LIST sys/policies/acl: `keys` at the top level (the contract) and under `data` (Vault). */
-  async list(): Promise<ResponseOf<typeof sysContracts.policiesList>> {
-    return { kind: 'injected', data: { keys: await this.#names() } };
+  async list(namespace = ''): Promise<ResponseOf<typeof sysContracts.policiesList>> {
+    return { kind: 'injected', data: { keys: await this.#names(namespace) } };
   }
 
   /** GET/LIST sys/policy (legacy: injected, the names also as `policies`). */
-  async legacyList(): Promise<ResponseOf<typeof sysContracts.legacyPoliciesList>> {
-    const keys = await this.#names();
+  async legacyList(namespace = ''): Promise<ResponseOf<typeof sysContracts.legacyPoliciesList>> {
+    const keys = await this.#names(namespace);
     return { kind: 'injected', data: { policies: keys, keys } };
   }
 
-  async #names(): Promise<string[]> {
+  /** The names of one namespace's policies, without their namespace. */
+  async #names(namespace: string): Promise<string[]> {
     this.seal.assertUnsealed();
-    return listKeys(await this.repo.names());
+    const own = (await this.repo.names())
+      .filter((n) => n.startsWith(namespace) && !n.slice(namespace.length).includes('/'))
+      .map((n) => n.slice(namespace.length));
+    return listKeys(own);
   }
 
   /** GET sys/policies/acl/:name: {name, policy}, at the top level and under `data`. */
-  async read(rawName: string): Promise<ResponseOf<typeof sysContracts.policyRead>> {
-    const { name, text } = await this.#document(rawName);
+  async read(rawName: string, namespace = ''): Promise<ResponseOf<typeof sysContracts.policyRead>> {
+    const { name, text } = await this.#document(rawName, namespace);
     return { kind: 'injected', data: { name, policy: text } };
   }
 
   /** GET sys/policy/:name (legacy): {name, rules}, injected. */
-  async legacyRead(rawName: string): Promise<ResponseOf<typeof sysContracts.legacyPolicyRead>> {
-    const { name, text } = await this.#document(rawName);
+  async legacyRead(
+    rawName: string,
+    namespace = '',
+  ): Promise<ResponseOf<typeof sysContracts.legacyPolicyRead>> {
+    const { name, text } = await this.#document(rawName, namespace);
     return { kind: 'injected', data: { name, rules: text } };
   }
 
-  async #document(rawName: string): Promise<{ name: string; text: string }> {
+  async #document(rawName: string, namespace: string): Promise<{ name: string; text: string }> {
     this.seal.assertUnsealed();
     const name = normalisePolicyName(rawName);
-    const text = name === ROOT_POLICY_NAME ? '' : (await this.repo.byName(name))?.policy;
+    const text =
+      name === ROOT_POLICY_NAME ? '' : (await this.repo.byName(qualifiedPolicyName(namespace, name)))?.policy;
     if (text === undefined) throw notFound();
     return { name, text };
   }
 
-  async write(rawName: string, body: SysPolicyBody, legacy: boolean): Promise<NoDataResponse> {
+  async write(
+    rawName: string,
+    body: SysPolicyBody,
+    legacy: boolean,
+    namespace = '',
+  ): Promise<NoDataResponse> {
     this.seal.assertUnsealed();
     const { event, warnings } = decideWrite(rawName, body, legacy);
-    await this.#append(event);
+    const stored: PolicyEvent =
+      event.type === 'PolicyWritten'
+        ? {
+            type: 'PolicyWritten',
+            data: { ...event.data, name: qualifiedPolicyName(namespace, event.data.name) },
+          }
+        : event;
+    await this.#append(stored);
     return { kind: legacy ? 'injected' : 'envelope', warnings };
   }
 
-  async delete(rawName: string, legacy: boolean): Promise<NoDataResponse> {
+  async delete(rawName: string, legacy: boolean, namespace = ''): Promise<NoDataResponse> {
     this.seal.assertUnsealed();
     const name = normalisePolicyName(rawName);
-    const exists = (await this.repo.byName(name)) !== undefined;
-    const event = decideDelete(name, exists);
+    const exists = (await this.repo.byName(qualifiedPolicyName(namespace, name))) !== undefined;
+    const decided = decideDelete(name, exists);
+    const event: PolicyEvent | undefined = decided && {
+      type: 'PolicyDeleted',
+      data: { name: qualifiedPolicyName(namespace, name) },
+    };
     if (event) await this.#append(event);
     return { kind: legacy ? 'injected' : 'envelope' };
   }
 
   /** Existence check for create vs update capabilities. */
-  async exists(rawName: string): Promise<{ exists: boolean }> {
+  async exists(rawName: string, namespace = ''): Promise<{ exists: boolean }> {
     this.seal.assertUnsealed();
     const name = normalisePolicyName(rawName);
-    return { exists: name === ROOT_POLICY_NAME || (await this.repo.byName(name)) !== undefined };
+    return {
+      exists:
+        name === ROOT_POLICY_NAME ||
+        (await this.repo.byName(qualifiedPolicyName(namespace, name))) !== undefined,
+    };
   }
 
   /** The given names that exist (root always does): for "policy does not exist" warnings. */
@@ -109,12 +143,18 @@ export class PolicyService {
   }
 
   /** Seeds the built-in default policy when it is missing (init, and after unseal). */
-  async ensureDefault(): Promise<void> {
-    if (await this.repo.byName(DEFAULT_POLICY_NAME)) return;
-    await this.#append({
-      type: 'PolicyWritten',
-      data: { name: DEFAULT_POLICY_NAME, policy: DEFAULT_POLICY },
-    });
+  async ensureDefault(namespace = ''): Promise<void> {
+    const name = qualifiedPolicyName(namespace, DEFAULT_POLICY_NAME);
+    if (await this.repo.byName(name)) return;
+    await this.#append({ type: 'PolicyWritten', data: { name, policy: DEFAULT_POLICY } });
+  }
+
+  /** Deleting a namespace: every policy of it goes (default included). */
+  async deleteNamespace(namespace: string): Promise<void> {
+    if (namespace === '') return;
+    for (const name of await this.repo.names()) {
+      if (name.startsWith(namespace)) await this.#append({ type: 'PolicyDeleted', data: { name } });
+    }
   }
 
   async #append(event: PolicyEvent): Promise<void> {

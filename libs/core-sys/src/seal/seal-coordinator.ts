@@ -82,6 +82,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     @Inject(LEADER_SERVED) private readonly leaderServed: readonly LeaderServed[],
   ) {
     this.#syncLoop = new IntervalLoop({
+      name: 'seal sync',
       intervalMs: settings.syncIntervalMs,
       run: () => this.sync(),
       onError: () => undefined, // sync() reports its own failures
@@ -90,6 +91,13 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
 
   get isLeader(): boolean {
     return this.#leadership?.isLeader ?? false;
+  }
+
+  readonly #leadershipListeners: ((leader: boolean) => void)[] = [];
+
+  /** Told once this replica has become or stopped being the leader (sys/ha-status's heartbeat). */
+  onLeadershipChange(listener: (leader: boolean) => void): void {
+    this.#leadershipListeners.push(listener);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -183,6 +191,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
       this.lifecycle.resetProgress();
       for (const served of this.leaderServed) served.reset();
       this.logger.log(`${this.options.instanceId} is no longer the seal leader`);
+      for (const listener of this.#leadershipListeners) listener(false);
       return;
     }
     // A new leader that is sealed (e.g. it just restarted) takes over the keyring its peers still
@@ -204,6 +213,7 @@ export class SealCoordinator implements OnApplicationBootstrap, OnApplicationShu
     if (!this.#leadership?.isLeader) return;
     this.#subscribeLeader();
     this.logger.log(`${this.options.instanceId} is the seal leader`);
+    for (const listener of this.#leadershipListeners) listener(true);
   }
 
   #subscribeLeader(): void {

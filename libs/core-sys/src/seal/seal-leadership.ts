@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { runJob } from '@coffer/scheduling';
 import type { CoreSysDb } from '../core-sys.table';
 
 /**
@@ -83,13 +84,15 @@ export class SealLeadership {
           try {
             while (!this.#stopped) {
               if (!this.#leader) {
-                const { rows } = await sql<{
-                  locked: boolean;
-                }>`select pg_try_advisory_lock(hashtextextended(${key}, 0)) as locked`.execute(conn);
+                const { rows } = await runJob('leader election', () =>
+                  sql<{
+                    locked: boolean;
+                  }>`select pg_try_advisory_lock(hashtextextended(${key}, 0)) as locked`.execute(conn),
+                );
                 if (rows[0]?.locked === true) this.#set(true);
                 firstAttempt();
               } else {
-                await sql`select 1`.execute(conn);
+                await runJob('leader heartbeat', () => sql`select 1`.execute(conn));
               }
               if (this.#stopped) break;
               await this.#sleep(this.#leader ? this.opts.heartbeatMs : this.opts.retryMs);

@@ -1,6 +1,8 @@
 import {
+  historyContracts,
   leaseContracts,
   matchRoute,
+  namespaceContracts,
   passwordPolicyContracts,
   sysContracts,
   systemRoutes,
@@ -54,6 +56,8 @@ describe('systemRoutes', () => {
         ...Object.values(sysContracts),
         ...Object.values(leaseContracts),
         ...Object.values(passwordPolicyContracts),
+        ...Object.values(namespaceContracts),
+        ...Object.values(historyContracts),
       ]
         .map((c) => c.subject)
         .sort(),

@@ -45,7 +45,11 @@ type LookupResponse = Res<'lookup'>;
 type RenewResponse = Res<'renew'>;
 type NoDataResponse = Res<'revoke'>;
 /** create and create-orphan: the body, and the token store mount the new token belongs to. */
-type CreateRequest = { body: TokenCreateBody; path: string; mount: Pick<MountInfo, 'accessor' | 'config'> };
+type CreateRequest = {
+  body: TokenCreateBody;
+  path: string;
+  mount: Pick<MountInfo, 'accessor' | 'config'> & { namespace?: string };
+};
 /** The self routes read only the forwarded token headers of the request. */
 type HeadersOnly = { headers: Record<string, string> };
 
@@ -57,6 +61,10 @@ const invalidAccessor = (): DomainError => invalidRequest('invalid accessor');
 const noParent = (): DomainError => invalidRequest('parent token lookup failed: no parent found');
 const batchNoRenew = (): DomainError => invalidRequest('batch tokens cannot be renewed');
 const batchNoRevoke = (): DomainError => invalidRequest('batch tokens cannot be revoked');
+/** A token belongs to the namespace (of a token store) or one of its children. */
+const inNamespace = (state: Pick<TokenState, 'namespace'>, namespace: string | undefined): boolean =>
+  (state.namespace ?? '').startsWith(namespace ?? '');
+
 /** An authenticated caller without an accessor holds a batch token. */
 const isBatchCaller = (caller: CallerContext): boolean => !caller.accessor && !!caller.tokenRef;
 
@@ -115,7 +123,10 @@ export class TokenAdminService {
     mount: CreateRequest['mount'],
     warnings: readonly string[],
   ): Promise<Res<'create'>> {
-    const issued = await this.tokens.issue(spec, mountTtls(mount.config), mount.accessor);
+    // a token belongs to the namespace of the token store that created it
+    const namespace = spec.namespace ?? mount.namespace;
+    const scoped = namespace ? { ...spec, namespace } : spec;
+    const issued = await this.tokens.issue(scoped, mountTtls(mount.config), mount.accessor);
     const identityPolicies = await this.displayedIdentityPolicies(issued.state.entityId);
     return {
       data: null,
@@ -139,7 +150,7 @@ export class TokenAdminService {
     const token = req.body.token;
     // Vault looks up the calling token when none is given.
     if (!token) return this.lookupSelf(req, caller);
-    const found = await this.byToken(token);
+    const found = await this.byToken(token, { namespace: req.mount.namespace });
     if (!found) throw badToken();
     return { data: await this.lookupView(found, token) };
   }
@@ -158,7 +169,7 @@ export class TokenAdminService {
   }
 
   async lookupAccessor(req: Req<'lookupAccessor'>): Promise<LookupResponse> {
-    const found = await this.byAccessorField(req.body.accessor);
+    const found = await this.byAccessorField(req.body.accessor, { namespace: req.mount.namespace });
     return { data: await this.lookupView(found, '') };
   }
 
@@ -166,7 +177,7 @@ export class TokenAdminService {
     const token = req.body.token;
     if (!token) throw missingToken();
     if (isBatchToken(token)) throw batchNoRenew();
-    const found = await this.byToken(token);
+    const found = await this.byToken(token, { namespace: req.mount.namespace });
     if (!found) throw invalidRequest('token not found');
     return this.renewToken(found, req.body.increment ?? 0, token);
   }
@@ -179,7 +190,7 @@ export class TokenAdminService {
   }
 
   async renewAccessor(req: Req<'renewAccessor'>): Promise<RenewResponse> {
-    const found = await this.byAccessorField(req.body.accessor);
+    const found = await this.byAccessorField(req.body.accessor, { namespace: req.mount.namespace });
     return this.renewToken(found, req.body.increment ?? 0, '');
   }
 
@@ -187,7 +198,7 @@ export class TokenAdminService {
     const token = req.body.token;
     if (!token) throw missingToken();
     if (isBatchToken(token)) throw batchNoRevoke();
-    const found = await this.byToken(token, { includeUnusable: true });
+    const found = await this.byToken(token, { includeUnusable: true, namespace: req.mount.namespace });
     if (found) await this.revocation.revokeTree(found.state.accessor, 'revoked');
     return {};
   }
@@ -199,7 +210,10 @@ export class TokenAdminService {
   }
 
   async revokeAccessor(req: Req<'revokeAccessor'>): Promise<NoDataResponse> {
-    const found = await this.byAccessorField(req.body.accessor, { includeUnusable: true });
+    const found = await this.byAccessorField(req.body.accessor, {
+      includeUnusable: true,
+      namespace: req.mount.namespace,
+    });
     await this.revocation.revokeTree(found.state.accessor, 'revoked');
     return {};
   }
@@ -209,14 +223,14 @@ export class TokenAdminService {
     const token = req.body.token;
     if (!token) throw missingToken();
     if (isBatchToken(token)) throw batchNoRevoke();
-    const found = await this.byToken(token, { includeUnusable: true });
+    const found = await this.byToken(token, { includeUnusable: true, namespace: req.mount.namespace });
     if (!found) throw invalidRequest('token to revoke not found');
     await this.revocation.revokeOrphan(found.state.accessor);
     return {};
   }
 
-  async listAccessors(): Promise<Res<'listAccessors'>> {
-    const keys = await this.repo.allAccessors();
+  async listAccessors(namespace = ''): Promise<Res<'listAccessors'>> {
+    const keys = await this.repo.allAccessors(namespace);
     if (keys.length === 0) throw notFound();
     return { data: { keys } };
   }
@@ -291,28 +305,34 @@ export class TokenAdminService {
     return hasher.matches(raw, found.state.tokenHash) ? raw : '';
   }
 
+  /**
+   * A token named by value. `namespace` is the token store's: tokens of other namespaces than it
+   * and its children do not exist there.
+   */
   private async byToken(
     token: string,
-    opts: { includeUnusable?: boolean } = {},
+    opts: { includeUnusable?: boolean; namespace?: string } = {},
   ): Promise<VersionedToken | undefined> {
     if (isBatchToken(token)) {
       const state = await this.tokens.openBatch(token);
-      return state && { state, version: 0 };
+      return state && inNamespace(state, opts.namespace) ? { state, version: 0 } : undefined;
     }
     const hasher = await this.salt.get();
     const found = await this.repo.byHash(hasher.hash(token));
     if (!found || !hasher.matches(token, found.state.tokenHash)) return undefined;
     if (!opts.includeUnusable && !isUsable(found.state, this.now())) return undefined;
+    if (!inNamespace(found.state, opts.namespace)) return undefined;
     return found;
   }
 
   private async byAccessorField(
     accessor: string | undefined,
-    opts: { includeUnusable?: boolean } = {},
+    opts: { includeUnusable?: boolean; namespace?: string } = {},
   ): Promise<VersionedToken> {
     if (!accessor) throw missingAccessor();
     const found = await this.repo.byAccessor(accessor);
     if (!found || (!opts.includeUnusable && !isUsable(found.state, this.now()))) throw invalidAccessor();
+    if (!inNamespace(found.state, opts.namespace)) throw invalidAccessor();
     return found;
   }
 

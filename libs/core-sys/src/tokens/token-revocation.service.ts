@@ -48,9 +48,18 @@ export class TokenRevocationService {
    * Revokes every token created under a path prefix, with their children: an auth method being
    * disabled logs out everyone who logged in through it (e.g. prefix "auth/userpass/").
    */
-  async revokeByPathPrefix(prefix: string): Promise<RevokedTokens> {
+  async revokeByPathPrefix(prefix: string, namespace = ''): Promise<RevokedTokens> {
     const all = empty();
-    for (const accessor of await this.repo.byPathPrefix(prefix))
+    for (const accessor of await this.repo.byPathPrefix(prefix, namespace))
+      merge(all, await this.revokeTreeQuietly(accessor, 'revoked'));
+    await this.announce(all);
+    return all;
+  }
+
+  /** Every token of a namespace, with its children (wherever they live). */
+  async revokeNamespace(namespace: string): Promise<RevokedTokens> {
+    const all = empty();
+    for (const accessor of await this.repo.byNamespace(namespace))
       merge(all, await this.revokeTreeQuietly(accessor, 'revoked'));
     await this.announce(all);
     return all;

@@ -128,6 +128,8 @@ export interface TokenSpec {
   role?: string;
   /** token_bound_cidrs (none = anywhere) */
   boundCidrs?: string[];
+  /** the namespace it is created in ("" or absent = root) */
+  namespace?: string;
 }
 
 export interface ChildTokenCommand {
@@ -308,6 +310,7 @@ export function issueToken(spec: TokenSpec, ctx: IssueContext): IssueDecision {
       mountAccessor: ctx.mountAccessor,
       ...(spec.role !== undefined ? { role: spec.role } : {}),
       ...(spec.boundCidrs !== undefined && spec.boundCidrs.length > 0 ? { boundCidrs: spec.boundCidrs } : {}),
+      ...(spec.namespace ? { namespace: spec.namespace } : {}),
     },
   };
 }

@@ -41,6 +41,8 @@ export const tokenCreatedV1 = z.object({
   role: z.string().optional(),
   /** token_bound_cidrs: addresses it may be used from (normalised CIDRs); absent = anywhere */
   boundCidrs: z.array(z.string()).optional(),
+  /** the namespace it belongs to ("ns1/ns2/"); absent = root */
+  namespace: z.string().optional(),
 });
 export type TokenCreatedData = z.infer<typeof tokenCreatedV1>;
 

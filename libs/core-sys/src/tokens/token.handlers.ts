@@ -112,8 +112,8 @@ export class TokenRouteHandlers {
   }
 
   @Handles(tokenContracts.listAccessors)
-  listAccessors(): Promise<ResponseOf<typeof tokenContracts.listAccessors>> {
-    return this.admin.listAccessors();
+  listAccessors(@Caller() caller: CallerContext): Promise<ResponseOf<typeof tokenContracts.listAccessors>> {
+    return this.admin.listAccessors(caller.namespace);
   }
 }
 

@@ -62,8 +62,16 @@ export class TokenRepository {
     return rows.map((r) => r.accessor);
   }
 
-  async allAccessors(): Promise<string[]> {
-    const rows = await this.db.of().selectFrom('tokens').select('accessor').orderBy('accessor').execute();
+  /** The accessors of a namespace's tokens and its children's ("" = every token). */
+  async allAccessors(namespace = ''): Promise<string[]> {
+    const escaped = namespace.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const rows = await this.db
+      .of()
+      .selectFrom('tokens')
+      .select('accessor')
+      .where('namespace', 'like', `${escaped}%`)
+      .orderBy('accessor')
+      .execute();
     return rows.map((r) => r.accessor);
   }
 
@@ -120,13 +128,25 @@ export class TokenRepository {
   }
 
   /** Accessors of the tokens created under a path prefix (e.g. every login of an auth mount). */
-  async byPathPrefix(prefix: string): Promise<string[]> {
+  async byPathPrefix(prefix: string, namespace = ''): Promise<string[]> {
     const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
     const rows = await this.db
       .of()
       .selectFrom('tokens')
       .select('accessor')
       .where('path', 'like', `${escaped}%`)
+      .where('namespace', '=', namespace)
+      .execute();
+    return rows.map((r) => r.accessor);
+  }
+
+  /** Every live token of a namespace (deleting it revokes them). */
+  async byNamespace(namespace: string): Promise<string[]> {
+    const rows = await this.db
+      .of()
+      .selectFrom('tokens')
+      .select('accessor')
+      .where('namespace', '=', namespace)
       .execute();
     return rows.map((r) => r.accessor);
   }

@@ -79,8 +79,12 @@ export class TokenService {
    * A root token (policy "root", never expires, orphan). Called by sys/init and dev bootstrap
    * while the barrier is unlocked; `id` sets the token itself (dev mode's root token id).
    */
-  async createRootToken(opts: { id?: string }): Promise<{ token: string; accessor: string }> {
+  async createRootToken(opts: {
+    id?: string;
+    namespace?: string;
+  }): Promise<{ token: string; accessor: string }> {
     const spec: TokenSpec = {
+      ...(opts.namespace ? { namespace: opts.namespace } : {}),
       customId: opts.id,
       parentAccessor: null,
       policies: ['root'],
@@ -203,6 +207,8 @@ export class TokenService {
       creatorExpires: false,
       ...(req.boundCidrs !== undefined ? { boundCidrs: req.boundCidrs } : {}),
       ...(batch ? { batch: true } : {}),
+      // a login token belongs to the namespace of its auth method
+      ...(mount?.namespace ? { namespace: mount.namespace } : {}),
     };
     const issued = await this.issue(spec, mountTtls(req.mount.config), req.mount.accessor);
     const identityPolicies = await this.identityPolicies(issued.state);

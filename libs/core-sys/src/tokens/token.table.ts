@@ -31,6 +31,8 @@ export interface TokensTable {
   role: string;
   /** token_bound_cidrs, [] for none */
   bound_cidrs: Json<string[]>;
+  /** the token's namespace, "" for root */
+  namespace: ColumnType<string, string | undefined, string>;
   /** version of the token's stream this row reflects (optimistic concurrency for the next append) */
   version: number;
 }
@@ -71,6 +73,7 @@ export const TOKEN_COLUMNS = [
   'mount_accessor',
   'role',
   'bound_cidrs',
+  'namespace',
   'version',
 ] as const;
 
@@ -101,6 +104,7 @@ export function rowToToken(row: TokenRow): VersionedToken {
       mountAccessor: row.mount_accessor,
       ...(row.role !== '' ? { role: row.role } : {}),
       ...(row.bound_cidrs.length > 0 ? { boundCidrs: row.bound_cidrs } : {}),
+      ...(row.namespace !== '' ? { namespace: row.namespace } : {}),
     },
   };
 }
@@ -130,6 +134,7 @@ export function tokenToRow(state: TokenState, version: number) {
     mount_accessor: state.mountAccessor,
     role: state.role ?? '',
     bound_cidrs: JSON.stringify(state.boundCidrs ?? []),
+    namespace: state.namespace ?? '',
     version,
   };
 }

@@ -92,5 +92,6 @@ export function resolvedToken(state: TokenState, identityPolicies: readonly stri
     // that spent the last use (remaining 0): cached, it would outlive its uses.
     cacheable: !isUseLimited(state),
     ...(state.boundCidrs !== undefined ? { boundCidrs: state.boundCidrs } : {}),
+    ...(state.namespace ? { namespace: state.namespace } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  coreLeasesHeld,
   invalidRequest,
   notFound,
   type CallerContext,
@@ -8,7 +9,8 @@ import {
   type ResponseOf,
 } from '@coffer/contracts';
 import { DEFAULT_SET_TTL, type directory } from '@coffer/contracts/directory';
-import { isConcurrencyError, retryOnConflict } from '@coffer/event-store';
+import { isConcurrencyError, retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
+import { DIRECTORY_RUNTIME } from '../directory.di';
 import { RecordStore, type Versioned } from '../records/record.store';
 import { PasswordRotation } from '../rotation/password-rotation.service';
 import { RECORDS_PK } from '../shared/directory.table';
@@ -17,13 +19,19 @@ import { checkoutLeaseSchema, type CheckoutLease } from './checkout-lease';
 
 const RETRY = { attempts: 10, uniqueConstraints: [RECORDS_PK] };
 const NONE_AVAILABLE = 'No service accounts available for check-out.';
+/** clock skew between this service and core-sys, allowed for when asking for leases since a time */
+const LEASE_CLOCK_SKEW_MS = 60_000;
+const LEASE_CHECK_TIMEOUT_MS = 10_000;
 
 /** Library sets: accounts lent one borrower at a time, their password rotated on every check-in. */
 @Injectable()
 export class LibraryService {
+  private readonly logger = new Logger('directory.library');
+
   constructor(
     private readonly store: RecordStore,
     private readonly rotation: PasswordRotation,
+    @Inject(DIRECTORY_RUNTIME) private readonly runtime: ServiceRuntime,
   ) {}
 
   async list(req: RequestOf<typeof directory.setList>): Promise<ResponseOf<typeof directory.setList>> {
@@ -129,6 +137,7 @@ export class LibraryService {
         entity_id: caller.entityId ?? '',
         token_ref: caller.tokenRef ?? '',
         accessor: caller.accessor ?? '',
+        at: this.runtime.clock().toISOString(),
       };
       try {
         await this.store.append(mountUuid, 'account', name, account.version, [
@@ -211,6 +220,34 @@ export class LibraryService {
     const config = await this.store.get(mountUuid, 'config', 'config');
     if (!config) return;
     await this.endCheckOut(mountUuid, lease.account, lease.checkout_id, config);
+  }
+
+  /**
+   * The lease check of a check-out past its grace (rotation sweep): core-sys holds its lease, so
+   * the lease alone ends it from now on; or it never got one (the gateway gave up, or a kill -9 came
+   * between the answer and the registration), so nobody holds the account: it is checked in.
+   */
+  async settleCheckOut(mountUuid: string, account: Versioned<'account'>): Promise<boolean> {
+    const checkout = account.state.checkout;
+    if (!checkout?.at || checkout.leased) return false;
+    const since = Math.max(0, Date.parse(checkout.at) - LEASE_CLOCK_SKEW_MS);
+    const answer = await this.runtime.transport.request(
+      coreLeasesHeld,
+      { mount_uuid: mountUuid, field: 'checkout_id', values: [checkout.checkout_id], since },
+      { timeoutMs: LEASE_CHECK_TIMEOUT_MS },
+    );
+    if (answer.held.includes(checkout.checkout_id)) {
+      await this.store.append(mountUuid, 'account', account.name, account.version, [
+        { type: 'DirectoryCheckOutLeased', data: { checkout_id: checkout.checkout_id } },
+      ]);
+      return true;
+    }
+    const config = await this.store.get(mountUuid, 'config', 'config');
+    if (!config) return false;
+    this.logger.warn(
+      `directory account ${account.name} was checked out but no lease was registered: checking it in`,
+    );
+    return this.endCheckOut(mountUuid, account.name, checkout.checkout_id, config);
   }
 
   /** Checks the account in (its password rotated) if `checkoutId` is still its check-out. */

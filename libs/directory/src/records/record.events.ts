@@ -75,7 +75,19 @@ export const accountCheckedOut = defineEvent(
     entity_id: z.string(),
     token_ref: z.string(),
     accessor: z.string(),
+    /** ISO time of the check-out (absent in check-outs recorded before it was kept) */
+    at: z.string().optional(),
   }),
+);
+/**
+ * core-sys holds the check-out's lease: the lease alone ends it from now on. Until then the
+ * rotation sweep checks, and checks in an account whose lease never reached core-sys (the gateway
+ * gave up on the request, or a kill -9 came between the answer and the registration).
+ */
+export const checkOutLeased = defineEvent(
+  'DirectoryCheckOutLeased',
+  1,
+  z.object({ checkout_id: z.string() }),
 );
 export const passwordRotationIntended = defineEvent(
   'DirectoryPasswordRotationIntended',
@@ -93,6 +105,7 @@ export const RECORD_EVENT_TYPES = {
   setWritten,
   accountEnrolled,
   accountCheckedOut,
+  checkOutLeased,
   passwordRotationIntended,
   passwordRotated,
   passwordRotationAbandoned,

@@ -73,3 +73,32 @@ describe('directory record state (write-ahead password changes)', () => {
     expect(dueAt(back!)).toBeNull();
   });
 });
+
+describe('directory record state (check-outs and their leases)', () => {
+  const enrolled: RecordEvent = { type: 'DirectoryAccountEnrolled', data: { set: 'team' } };
+  const checkedOut = (at?: string): RecordEvent => ({
+    type: 'DirectoryAccountCheckedOut',
+    data: { checkout_id: 'c1', entity_id: '', token_ref: 't', accessor: '', ...(at ? { at } : {}) },
+  });
+
+  it('is due for the lease check 30 s after the check-out, and never again once leased', () => {
+    const base = [enrolled, intended('one'), rotated()];
+    const lent = fold('account', [...base, checkedOut('2026-01-01T00:00:10.000Z')]);
+    expect(dueAt(lent!)).toEqual(new Date('2026-01-01T00:00:40.000Z'));
+    const leased = fold('account', [
+      ...base,
+      checkedOut('2026-01-01T00:00:10.000Z'),
+      { type: 'DirectoryCheckOutLeased', data: { checkout_id: 'c1' } },
+    ]);
+    expect(leased).toMatchObject({ checkout: { checkout_id: 'c1', leased: true } });
+    expect(dueAt(leased!)).toBeNull();
+    // another check-out's confirmation changes nothing; one recorded without a time is not checked
+    const other = fold('account', [
+      ...base,
+      checkedOut('2026-01-01T00:00:10.000Z'),
+      { type: 'DirectoryCheckOutLeased', data: { checkout_id: 'c0' } },
+    ]);
+    expect(dueAt(other!)).toEqual(new Date('2026-01-01T00:00:40.000Z'));
+    expect(dueAt(fold('account', [...base, checkedOut()])!)).toBeNull();
+  });
+});

@@ -2,6 +2,13 @@ import { z } from 'zod';
 import { connectionSchema, passwordSettingsSchema, type RecordEvent, type RecordKind } from './record.events';
 
 /**
+ * How long after a check-out its lease may still be on its way: the gateway registers it after
+ * the answer and waits at most its engine time-out (`controller.engine_timeout`, 10 s by default),
+ * so a borrower can only hold an account whose lease committed within that wait.
+ */
+export const CHECKOUT_LEASE_GRACE_MS = 30_000;
+
+/**
  * The state of each record, folded from its events (pure). What the read model keeps,
  * barrier-encrypted, and what services decide on.
  */
@@ -19,6 +26,9 @@ export const checkoutSchema = z.object({
   entity_id: z.string(),
   token_ref: z.string(),
   accessor: z.string(),
+  at: z.string().optional(),
+  /** core-sys was seen holding its lease */
+  leased: z.boolean().optional(),
 });
 export type CheckOut = z.infer<typeof checkoutSchema>;
 
@@ -103,6 +113,10 @@ export function evolve(
       return { kind: 'account', set: event.data.set, password: NO_PASSWORD, checkout: null };
     case 'DirectoryAccountCheckedOut':
       return state?.kind === 'account' ? { ...state, checkout: event.data } : state;
+    case 'DirectoryCheckOutLeased':
+      return state?.kind === 'account' && state.checkout?.checkout_id === event.data.checkout_id
+        ? { ...state, checkout: { ...state.checkout, leased: true } }
+        : state;
     case 'DirectoryPasswordRotated':
       if (state?.kind === 'account')
         return { ...state, password: evolvePassword(state.password, event), checkout: null };
@@ -126,6 +140,9 @@ export function dueAt(state: RecordState): Date | null {
   }
   // an enrolled account whose first password could not be set yet is due at once
   if (state.kind === 'account' && state.password.current === null) return new Date(0);
+  // a check-out whose lease core-sys is not known to hold: checked once it cannot be coming any more
+  if (state.kind === 'account' && state.checkout?.at && !state.checkout.leased)
+    return new Date(Date.parse(state.checkout.at) + CHECKOUT_LEASE_GRACE_MS);
   return null;
 }
 

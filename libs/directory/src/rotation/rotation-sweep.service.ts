@@ -5,6 +5,7 @@ import { DIRECTORY_RUNTIME } from '../directory.di';
 import type { RecordKind } from '../records/record.events';
 import { RecordRepository, type RecordRow } from '../records/record.repository';
 import { RecordStore } from '../records/record.store';
+import { LibraryService } from '../library/library.service';
 import { RoleService } from '../roles/role.service';
 import { PasswordRotation } from './password-rotation.service';
 
@@ -27,6 +28,7 @@ export class RotationSweep extends SweepJob {
     private readonly store: RecordStore,
     private readonly rotation: PasswordRotation,
     private readonly roles: RoleService,
+    private readonly library: LibraryService,
   ) {
     super('directory.rotation', 'directory rotation sweep', SWEEP_INTERVAL_MS);
   }
@@ -72,6 +74,7 @@ export class RotationSweep extends SweepJob {
         await this.rotation.finish(mountUuid, 'account', account, config, row.name);
       else if (account.state.password.current === null)
         await this.rotation.rotate(mountUuid, 'account', account, config, row.name);
+      else return this.library.settleCheckOut(mountUuid, account);
       return true;
     }
     return false;

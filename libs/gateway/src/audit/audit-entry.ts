@@ -38,6 +38,8 @@ export interface AuditedRequest {
   data?: Record<string, unknown>;
   headers: Record<string, string | string[] | undefined>;
   wrapTtl?: number;
+  /** the request's trace (W3C trace id), to find its spans from an audit line */
+  traceId?: string | undefined;
 }
 
 /** How a request ended: the envelope it answered (its JSON) or the error text. */
@@ -185,6 +187,7 @@ function requestEntry(
     remote_address: req.remoteAddress,
     headers: headersEntry(req, audited, h),
     wrap_ttl: req.wrapTtl,
+    trace_id: req.traceId,
   });
 }
 

@@ -5,6 +5,7 @@ import { KeyedCache } from '../cache/keyed-cache';
 import { GATEWAY_OPTIONS, resolveCacheOptions, type GatewayOptions } from '../gateway.options';
 import { EntityCache } from './entity-cache.service';
 import { PolicyCache, type MaybePolicy } from './policy-cache.service';
+import { qualifiedPolicyNames, tokenNamespace } from '../namespaces/namespace-scope';
 
 interface PolicySet {
   policies: MaybePolicy[];
@@ -62,8 +63,10 @@ export class AclEvaluator {
   }
 
   async forToken(token: ResolvedToken): Promise<Acl> {
-    const names = this.policyNames(token);
-    if (names.includes(ROOT_POLICY_NAME)) return ROOT_ACL;
+    const unqualified = this.policyNames(token);
+    if (unqualified.includes(ROOT_POLICY_NAME)) return ROOT_ACL;
+    // a token's policies are those of its namespace
+    const names = qualifiedPolicyNames(tokenNamespace(token), unqualified);
     const key = names.join('\n');
     const set = await this.sets.get(
       key,

@@ -3,6 +3,7 @@ import { DEFAULT_POLICY, DEFAULT_POLICY_NAME, parsePolicy, type Policy } from '@
 import { corePolicyTexts } from '@coffer/contracts';
 import type { Transport } from '@coffer/transport';
 import { KeyedCache } from '../cache/keyed-cache';
+import { baseName, normaliseQualifiedName } from '../namespaces/namespace-scope';
 import type { GatewayLogger } from '../gateway.logger';
 import {
   CORE_LOOKUP_TIMEOUT_MS,
@@ -69,7 +70,7 @@ export class PolicyCache {
       return;
     }
     this.cache.cancelLoads();
-    for (const name of names) this.cache.delete(name.trim().toLowerCase());
+    for (const name of names) this.cache.delete(normaliseQualifiedName(name));
   }
 
   private async fetch(names: string[]): Promise<Map<string, MaybePolicy>> {
@@ -79,9 +80,11 @@ export class PolicyCache {
       { timeoutMs: CORE_LOOKUP_TIMEOUT_MS },
     );
     const out = new Map<string, MaybePolicy>();
-    for (const { name, text } of policies) out.set(name.trim().toLowerCase(), this.parse(name, text));
-    if (names.includes(DEFAULT_POLICY_NAME) && !out.has(DEFAULT_POLICY_NAME)) {
-      out.set(DEFAULT_POLICY_NAME, this.parse(DEFAULT_POLICY_NAME, DEFAULT_POLICY));
+    for (const { name, text } of policies) out.set(normaliseQualifiedName(name), this.parse(name, text));
+    // every namespace's "default" ("ns1/default") falls back to the built-in text
+    for (const name of names) {
+      if (baseName(name) === DEFAULT_POLICY_NAME && !out.has(name))
+        out.set(name, this.parse(DEFAULT_POLICY_NAME, DEFAULT_POLICY));
     }
     return out;
   }

@@ -36,7 +36,7 @@ export class FlatSecretService {
   async read(kind: FlatKind, scope: FlatScope, req: FlatRequest<'read'>): Promise<FlatResponse<'read'>> {
     const path = pathParam(req);
     if (!isSecretPath(path)) throw notFound();
-    const row = await this.repo.read(scope, path);
+    const row = await this.repo.read(scope, path, streamOf(kind, scope, path));
     if (!row) throw notFound();
     if (!row.wrapped) throw new DomainError('internal', 'kv: the data key of a secret is missing');
     const plaintext = this.dataKeys.open(

@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import { KvDb, type DataKeysTable, type FlatSecretsTable, type KvTrx } from '../shared/kv.table';
 import { listChildren } from '../shared/listing';
 import { ReadBatcher } from '../shared/read-batcher';
+import { KvReadFence } from '../shared/read-fence';
+import { StreamCache } from '../shared/stream-cache';
 import { Statement } from '../shared/statement';
 
 /** Where unversioned secrets live: a mount, and within it an owner ("" for kv v1, a token ref for cubbyhole). */
@@ -28,13 +30,19 @@ export class FlatRepository {
   /** The hot read path, batched: every read of an event-loop turn in one select. */
   private readonly readSql: Statement<FlatReadRow & { i: number }>;
   private readonly reads: ReadBatcher<FlatKey, FlatReadRow>;
+  /** secrets by their stream, coherent through KvReadFence */
+  private readonly cache: StreamCache<FlatReadRow>;
   private readonly headSql: Statement<FlatHead>;
   /** Replacing a value: new data key, row update and erasure of the previous key, in one statement. */
   private readonly replaceSql: Statement<{ updated: number }>;
   /** A first value: data key and row; the plain insert fails for a concurrent creator. */
   private readonly createSql: Statement<{ updated: number }>;
 
-  constructor(private readonly db: KvDb) {
+  constructor(
+    private readonly db: KvDb,
+    fence: KvReadFence,
+  ) {
+    this.cache = new StreamCache(fence, (row) => row.ciphertext.length + (row.wrapped?.length ?? 0));
     this.readSql = new Statement(
       db.schema,
       `select q.i::int as i, s.key_id, s.ciphertext, d.wrapped
@@ -66,9 +74,12 @@ export class FlatRepository {
     );
   }
 
-  /** The hot read path: the secret's ciphertext and its wrapped data key, one indexed select. */
-  async read(scope: FlatScope, path: string): Promise<FlatReadRow | undefined> {
-    return this.reads.read({ scope, path });
+  /**
+   * The hot read path: the secret's ciphertext and its wrapped data key (one indexed select when
+   * not cached). `stream` is the secret's stream (flatStream), what invalidates the cached row.
+   */
+  async read(scope: FlatScope, path: string, stream: string): Promise<FlatReadRow | undefined> {
+    return this.cache.read(stream, '', () => this.reads.read({ scope, path }));
   }
 
   private async readMany(keys: readonly FlatKey[]): Promise<Array<FlatReadRow | undefined>> {

@@ -10,7 +10,7 @@ import {
   type RequestOf,
   type ResponseOf,
 } from '@coffer/contracts';
-import type { ServiceRuntime } from '@coffer/event-store';
+import { AppendLink, type ServiceRuntime } from '@coffer/event-store';
 import { KV_RUNTIME } from '../kv.di';
 import { DataKeyCipher, kv2Location } from '../shared/data-keys';
 import { kv2InvalidPath, pathParam, type PathedRequest } from '../shared/engine-request';
@@ -18,10 +18,18 @@ import { mergePatch } from '../shared/merge-patch';
 import { assertSecretPath } from '../shared/paths';
 import { StreamWriter } from '../shared/stream-writer';
 import { kvKeyStream } from '../shared/streams';
-import { decideDeleteLatest, decidePatch, decideWrite, writeEvents, type WritePlan } from './kv2.decider';
+import {
+  decideDeleteLatest,
+  decidePatch,
+  decideWrite,
+  evolve,
+  writeEvents,
+  type WritePlan,
+} from './kv2.decider';
+import type { Kv2Event } from './kv2.events';
 import { toVersionState } from './kv2.mapping';
 import { Kv2Repository, type VersionReadRow } from './kv2.repository';
-import { isDeleted } from './kv2.state';
+import { isDeleted, type KeyState } from './kv2.state';
 import { Kv2Store, type LoadedKey } from './kv2.store';
 import { subkeys } from './subkeys';
 import { versionMetadataView, type VersionMetadataView } from './kv2.view';
@@ -56,11 +64,33 @@ export class Kv2DataService {
     const path = this.secretPath(req, 'update');
     const { data, options } = req.body;
     const plaintext = Buffer.from(JSON.stringify(data), 'utf8');
-    return this.writer.run(kvKeyStream(req.mount.uuid, path), async () => {
-      const loaded = await this.store.load(req.mount.uuid, path);
-      const plan = decideWrite(loaded.state, loaded.config, { cas: options.cas, now: this.runtime.clock() });
-      return this.appendVersion(req.mount.uuid, path, loaded, plan, plaintext);
-    });
+    // pipelined: concurrent writes of one key are decided one after the other, each on the state
+    // the previous leaves, and commit together (see StreamWriter.pipeline)
+    return this.writer.pipeline<LoadedKey, ResponseOf<typeof kvV2.dataWrite>>(
+      kvKeyStream(req.mount.uuid, path),
+      async (prior) => {
+        const loaded = prior?.state ?? (await this.store.load(req.mount.uuid, path));
+        const plan = decideWrite(loaded.state, loaded.config, {
+          cas: options.cas,
+          now: this.runtime.clock(),
+        });
+        const link = new AppendLink();
+        const { events, done } = this.submitVersion(req.mount.uuid, path, loaded, plan, plaintext, {
+          link,
+          ...(prior ? { after: prior.link } : {}),
+        });
+        // after a create the stream's version is known only once committed: the next write loads
+        const next: LoadedKey | undefined =
+          loaded.streamVersion === null
+            ? undefined
+            : {
+                config: loaded.config,
+                state: events.reduce<KeyState | null>(evolve, loaded.state),
+                streamVersion: loaded.streamVersion + events.length,
+              };
+        return { next, link, done };
+      },
+    );
   }
 
   /** JSON merge patch of the current version into a new version. */
@@ -105,20 +135,33 @@ export class Kv2DataService {
     plan: WritePlan,
     plaintext: Buffer,
   ): Promise<ResponseOf<typeof kvV2.dataWrite>> {
+    return this.submitVersion(mountUuid, path, loaded, plan, plaintext).done;
+  }
+
+  /** Seals the version and queues its append (synchronously); `done` settles once it committed. */
+  private submitVersion(
+    mountUuid: string,
+    path: string,
+    loaded: LoadedKey,
+    plan: WritePlan,
+    plaintext: Buffer,
+    chain: { link?: AppendLink; after?: AppendLink } = {},
+  ): { events: Kv2Event[]; done: Promise<ResponseOf<typeof kvV2.dataWrite>> } {
     const sealed = this.dataKeys.seal(plaintext, kv2Location(mountUuid, path, plan.version));
     const events = writeEvents(plan, {
       keyId: sealed.keyId,
       ciphertext: sealed.ciphertext.toString('base64'),
     });
-    await this.store.append(mountUuid, path, loaded, events, [sealed]);
     const version = { createdTime: plan.createdTime, deletionTime: plan.deletionTime, destroyed: false };
-    return {
+    const response = {
       data: versionMetadataView(
         { customMetadata: loaded.state?.customMetadata ?? null },
         plan.version,
         version,
       ),
     };
+    const done = this.store.append(mountUuid, path, loaded, events, [sealed], chain).then(() => response);
+    return { events, done };
   }
 
   /**

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
-import { AggregateWriter, versionAfter, type AppendedOf, type Projection } from '@coffer/event-store';
+import {
+  AggregateWriter,
+  versionAfter,
+  type AppendedOf,
+  type EventOf,
+  type Projection,
+} from '@coffer/event-store';
 import { KvDb, type KvDatabase, type KvTrx } from '../shared/kv.table';
 import { Statement } from '../shared/statement';
 import type { KV2_EVENT_TYPES, Kv2Append, SecretVersionWritten } from './kv2.events';
@@ -23,6 +29,8 @@ export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
   private readonly versionUpdateSql: Statement<{ updated: number }>;
   /** The first version of a key without a row: a plain insert, which a concurrent creator fails. */
   private readonly versionCreateSql: Statement<{ updated: number }>;
+  /** Version writes of many keys (a group-commit batch) in one statement: see applyMany. */
+  private readonly versionsManySql: Statement<{ updated: number }>;
 
   constructor(private readonly db: KvDb) {
     const version = `
@@ -48,18 +56,81 @@ export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
        ${version}
        select count(*)::int as updated from up`,
     );
+    // bytea travels as base64 text: both drivers (pg, PGlite) pass text arrays alike
+    this.versionsManySql = new Statement(
+      db.schema,
+      `with q as (select * from unnest($1::text[], $2::text[], $3::int[], $4::int8[], $5::int[], $6::text[],
+                         $7::text[], $8::int8[], $9::text[], $10::int[], $11::bool[])
+                    as q (mount_uuid, path, version, created_ms, stream_version, key_id, wrapped, deletion_ms,
+                          ciphertext, oldest, created)),
+       up as (update {schema}.kv2_keys k
+                 set current_version = q.version, updated_ms = q.created_ms, stream_version = q.stream_version,
+                     oldest_version = greatest(k.oldest_version, q.oldest)
+                from q
+               where not q.created and k.mount_uuid = q.mount_uuid and k.path = q.path collate "C" returning 1),
+       ins as (insert into {schema}.kv2_keys (mount_uuid, path, current_version, oldest_version, max_versions,
+                  cas_required, delete_version_after, custom_metadata, created_ms, updated_ms, stream_version)
+               select mount_uuid, path, version, oldest, 0, false, 0, null, created_ms, created_ms, stream_version
+                 from q where q.created returning 1),
+       dk as (insert into {schema}.data_keys (key_id, mount_uuid, owner, wrapped)
+              select key_id, mount_uuid, '', decode(wrapped, 'base64') from q),
+       ver as (insert into {schema}.kv2_versions (mount_uuid, path, version, created_ms, deletion_ms, destroyed,
+                  key_id, ciphertext)
+               select mount_uuid, path, version, created_ms, deletion_ms, false, key_id, decode(ciphertext, 'base64')
+                 from q),
+       pruned as (delete from {schema}.kv2_versions v using q
+                   where v.mount_uuid = q.mount_uuid and v.path = q.path collate "C" and v.version < q.oldest
+                  returning v.key_id),
+       pruned_keys as (delete from {schema}.data_keys where key_id in (select key_id from pruned where key_id is not null))
+       select ((select count(*) from up) + (select count(*) from ins))::int as updated`,
+    );
+  }
+
+  /** A version write (alone or with its prune) is the one append applyMany takes: keyed by its row. */
+  manyKey(key: Kv2Append, events: readonly Kv2EventOf[]): string | undefined {
+    return versionWriteOf(events) ? `${key.mountUuid}\u0000${key.path}` : undefined;
+  }
+
+  /**
+   * The version writes of a batch (distinct keys, see manyKey) in one statement: what
+   * versionWritten does for one, for all of them.
+   */
+  async applyMany(
+    trx: KvTrx,
+    appends: ReadonlyArray<{ events: AppendedOf<Kv2Events>[]; key: Kv2Append }>,
+  ): Promise<void[]> {
+    const cols: unknown[][] = Array.from({ length: 11 }, () => []);
+    for (const { events, key } of appends) {
+      const write = versionWriteOf(events);
+      if (!write) throw new Error('kv2 projection: applyMany takes version writes only');
+      const { written, oldestVersion } = write;
+      const wrapped = key.wrappedKeys.get(written.keyId);
+      const ciphertext = key.ciphertexts.get(written.keyId);
+      if (!wrapped || !ciphertext) throw new Error('kv2 projection: missing data key of a written version');
+      const row = [
+        key.mountUuid,
+        key.path,
+        written.version,
+        Date.parse(written.createdTime),
+        versionAfter(events),
+        written.keyId,
+        wrapped.toString('base64'),
+        written.deletionTime === null ? null : Date.parse(written.deletionTime),
+        ciphertext.toString('base64'),
+        oldestVersion,
+        key.created,
+      ];
+      row.forEach((v, i) => cols[i]?.push(v));
+    }
+    const result = await this.versionsManySql.first(trx, cols);
+    if (result?.updated !== appends.length) throw new Error('kv2 projection: a key row to update is missing');
+    return appends.map(() => undefined);
   }
 
   async apply(trx: KvTrx, events: AppendedOf<Kv2Events>[], key: Kv2Append): Promise<void> {
     const ctx: Kv2ProjectionContext = { ...key, streamVersion: versionAfter(events) };
-    const [first, second, ...more] = events;
-    if (
-      first?.type === 'SecretVersionWritten' &&
-      more.length === 0 &&
-      (!second || second.type === 'SecretVersionsPruned')
-    ) {
-      return this.versionWritten(trx, ctx, first.data, second?.data.oldestVersion ?? 0);
-    }
+    const write = versionWriteOf(events);
+    if (write) return this.versionWritten(trx, ctx, write.written, write.oldestVersion);
     const db = this.db.of(trx);
     let exists = !ctx.created;
     let removed = false;
@@ -189,6 +260,18 @@ export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
       .where('key_id', 'in', keyIds.$narrowType<{ key_id: string }>())
       .execute();
   }
+}
+
+type Kv2EventOf = EventOf<Kv2Events>;
+
+/** The common append: one version written, alone or with the prune it causes. */
+function versionWriteOf(
+  events: readonly Kv2EventOf[],
+): { written: SecretVersionWritten; oldestVersion: number } | undefined {
+  const [first, second, ...more] = events;
+  if (first?.type !== 'SecretVersionWritten' || more.length > 0) return undefined;
+  if (second && second.type !== 'SecretVersionsPruned') return undefined;
+  return { written: first.data, oldestVersion: second?.data.oldestVersion ?? 0 };
 }
 
 /** Every kv v2 key write: `append(kv2Append, expectedVersion, events)`. */

@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import { listChildren } from '../shared/listing';
 import { ReadBatcher } from '../shared/read-batcher';
+import { KvReadFence } from '../shared/read-fence';
+import { StreamCache } from '../shared/stream-cache';
+import { kvKeyStream } from '../shared/streams';
 import { Statement } from '../shared/statement';
 import {
   KvDb,
@@ -50,6 +53,12 @@ interface VersionKey {
 
 /** `i`: the 1-based position of the lookup in the batch. */
 type BatchedVersionRow = VersionReadRow & { i: number };
+type BatchedDecisionRow = DecisionJoinRow & { i: number };
+
+interface KeyRef {
+  mountUuid: string;
+  path: string;
+}
 
 /** Reads of the kv v2 read model (writes are in Kv2Projection, inside the append transaction). */
 @Injectable()
@@ -60,10 +69,24 @@ export class Kv2Repository {
    */
   private readonly readVersionsSql: Statement<BatchedVersionRow>;
   private readonly versionReads: ReadBatcher<VersionKey, VersionReadRow>;
-  /** Everything a decision needs in one round trip: engine config, key row and version rows. */
-  private readonly decisionSql: Statement<DecisionJoinRow>;
+  /**
+   * Everything a decision needs in one round trip: engine config, key row and version rows, for
+   * every write decided in an event-loop turn at once (as the reads, see ReadBatcher).
+   */
+  private readonly decisionSql: Statement<BatchedDecisionRow>;
+  private readonly decisionReads: ReadBatcher<KeyRef, BatchedDecisionRow[]>;
+  /** versions by key stream and version asked for (0: current), coherent through KvReadFence */
+  private readonly versionCache: StreamCache<VersionReadRow>;
 
-  constructor(private readonly db: KvDb) {
+  constructor(
+    private readonly db: KvDb,
+    fence: KvReadFence,
+  ) {
+    this.versionCache = new StreamCache(
+      fence,
+      (row) =>
+        (row.ciphertext?.length ?? 0) + (row.wrapped?.length ?? 0) + (row.custom_metadata?.length ?? 0),
+    );
     this.readVersionsSql = new Statement(
       db.schema,
       `select q.i::int as i, ${KEY_COLUMNS}, v.version, v.created_ms as v_created_ms, v.deletion_ms, v.destroyed, v.key_id, v.ciphertext, d.wrapped
@@ -77,20 +100,25 @@ export class Kv2Repository {
     this.versionReads = new ReadBatcher((keys) => this.readVersions(keys));
     this.decisionSql = new Statement(
       db.schema,
-      `select c.max_versions as c_max_versions, c.cas_required as c_cas_required,
+      `select q.i::int as i, c.max_versions as c_max_versions, c.cas_required as c_cas_required,
               c.delete_version_after as c_delete_version_after, c.stream_version as c_stream_version,
               ${KEY_COLUMNS}, v.version, v.created_ms as v_created_ms, v.deletion_ms, v.destroyed
-         from (values (1)) as one (x)
-         left join {schema}.kv2_config c on c.mount_uuid = $1
-         left join {schema}.kv2_keys k on k.mount_uuid = $1 and k.path = $2
+         from unnest($1::text[], $2::text[]) with ordinality as q (mount_uuid, path, i)
+         left join {schema}.kv2_config c on c.mount_uuid = q.mount_uuid
+         left join {schema}.kv2_keys k on k.mount_uuid = q.mount_uuid and k.path = q.path collate "C"
          left join {schema}.kv2_versions v on v.mount_uuid = k.mount_uuid and v.path = k.path
-        order by v.version`,
+        order by q.i, v.version`,
     );
+    this.decisionReads = new ReadBatcher((keys) => this.loadDecisionRows(keys), 256, 'kv decision batch', {
+      oneInFlight: true,
+    });
   }
 
   /** The given version (0 = current) of a key, its metadata and its wrapped data key. */
   async readVersion(mountUuid: string, path: string, version: number): Promise<VersionReadRow | undefined> {
-    return this.versionReads.read({ mountUuid, path, version });
+    return this.versionCache.read(kvKeyStream(mountUuid, path), String(version), () =>
+      this.versionReads.read({ mountUuid, path, version }),
+    );
   }
 
   private async readVersions(keys: readonly VersionKey[]): Promise<Array<VersionReadRow | undefined>> {
@@ -104,8 +132,30 @@ export class Kv2Repository {
     return out;
   }
 
+  private async loadDecisionRows(keys: readonly KeyRef[]): Promise<BatchedDecisionRow[][]> {
+    // a hot key comes many times in a batch (its writers and their existence checks): read it once
+    const unique = new Map<string, number>();
+    const distinct: KeyRef[] = [];
+    const refs = keys.map((k) => {
+      const id = `${k.mountUuid}\u0000${k.path}`;
+      let at = unique.get(id);
+      if (at === undefined) {
+        unique.set(id, (at = distinct.length));
+        distinct.push(k);
+      }
+      return at;
+    });
+    const rows = await this.decisionSql.rows(this.db.pool, [
+      distinct.map((k) => k.mountUuid),
+      distinct.map((k) => k.path),
+    ]);
+    const byKey = distinct.map((): BatchedDecisionRow[] => []);
+    for (const row of rows) byKey[row.i - 1]?.push(row);
+    return refs.map((at) => byKey[at] ?? []);
+  }
+
   async loadForDecision(mountUuid: string, path: string): Promise<DecisionRows> {
-    const rows = await this.decisionSql.rows(this.db.pool, [mountUuid, path]);
+    const rows = (await this.decisionReads.read({ mountUuid, path })) ?? [];
     const first = rows[0];
     if (!first) throw new Error('kv2 decision query returned no row');
     const config: EngineConfig =
@@ -161,15 +211,10 @@ export class Kv2Repository {
     };
   }
 
+  /** The gateway's existence check before a write: batched with the writes' decision loads. */
   async keyExists(mountUuid: string, path: string): Promise<boolean> {
-    const row = await this.db
-      .of()
-      .selectFrom('kv2_keys')
-      .select('stream_version')
-      .where('mount_uuid', '=', mountUuid)
-      .where('path', '=', path)
-      .executeTakeFirst();
-    return row !== undefined;
+    const rows = await this.decisionReads.read({ mountUuid, path });
+    return rows?.[0]?.stream_version !== null && rows?.[0]?.stream_version !== undefined;
   }
 
   /** Names (and sub-folders, ending in "/") of the keys directly in `folder`. */

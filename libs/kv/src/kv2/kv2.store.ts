@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { AppendLink } from '@coffer/event-store';
 import { DataKeyCipher, kv2CustomMetadataLocation, type SealedData } from '../shared/data-keys';
 import type { Kv2Event } from './kv2.events';
 import { toKeyState } from './kv2.mapping';
@@ -52,6 +53,7 @@ export class Kv2Store {
     loaded: LoadedKey,
     events: Kv2Event[],
     sealed: SealedData[] = [],
+    chain: { link?: AppendLink; after?: AppendLink } = {},
   ): Promise<void> {
     if (events.length === 0) return;
     const location = kv2CustomMetadataLocation(mountUuid, path);
@@ -67,6 +69,7 @@ export class Kv2Store {
       },
       loaded.streamVersion ?? 'any',
       events,
+      chain,
     );
   }
 }

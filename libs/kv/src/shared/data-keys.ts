@@ -21,7 +21,7 @@ export interface SealedData {
   ciphertext: Buffer;
 }
 
-const wrapAad = (keyId: string): Buffer => Buffer.from(`kv-data-key\u0000${keyId}`);
+export const wrapAad = (keyId: string): Buffer => Buffer.from(`kv-data-key\u0000${keyId}`);
 
 export class DataKeyCipher {
   constructor(private readonly barrier: Cipher) {}
@@ -61,6 +61,11 @@ export class DataKeyCipher {
     } finally {
       key.fill(0);
     }
+  }
+
+  /** A data key received from another cluster, wrapped by this cluster's barrier (replication). */
+  wrapKey(keyId: string, key: Buffer): Buffer {
+    return this.barrier.encrypt(key, wrapAad(keyId));
   }
 
   /** Barrier encryption of small read-model values (custom metadata), bound to their location. */

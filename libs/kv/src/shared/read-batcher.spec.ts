@@ -45,4 +45,32 @@ describe('ReadBatcher', () => {
     fail = false;
     expect(await batcher.read(3)).toBe(3);
   });
+
+  it('with oneInFlight, holds reads issued during a load and sends them as one batch after it', async () => {
+    const loads: number[][] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const batcher = new ReadBatcher<number, number>(
+      async (keys) => {
+        loads.push([...keys]);
+        if (loads.length === 1) await gate;
+        return [...keys];
+      },
+      256,
+      'test batch',
+      { oneInFlight: true },
+    );
+    const first = batcher.read(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    // the first load is running: these three arrive in different turns and wait for it
+    const later: Promise<number | undefined>[] = [];
+    for (const k of [2, 3, 4]) {
+      later.push(batcher.read(k));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(loads).toEqual([[1]]);
+    release();
+    expect(await Promise.all([first, ...later])).toEqual([1, 2, 3, 4]);
+    expect(loads).toEqual([[1], [2, 3, 4]]);
+  });
 });

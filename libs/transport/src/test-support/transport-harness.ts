@@ -1,12 +1,14 @@
 import { DomainError, type CallerContext } from '@coffer/contracts';
 import { InProcessTransport, connectNatsTransport, type Transport, type TransportLogger } from '../index';
+import { natsUrl } from '@coffer/testing';
 
 /**
  * The two ways to run the transport behaviour suites: NATS (two connections, as two processes
  * would have) and the in-process bus. Both must be indistinguishable to a service.
  */
 
-const NATS_URL = 'nats://127.0.0.1:4222';
+/** the test NATS (found or started by the jest global set-up) */
+const NATS_URL = natsUrl();
 
 export class CapturingLogger implements TransportLogger {
   readonly lines: string[] = [];

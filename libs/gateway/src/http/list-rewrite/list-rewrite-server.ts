@@ -5,8 +5,9 @@ import {
   type ServerOptions,
   type ServerResponse,
 } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
+import { enforceClientCertificates, type ListenerTlsOptions } from '@coffer/service-host';
 import { ListRewriteSocket } from './list-rewrite-socket';
 import { DEFAULT_FRAMER_LIMITS, type FramerLimits } from './request-framer';
 
@@ -24,7 +25,7 @@ type ConnectionListener = (this: Server, socket: unknown) => void;
  */
 export interface ListRewriteServerOptions {
   http?: ServerOptions;
-  tls?: { cert: string | Buffer; key: string | Buffer };
+  tls?: ListenerTlsOptions;
   limits?: FramerLimits;
 }
 
@@ -38,9 +39,10 @@ export function createListRewriteServer(
     if (socket instanceof ListRewriteSocket) socket.dispatch(res, () => handler(req, res));
     else handler(req, res);
   };
-  const server: Server = options.tls
-    ? createHttpsServer({ ...options.http, cert: options.tls.cert, key: options.tls.key }, onRequest)
-    : createServer(options.http ?? {}, onRequest);
+  let server: Server;
+  if (options.tls) {
+    server = createHttpsServer({ ...options.http, ...options.tls }, onRequest);
+  } else server = createServer(options.http ?? {}, onRequest);
   const event = options.tls ? 'secureConnection' : 'connection';
   const nodeListeners = server.listeners(event) as ConnectionListener[];
   server.removeAllListeners(event);
@@ -48,5 +50,7 @@ export function createListRewriteServer(
     const wrapped = new ListRewriteSocket(socket, limits);
     for (const listener of nodeListeners) listener.call(server, wrapped);
   });
+  // Prepended after the swap: it sees the TLS socket itself and runs before HTTP does.
+  if (options.tls) enforceClientCertificates(server as HttpsServer, options.tls);
   return server;
 }

@@ -1,0 +1,232 @@
+import { z } from 'zod';
+import { weakInt, weakString } from '../fields';
+import { jsonObjectSchema } from '../fields/json-object';
+import { engineContract, type OperationDef, type RouteDef } from '../routes';
+
+/**
+ * sys/history/*: proofs over the event logs a client checks with no trust in the server
+ * (docs/history.md). Each service's log (core_sys, kv, pki, ...) is its own Merkle tree, RFC 9162
+ * shapes; `log` picks one (default core_sys). Hashes and signatures are lower-case hex.
+ */
+const hex = z.string();
+
+const logField = weakString({
+  default: 'core_sys',
+  description: "The service log's schema (core_sys, kv, ...).",
+});
+
+export const historySignedTreeHead = z.object({
+  log: z.string(),
+  tree_size: z.number().int(),
+  root_hash: hex,
+  timestamp: z.string(),
+  signature: hex,
+});
+
+export const historyEntryData = z.object({
+  wal: z.number().int(),
+  stream: z.string(),
+  stream_version: z.number().int(),
+  type: z.string(),
+  schema_version: z.number().int(),
+  /** base64 of the barrier ciphertext, as stored */
+  payload: z.string(),
+  prev_hash: hex,
+  hash: hex,
+  recorded_at: z.string(),
+});
+
+export const historyContracts = {
+  key: engineContract('core.sys.history.key', {
+    data: z.object({
+      algorithm: z.literal('ed25519'),
+      public_key: z.string(),
+      key_id: hex,
+      created_at: z.string(),
+    }),
+  }),
+  logs: engineContract('core.sys.history.logs', {
+    data: z.object({ keys: z.array(z.string()) }),
+  }),
+  treeHead: engineContract('core.sys.history.tree-head', {
+    query: z.object({ log: logField, tree_size: weakInt() }).prefault({}),
+    data: historySignedTreeHead,
+  }),
+  proof: engineContract('core.sys.history.proof', {
+    query: z
+      .object({
+        log: logField,
+        wal: weakInt({ description: 'The WAL index of the event to prove.' }),
+        tree_size: weakInt({ description: 'The tree to prove it in (default: the current one).' }),
+      })
+      .prefault({}),
+    data: z.object({
+      log: z.string(),
+      leaf_index: z.number().int(),
+      tree_size: z.number().int(),
+      audit_path: z.array(hex),
+      root_hash: hex,
+      entry: historyEntryData,
+      signed_tree_head: historySignedTreeHead,
+    }),
+  }),
+  consistency: engineContract('core.sys.history.consistency', {
+    query: z
+      .object({
+        log: logField,
+        from: weakInt({ description: 'The size of the older tree.' }),
+        to: weakInt({ description: 'The size of the newer tree (default: the current one).' }),
+      })
+      .prefault({}),
+    data: z.object({
+      log: z.string(),
+      first: z.number().int(),
+      second: z.number().int(),
+      first_root: hex,
+      second_root: hex,
+      proof: z.array(hex),
+      signed_tree_head: historySignedTreeHead,
+    }),
+  }),
+  state: engineContract('core.sys.history.state', {
+    params: z.object({ path: z.string().default('') }).prefault({}),
+    query: z
+      .object({
+        at: weakString({ description: 'RFC 3339 time, or a WAL index of the core_sys log (default: now).' }),
+      })
+      .prefault({}),
+    data: z.object({
+      path: z.string(),
+      /** the last core_sys event at that instant */
+      wal: z.number().int(),
+      recorded_at: z.string().nullable(),
+      /** what the live read of `path` answered then (its `data`) */
+      state: jsonObjectSchema,
+    }),
+  }),
+  explain: engineContract('core.sys.history.explain', {
+    body: z
+      .object({
+        accessor: weakString({ default: '' }),
+        path: weakString({ default: '' }),
+        operation: weakString({ default: 'read' }),
+        at: weakString(),
+      })
+      .prefault({}),
+    data: z.object({
+      accessor: z.string(),
+      path: z.string(),
+      operation: z.string(),
+      wal: z.number().int(),
+      recorded_at: z.string().nullable(),
+      /** a token with this accessor existed (created, not revoked) then */
+      found: z.boolean(),
+      usable: z.boolean(),
+      allowed: z.boolean(),
+      capabilities: z.array(z.string()),
+      namespace: z.string(),
+      entity_id: z.string(),
+      token_policies: z.array(z.string()),
+      identity_policies: z.array(z.string()),
+      group_ids: z.array(z.string()),
+      granted_by: z.array(z.string()),
+      denied_by: z.array(z.string()),
+    }),
+  }),
+  access: engineContract('core.sys.history.access', {
+    body: z
+      .object({
+        path: weakString({ default: '' }),
+        operation: weakString({ default: 'read' }),
+        at: weakString(),
+      })
+      .prefault({}),
+    data: z.object({
+      path: z.string(),
+      operation: z.string(),
+      wal: z.number().int(),
+      recorded_at: z.string().nullable(),
+      tokens: z.array(
+        z.object({
+          accessor: z.string(),
+          entity_id: z.string(),
+          policies: z.array(z.string()),
+          granted_by: z.array(z.string()),
+        }),
+      ),
+      accessors: z.array(z.string()),
+      entities: z.array(z.string()),
+      groups: z.array(z.string()),
+      policies: z.array(z.string()),
+      denying_policies: z.array(z.string()),
+    }),
+  }),
+};
+
+const op = (contract: OperationDef['contract'], summary: string): OperationDef => ({ contract, summary });
+const c = historyContracts;
+
+/** Root namespace only: the logs are the whole cluster's. Proofs show stream names, hence sudo. */
+export const historyRouteDefs: RouteDef[] = [
+  {
+    pattern: 'history/key',
+    synopsis: 'The Ed25519 public key that signs the tree heads.',
+    restricted: true,
+    operations: { read: op(c.key, 'Read the tree-head signing key') },
+  },
+  {
+    pattern: 'history/logs',
+    synopsis: 'The event logs with a Merkle tree (one per service schema).',
+    restricted: true,
+    sudo: true,
+    operations: { read: op(c.logs, 'List the logs'), list: op(c.logs, 'List the logs') },
+  },
+  {
+    pattern: 'history/tree-head',
+    synopsis: 'A signed tree head of a log (current, or of an earlier size).',
+    restricted: true,
+    sudo: true,
+    operations: { read: op(c.treeHead, 'Read a signed tree head') },
+  },
+  {
+    pattern: 'history/proof',
+    synopsis: "An inclusion proof of one event (RFC 9162 audit path) in a log's Merkle tree.",
+    description: 'The leaf is SHA-256(0x00 || the event chain hash); the answer carries the event as stored.',
+    restricted: true,
+    sudo: true,
+    operations: { read: op(c.proof, 'Prove an event is in the log') },
+  },
+  {
+    pattern: 'history/consistency',
+    synopsis: 'A consistency proof between two sizes of a log (RFC 9162).',
+    restricted: true,
+    sudo: true,
+    operations: { read: op(c.consistency, 'Prove a tree extends an older one') },
+  },
+  {
+    pattern: 'history/state/:path*',
+    synopsis: 'What a sys read answered at an instant, rebuilt from the log.',
+    description:
+      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name> and auth/token/lookup-accessor/<accessor>, in the caller namespace.',
+    sudo: true,
+    operations: { read: op(c.state, 'Read a past state') },
+  },
+  {
+    pattern: 'history/explain',
+    synopsis: 'What one token (by accessor) could do on a path at an instant, and which policies decided it.',
+    sudo: true,
+    operations: {
+      update: op(c.explain, 'Explain a past decision'),
+      create: op(c.explain, 'Explain a past decision'),
+    },
+  },
+  {
+    pattern: 'history/access',
+    synopsis: 'Who could perform an operation on a path at an instant: tokens, entities, groups, policies.',
+    sudo: true,
+    operations: {
+      update: op(c.access, 'Who could access a path'),
+      create: op(c.access, 'Who could access a path'),
+    },
+  },
+];

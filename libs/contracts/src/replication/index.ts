@@ -1,0 +1,5 @@
+// Route table and contracts of the replication service (sys/replication/* inside sys/).
+export * from './replication-fields.schema';
+export * from './replication.routes';
+export * from './replica-apply.contracts';
+export * from './replication-modes.contracts';

@@ -1,0 +1,57 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EventStore } from '@coffer/event-store';
+import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
+import { entityGroups, foldGraph } from '../identity/group.decider';
+import { GROUP_LOG, ROOT_GRAPH } from '../identity/group.events';
+import { evolve as evolveEntity, normalisePolicies, type EntityState } from '../identity/identity.decider';
+import { entityStream, IDENTITY_LOG } from '../identity/identity.events';
+import { evolve as evolveToken, type TokenState } from '../tokens/token.decider';
+import { TOKEN_LOG, tokenStream } from '../tokens/token.events';
+
+export interface IdentityAt {
+  /** the entity's own policies and its groups', direct and inherited */
+  policies: string[];
+  groupIds: string[];
+  disabled: boolean;
+}
+
+/**
+ * Tokens and identities as they stood at an event of the core_sys log, folded from their streams
+ * with the aggregates' own evolve functions (token.decider, identity.decider, group.decider).
+ */
+@Injectable()
+export class HistoryFolds {
+  constructor(@Inject(CORE_SYS_EVENT_STORE) private readonly store: EventStore) {}
+
+  /** null when no token had that accessor at event `wal` (not yet created, or revoked). */
+  async tokenAt(accessor: string, wal: number): Promise<TokenState | null> {
+    let state: TokenState | null = null;
+    for (const event of await this.store.readStream(tokenStream(accessor))) {
+      if (event.wal > wal) break;
+      state = evolveToken(state, TOKEN_LOG.decode(event));
+    }
+    return state;
+  }
+
+  /** Groups live in one graph (the root's, as GroupService keeps them), whatever the token's namespace. */
+  async identityAt(entityId: string, wal: number): Promise<IdentityAt> {
+    const none: IdentityAt = { policies: [], groupIds: [], disabled: false };
+    if (entityId === '') return none;
+    let entity: EntityState | null = null;
+    for (const event of await this.store.readStream(entityStream(entityId))) {
+      if (event.wal > wal) break;
+      entity = evolveEntity(entity, IDENTITY_LOG.decode(event));
+    }
+    if (!entity) return none;
+    const groupEvents = (await this.store.readStream(GROUP_LOG.streamOf(ROOT_GRAPH)))
+      .filter((e) => e.wal <= wal)
+      .map((e) => GROUP_LOG.decode(e));
+    const { direct, inherited } = entityGroups(foldGraph(new Map(), groupEvents), entity.id);
+    const groups = [...direct, ...inherited];
+    return {
+      policies: normalisePolicies([...entity.policies, ...groups.flatMap((g) => g.policies)]),
+      groupIds: groups.map((g) => g.id),
+      disabled: entity.disabled,
+    };
+  }
+}

@@ -1,0 +1,30 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EventLogReader, type ServiceRuntime } from '@coffer/event-store';
+import { SweepJob } from '@coffer/scheduling';
+import { SERVICE_RUNTIME } from '../core-sys.di';
+import { MerkleIndex } from './merkle-index.service';
+
+const INDEX_INTERVAL_MS = 5_000;
+
+/**
+ * Keeps the Merkle index of every log close to its head in the background, so a proof request
+ * finds at most a few seconds of events left to index. It reads ciphertext-free (wal, hash)
+ * pairs only, so it runs while sealed too.
+ */
+@Injectable()
+export class HistoryIndexer extends SweepJob {
+  constructor(
+    @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
+    private readonly reader: EventLogReader,
+    private readonly index: MerkleIndex,
+  ) {
+    super('HistoryIndexer', 'history index', INDEX_INTERVAL_MS);
+  }
+
+  /** One pass over every log; answers how many logs it looked at. */
+  override async sweep(): Promise<number> {
+    const logs = await this.reader.schemas();
+    for (const log of logs) await this.index.catchUp(log, (await this.reader.head(log)).lastWal);
+    return logs.length;
+  }
+}

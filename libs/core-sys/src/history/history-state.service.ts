@@ -1,0 +1,188 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { z } from 'zod';
+import {
+  invalidRequest,
+  notFound,
+  type CallerContext,
+  type ResponseOf,
+  historyContracts as c,
+} from '@coffer/contracts';
+import { ROOT_POLICY_NAME } from '@coffer/acl';
+import { EventLogReader, type EventStore, type ServiceRuntime } from '@coffer/event-store';
+import { CORE_SYS_EVENT_STORE, SERVICE_RUNTIME } from '../core-sys.di';
+import { evolveMounts } from '../mounts/mounts.decider';
+import { MOUNTS_LOG, MOUNTS_STREAM } from '../mounts/mounts.events';
+import { mountRecordSchema, namespaceOf, type MountRecord } from '../mounts/mount.model';
+import { mountListing } from '../mounts/mount.view';
+import { listKeys, normalisePolicyName, qualifiedPolicyName } from '../policies/policy.decider';
+import { POLICY_LOG, policyStream } from '../policies/policy.events';
+import { isUsable } from '../tokens/token.decider';
+import { lookupData } from '../tokens/token.view';
+import { HistoryFolds } from './history-folds';
+import { HistoryStateRepository } from './history-state.repository';
+
+/** The mount table is folded from its one stream; a snapshot is kept every this many events. */
+export const STATE_SNAPSHOT_EVERY = 32;
+const mountTableSchema = z.array(mountRecordSchema);
+const WAL_AT = /^[0-9]{1,15}$/;
+const POLICY_PATH = /^sys\/policies\/acl\/([^/]+)$/;
+const TOKEN_PATH = /^auth\/token\/lookup-accessor\/([^/]+)$/;
+
+export interface HistoryInstant {
+  /** the last event of the core_sys log at that instant (0 = before the first) */
+  wal: number;
+  /** when it was recorded */
+  recordedAt: Date | undefined;
+}
+
+/**
+ * GET sys/history/state/:path?at=: what a sys read answered at an instant, rebuilt from the
+ * core_sys log (docs/history.md): the mount tables (folded from their stream, from the nearest
+ * snapshot) and the ACL policies (their streams' last events then). The answers have the live
+ * routes' shapes, for the caller's namespace.
+ */
+@Injectable()
+export class HistoryStateService {
+  /** the core_sys schema: the log this history is read from */
+  private readonly log: string;
+
+  constructor(
+    @Inject(SERVICE_RUNTIME) runtime: Pick<ServiceRuntime, 'schema'>,
+    private readonly reader: EventLogReader,
+    private readonly snapshots: HistoryStateRepository,
+    @Inject(CORE_SYS_EVENT_STORE) private readonly store: EventStore,
+    private readonly folds: HistoryFolds,
+  ) {
+    this.log = runtime.schema;
+  }
+
+  async state(
+    path: string,
+    at: string | undefined,
+    caller: CallerContext,
+  ): Promise<ResponseOf<typeof c.state>> {
+    const instant = await this.instant(at);
+    const clean = path.replace(/^\/+|\/+$/g, '');
+    const ns = caller.namespace;
+    const token = TOKEN_PATH.exec(clean);
+    const policy = POLICY_PATH.exec(clean);
+    let state: Record<string, unknown>;
+    if (clean === 'sys/mounts' || clean === 'sys/auth') {
+      const mounts = (await this.mountsAt(instant.wal)).filter((m) => namespaceOf(m) === ns);
+      state = mountListing(mounts, clean === 'sys/auth');
+    } else if (clean === 'sys/policies/acl') {
+      state = { keys: await this.policyNamesAt(instant.wal, ns) };
+    } else if (policy) {
+      state = await this.policyAt(instant.wal, ns, policy[1] ?? '');
+    } else if (token) {
+      state = await this.tokenLookupAt(instant, at, token[1] ?? '', ns);
+    } else {
+      throw invalidRequest(
+        `no history of "${clean}": sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name> and auth/token/lookup-accessor/<accessor> have one`,
+      );
+    }
+    return {
+      data: {
+        path: clean,
+        wal: instant.wal,
+        recorded_at: instant.recordedAt?.toISOString() ?? null,
+        state,
+      },
+    };
+  }
+
+  /**
+   * `at` as a WAL index of the core_sys log, or an RFC 3339 time: the last event recorded at or
+   * before it, found by binary search over the WAL (recorded_at grows with the WAL; replicas'
+   * clocks may disagree by a few milliseconds, which moves the answer by as little).
+   */
+  async instant(at: string | undefined): Promise<HistoryInstant> {
+    const head = (await this.reader.head(this.log)).lastWal;
+    if (at === undefined || at === '') return this.at(head);
+    if (WAL_AT.test(at)) {
+      const wal = Number(at);
+      if (wal > head) throw invalidRequest(`at: the log ends at wal ${head}`);
+      return this.at(wal);
+    }
+    const time = new Date(at);
+    if (!/^\d{4}-\d\d-\d\dT/.test(at) || Number.isNaN(time.getTime())) {
+      throw invalidRequest('at must be an RFC 3339 time or a WAL index');
+    }
+    let low = 0;
+    let high = head;
+    while (low < high) {
+      const mid = Math.ceil((low + high) / 2);
+      const recorded = await this.reader.recordedAt(this.log, mid);
+      if (recorded && recorded.getTime() <= time.getTime()) low = mid;
+      else high = mid - 1;
+    }
+    return this.at(low);
+  }
+
+  private async at(wal: number): Promise<HistoryInstant> {
+    return { wal, recordedAt: wal === 0 ? undefined : await this.reader.recordedAt(this.log, wal) };
+  }
+
+  /** The mount table (every namespace) as of event `wal`: nearest snapshot, then its events. */
+  async mountsAt(wal: number): Promise<MountRecord[]> {
+    const version = await this.reader.streamVersionAt(this.log, MOUNTS_STREAM, wal);
+    if (version === 0) return [];
+    const snapshot = await this.snapshots.nearest(MOUNTS_STREAM, version);
+    let table: MountRecord[] = snapshot ? mountTableSchema.parse(JSON.parse(snapshot.state)) : [];
+    const from = (snapshot?.version ?? 0) + 1;
+    if (from > version) return table;
+    for (const event of await this.store.readStream(MOUNTS_STREAM, from)) {
+      if (event.streamVersion > version) break;
+      table = evolveMounts(table, MOUNTS_LOG.decode(event));
+      if (event.streamVersion % STATE_SNAPSHOT_EVERY === 0) {
+        await this.snapshots.save(MOUNTS_STREAM, event.streamVersion, JSON.stringify(table));
+      }
+    }
+    return table;
+  }
+
+  /**
+   * auth/token/lookup-accessor as it answered then (token metadata, never the token): 404 when
+   * the token did not exist then, was expired or used up, or belongs to another namespace.
+   */
+  async tokenLookupAt(
+    instant: HistoryInstant,
+    at: string | undefined,
+    accessor: string,
+    ns: string,
+  ): Promise<Record<string, unknown>> {
+    const token = await this.folds.tokenAt(accessor, instant.wal);
+    const nowMs =
+      at !== undefined && /^\d{4}-\d\d-\d\dT/.test(at)
+        ? Date.parse(at)
+        : (instant.recordedAt?.getTime() ?? Date.now());
+    if (!token || (token.namespace ?? '') !== ns || !isUsable(token, nowMs)) throw notFound();
+    const identity = await this.folds.identityAt(token.entityId, instant.wal);
+    return { ...lookupData(token, '', identity.policies, nowMs) };
+  }
+
+  /** LIST sys/policies/acl as of event `wal`, in the namespace `ns`. */
+  async policyNamesAt(wal: number, ns: string): Promise<string[]> {
+    const prefix = policyStream(ns);
+    const rows = await this.reader.lastTypes(this.log, prefix, wal);
+    const names = rows
+      .filter((r) => r.type === 'PolicyWritten')
+      .map((r) => r.stream.slice(prefix.length))
+      .filter((n) => !n.includes('/'));
+    return listKeys(names);
+  }
+
+  /** GET sys/policies/acl/:name as of event `wal` (404 when it did not exist then). */
+  async policyAt(wal: number, ns: string, rawName: string): Promise<{ name: string; policy: string }> {
+    const name = normalisePolicyName(rawName);
+    if (name === ROOT_POLICY_NAME) return { name, policy: '' };
+    const stream = policyStream(qualifiedPolicyName(ns, name));
+    const version = await this.reader.streamVersionAt(this.log, stream, wal);
+    if (version === 0) throw notFound();
+    const [last] = await this.store.readStream(stream, version);
+    if (!last) throw notFound();
+    const event = POLICY_LOG.decode(last);
+    if (event.type !== 'PolicyWritten') throw notFound();
+    return { name, policy: event.data.policy };
+  }
+}

@@ -1,0 +1,49 @@
+import type { Provider, Type } from '@nestjs/common';
+import type { Migration } from 'kysely';
+import { EventLogReader, type ServiceRuntime } from '@coffer/event-store';
+import { SERVICE_RUNTIME } from '../core-sys.di';
+import { CoreSysDb } from '../core-sys.table';
+import { HistoryHandlers } from './history.handlers';
+import { HistoryIndexer } from './history-indexer';
+import { HistoryKey } from './history-key';
+import { HistoryProofService } from './history-proof.service';
+import { HistoryStateRepository } from './history-state.repository';
+import { HistoryStateService } from './history-state.service';
+import { HistoryAccessService } from './history-access.service';
+import { HistoryFolds } from './history-folds';
+import { MerkleIndexRepository } from './merkle-index.repository';
+import { MerkleIndex } from './merkle-index.service';
+import { historyMerkleMigration } from './migrations/0180_history_merkle';
+
+export const historyProviders: Provider[] = [
+  {
+    provide: EventLogReader,
+    useFactory: (runtime: ServiceRuntime) => new EventLogReader(runtime.db),
+    inject: [SERVICE_RUNTIME],
+  },
+  MerkleIndexRepository,
+  MerkleIndex,
+  HistoryKey,
+  HistoryProofService,
+  HistoryStateRepository,
+  HistoryFolds,
+  HistoryStateService,
+  HistoryAccessService,
+  HistoryIndexer,
+];
+export const historyControllers: Type[] = [HistoryHandlers];
+export const historyMigrations: Record<string, Migration> = {
+  '0180_history_merkle': historyMerkleMigration,
+};
+export { HISTORY_KEY_LOG } from './history-key.events';
+export { MERKLE_STORED_LEVEL } from './merkle-index.service';
+
+/** The Merkle index on its own, wired as the module wires it (benchmarks). */
+export function createMerkleIndex(runtime: Pick<ServiceRuntime, 'db' | 'schema' | 'clock'>): MerkleIndex {
+  return new MerkleIndex(
+    runtime,
+    new EventLogReader(runtime.db),
+    new MerkleIndexRepository(new CoreSysDb(runtime)),
+  );
+}
+export type { MerkleIndex };

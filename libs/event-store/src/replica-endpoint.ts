@@ -1,0 +1,129 @@
+import { sql } from 'kysely';
+import {
+  replicaApplyContract,
+  replicaExportContract,
+  type ReplicaApplyRequest,
+  type ReplicaAttachment,
+  type ReplicaEvent,
+  type ReplicaExportEvent,
+} from '@coffer/contracts/replication';
+import type { Subscription } from '@coffer/transport';
+import type { AnyDb } from './event-store-types';
+import { DomainError } from '@coffer/contracts';
+import { applyReplicaRows, ReplicaApplyError, replicaHead, type ReplicaRow } from './replica-apply';
+import { ReplayRegistry, type Replayable } from './replay';
+import type { ServiceRuntime } from './runtime';
+
+/** What a service replays, and (on a primary) what it attaches to its rows. */
+export interface ReplicaEndpointSpec {
+  /** every aggregate of the service, with its own projection */
+  replayables: readonly Replayable[];
+  /** key material these (opened) events need beyond the log, barrier-encrypted as stored */
+  exportAttachments?: (events: readonly ReplicaExportEvent[]) => Promise<ReplicaAttachment[]>;
+  /**
+   * Called as an apply or wipe starts and again once it settled: rows change here outside the
+   * service's own appends, so a service caching its read model (kv's read fence) must look again.
+   */
+  onChanged?: () => void;
+}
+
+const toRow = (e: ReplicaEvent): ReplicaRow => ({
+  wal: e.wal,
+  stream: e.stream,
+  streamVersion: e.streamVersion,
+  type: e.type,
+  schemaVersion: e.schemaVersion,
+  payload: Buffer.from(e.payload, 'base64'),
+  recordedAt: new Date(e.recordedAt),
+  hash: e.hash,
+  data: e.data,
+  ...(e.filtered === true ? { filtered: true } : {}),
+});
+
+/**
+ * Clears a service's data on a new secondary: its event log and read models (every table of its
+ * schema but kysely's migration history), in one transaction.
+ */
+export async function wipeServiceData(db: AnyDb, schema: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const tables = await sql<{ name: string }>`
+      select table_name as name from information_schema.tables
+       where table_schema = ${schema} and table_type = 'BASE TABLE'
+         and table_name not like 'kysely_migration%'
+       order by table_name`.execute(trx);
+    if (tables.rows.length === 0) return;
+    const list = sql.join(tables.rows.map((t) => sql.table(`${schema}.${t.name}`)));
+    await sql`truncate ${list}`.execute(trx);
+  });
+}
+
+/**
+ * Serves the service's side of replication on the transport: on a secondary, applying the
+ * primary's rows with the service's own projections (`<schema>.replication.apply`); on a
+ * primary, exporting what the rows need beyond the log (`<schema>.replication.export`).
+ */
+export function serveReplica(
+  runtime: Pick<ServiceRuntime, 'db' | 'schema' | 'transport'>,
+  spec: ReplicaEndpointSpec,
+): { onModuleDestroy(): void } {
+  const replay = new ReplayRegistry(spec.replayables);
+  const queue = `${runtime.schema}.replication`;
+  const subs: Subscription[] = [
+    runtime.transport.serve(replicaApplyContract(runtime.schema), queue, async (req) => {
+      if (req.op === 'head') return replicaHead(runtime.db, runtime.schema);
+      spec.onChanged?.();
+      try {
+        return await applyOrWipe(req);
+      } finally {
+        spec.onChanged?.();
+      }
+    }),
+  ];
+  async function applyOrWipe(req: Exclude<ReplicaApplyRequest, { op: 'head' }>) {
+    if (req.op === 'wipe') {
+      await wipeServiceData(runtime.db, runtime.schema);
+      return replicaHead(runtime.db, runtime.schema);
+    }
+    const attachments = new Map(
+      Object.entries(req.attachments).map(([name, b64]) => [name, Buffer.from(b64, 'base64')]),
+    );
+    try {
+      return await applyReplicaRows(runtime.db, runtime.schema, req.events.map(toRow), (trx, events) =>
+        replay.project(trx, events, { attachments }),
+      );
+    } catch (error) {
+      // the replication service re-streams (gap, hash) or re-syncs (diverged) on this answer
+      if (error instanceof ReplicaApplyError)
+        throw new DomainError('precondition_failed', error.message, {
+          reason: error.reason,
+          wal: error.wal,
+        });
+      throw error;
+    }
+  }
+  const exportAttachments = spec.exportAttachments;
+  if (exportAttachments) {
+    subs.push(
+      runtime.transport.serve(replicaExportContract(runtime.schema), queue, async (req) => ({
+        attachments: await exportAttachments(req.events),
+      })),
+    );
+  }
+  return { onModuleDestroy: () => subs.forEach((s) => s.unsubscribe()) };
+}
+
+/**
+ * A Nest provider (plain object: this lib needs no Nest) serving the service's replica endpoint,
+ * built from the providers named in `inject` (its projections, its cipher helpers).
+ */
+export function replicaEndpointProvider<D extends unknown[]>(
+  runtime: Pick<ServiceRuntime, 'db' | 'schema' | 'transport'>,
+  inject: Array<string | symbol | (abstract new (...args: never[]) => unknown)>,
+  build: (...deps: D) => ReplicaEndpointSpec,
+) {
+  return {
+    provide: Symbol(`${runtime.schema} replica endpoint`),
+    useFactory: (...deps: D) => serveReplica(runtime, build(...deps)),
+    inject,
+  };
+}

@@ -1,0 +1,97 @@
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { DomainError } from '@coffer/contracts';
+import {
+  replicaApplyContract,
+  replicationModes,
+  replicationModesChanged,
+  type ReplicationModes,
+} from '@coffer/contracts/replication';
+import type { Subscription, Transport } from '@coffer/transport';
+import { CachedValue } from '../cache/cached-value';
+import { CORE_LOOKUP_TIMEOUT_MS, GATEWAY_TRANSPORT } from '../gateway.options';
+import type { HttpResult } from '../response/envelope';
+import { assertServedInMode, healthWithReplication, REPLAYED_SERVICES } from './dr-secondary.gate';
+import { indexHeaders, indexStateOf, MISSING_INDEX_STATE } from './consistency-index';
+
+/** a safety net for a missed broadcast */
+const MODES_MAX_AGE_MS = 5_000;
+
+const NOT_REPLICATING: ReplicationModes = {
+  dr: 'disabled',
+  performance: 'disabled',
+  performancePrimaryApiAddr: '',
+};
+
+/**
+ * The gateway's part of replication: what this cluster is in each set (cached, dropped on the
+ * replication service's broadcast), the DR secondary's refusal of client requests, and health's
+ * replication fields and code. A cluster without a replication service does not replicate.
+ */
+@Injectable()
+export class ReplicationGate implements OnModuleInit, OnModuleDestroy {
+  private readonly modes: CachedValue<ReplicationModes>;
+  private subscription: Subscription | undefined;
+
+  constructor(@Inject(GATEWAY_TRANSPORT) private readonly transport: Transport) {
+    this.modes = new CachedValue(
+      () =>
+        transport
+          .request(replicationModes, {}, { timeoutMs: CORE_LOOKUP_TIMEOUT_MS })
+          .catch(() => NOT_REPLICATING),
+      MODES_MAX_AGE_MS,
+    );
+  }
+
+  onModuleInit(): void {
+    this.subscription = this.transport.subscribe(replicationModesChanged, () => this.modes.invalidate());
+  }
+
+  onModuleDestroy(): void {
+    this.subscription?.unsubscribe();
+  }
+
+  current(): Promise<ReplicationModes> {
+    return this.modes.get();
+  }
+
+  /**
+   * Throws for a request this cluster does not serve in its replication mode, and (412) for a
+   * read whose index state (X-Service-Index) this cluster has not applied yet.
+   */
+  async admit(
+    fullPath: string,
+    write: boolean,
+    service: string | undefined,
+    headers: IncomingHttpHeaders,
+  ): Promise<void> {
+    assertServedInMode(await this.modes.get(), fullPath, write, service);
+    const wanted = indexStateOf(headers);
+    if (!wanted || write || service !== wanted.source || !REPLAYED_SERVICES.has(wanted.source)) return;
+    const head = await this.transport.request(replicaApplyContract(wanted.source), { op: 'head' });
+    if (head.lastWal < wanted.wal) throw new DomainError('precondition_failed', MISSING_INDEX_STATE);
+  }
+
+  /**
+   * The answer as replication changes it: sys/health's replication fields and code; on a
+   * replicating primary, a successful write to replicated data carries its index state.
+   */
+  async answer(
+    fullPath: string,
+    query: Readonly<Record<string, string | undefined>>,
+    result: HttpResult,
+    sent: { write: boolean; service: string },
+  ): Promise<HttpResult> {
+    if (fullPath.replace(/\/+$/, '') === 'sys/health')
+      return healthWithReplication(result, await this.modes.get(), query);
+    if (!sent.write || result.status >= 300 || !REPLAYED_SERVICES.has(sent.service)) return result;
+    const modes = await this.modes.get();
+    if (modes.dr !== 'primary' && modes.performance !== 'primary') return result;
+    // the log's head once the write committed: at or past the write's own position
+    const head = await this.transport.request(replicaApplyContract(sent.service), { op: 'head' });
+    return {
+      ...result,
+      headers: { ...result.headers, ...indexHeaders({ source: sent.service, wal: head.lastWal }) },
+    };
+  }
+}

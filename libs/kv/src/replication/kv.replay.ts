@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto';
+import {
+  replayable,
+  replicaEndpointProvider,
+  type ServiceRuntime,
+  type ReplicaEndpointSpec,
+  type ReplayContext,
+} from '@coffer/event-store';
+import type { ReplicaAttachment } from '@coffer/contracts/replication';
+import { CUBBYHOLE_LOG, FLAT_LOG, type FlatAppend } from '../flat/flat.events';
+import { CubbyholeProjection } from '../flat/cubbyhole.projection';
+import { FlatProjection } from '../flat/flat.projection';
+import { KvConfigProjection } from '../kv2/kv2-config.projection';
+import { KV2_LOG, KV_CONFIG_LOG, type Kv2Append } from '../kv2/kv2.events';
+import { Kv2Projection } from '../kv2/kv2.projection';
+import { MOUNT_PURGE_LOG } from '../mounts/mount.events';
+import { MountPurgeProjection } from '../mounts/mount-purge.projection';
+import { DataKeyCipher, kv2CustomMetadataLocation, wrapAad } from '../shared/data-keys';
+import { KvDb, type KvTrx } from '../shared/kv.table';
+import { KvReadFence } from '../shared/read-fence';
+
+/** `<prefix><uuid>/<path>` → uuid, path (mount uuids never contain "/"). */
+function splitKeyStream(stream: string, prefix: string): { mountUuid: string; path: string } {
+  const rest = stream.slice(prefix.length);
+  const slash = rest.indexOf('/');
+  if (!stream.startsWith(prefix) || slash < 0) throw new Error(`kv replay: unexpected stream ${stream}`);
+  return { mountUuid: rest.slice(0, slash), path: rest.slice(slash + 1) };
+}
+
+/** The stream of a kv v1 or cubbyhole secret back to its scope (see flatStream). */
+function flatScopeOf(stream: string): Pick<FlatAppend, 'kind' | 'scope' | 'path'> {
+  if (stream.startsWith('kv/')) {
+    const { mountUuid, path } = splitKeyStream(stream, 'kv/');
+    return { kind: 'kv', scope: { mountUuid, owner: '' }, path };
+  }
+  const rest = stream.slice('cubbyhole/'.length);
+  const slash = rest.indexOf('/');
+  const { mountUuid, path } = splitKeyStream(rest.slice(slash + 1), '');
+  return { kind: 'cubbyhole', scope: { mountUuid, owner: rest.slice(0, slash) }, path };
+}
+
+/**
+ * A written version's data key as the primary attached it. Missing: the primary had already
+ * shredded it (destroy, prune, delete) when it exported, and the event doing so follows in the
+ * log; a random key stands in, so the version is as unreadable here as it is there.
+ */
+const dataKey = (ctx: ReplayContext, keyId: string): Buffer => ctx.attachments.get(keyId) ?? randomBytes(32);
+
+export interface KvReplayDeps {
+  db: KvDb;
+  dataKeys: DataKeyCipher;
+  flat: FlatProjection;
+  cubbyhole: CubbyholeProjection;
+  kv2: Kv2Projection;
+  config: KvConfigProjection;
+  purge: MountPurgeProjection;
+  fence: Pick<KvReadFence, 'appendStartedOrSettled'>;
+}
+
+/**
+ * How a secondary's kv service replays the primary's kv log with its own projections: the
+ * append keys rebuilt from stream names, read-model state and the primary's data keys
+ * (re-wrapped by this cluster's barrier, so crypto-shredding keeps working here).
+ */
+export function kvReplica(d: KvReplayDeps): ReplicaEndpointSpec {
+  const keyExists = async (trx: KvTrx, mountUuid: string, path: string) =>
+    (await d.db
+      .of(trx)
+      .selectFrom('kv2_keys')
+      .select('path')
+      .where('mount_uuid', '=', mountUuid)
+      .where('path', '=', path)
+      .executeTakeFirst()) !== undefined;
+  const configExists = async (trx: KvTrx, mountUuid: string) =>
+    (await d.db
+      .of(trx)
+      .selectFrom('kv2_config')
+      .select('mount_uuid')
+      .where('mount_uuid', '=', mountUuid)
+      .executeTakeFirst()) !== undefined;
+  return {
+    // replayed rows bypass KvEventStore: the read caches must check the log head again
+    onChanged: () => d.fence.appendStartedOrSettled(),
+    replayables: [
+      replayable(
+        KV2_LOG,
+        d.kv2,
+        async (trx, stream, events, ctx): Promise<Kv2Append> => {
+          const { mountUuid, path } = splitKeyStream(stream, 'kv/');
+          const written = events.flatMap((e) => (e.type === 'SecretVersionWritten' ? [e.data] : []));
+          const location = kv2CustomMetadataLocation(mountUuid, path);
+          return {
+            mountUuid,
+            path,
+            created: !(await keyExists(trx as KvTrx, mountUuid, path)),
+            wrappedKeys: new Map(
+              written.map((w) => [w.keyId, d.dataKeys.wrapKey(w.keyId, dataKey(ctx, w.keyId))]),
+            ),
+            ciphertexts: new Map(written.map((w) => [w.keyId, Buffer.from(w.ciphertext, 'base64')])),
+            sealCustomMetadata: (map) =>
+              map ? d.dataKeys.encryptValue(Buffer.from(JSON.stringify(map), 'utf8'), location) : null,
+          };
+        },
+        // the kv v2 projection takes a version write with the prune it caused
+        { joinsAppend: ['SecretVersionsPruned'] },
+      ),
+      replayable(KV_CONFIG_LOG, d.config, async (trx, stream) => {
+        const mountUuid = stream.slice('kv-config/'.length);
+        return { mountUuid, created: !(await configExists(trx as KvTrx, mountUuid)) };
+      }),
+      replayable(FLAT_LOG, d.flat, async (trx, stream, events, ctx): Promise<FlatAppend> => {
+        const at = flatScopeOf(stream);
+        const row = await d.db
+          .of(trx)
+          .selectFrom('flat_secrets')
+          .select('key_id')
+          .where('mount_uuid', '=', at.scope.mountUuid)
+          .where('owner', '=', at.scope.owner)
+          .where('path', '=', at.path)
+          .executeTakeFirst();
+        const write = events.find((e) => e.type === 'SecretWritten');
+        return {
+          ...at,
+          previousKeyId: row?.key_id ?? null,
+          ...(write?.type === 'SecretWritten'
+            ? {
+                sealed: {
+                  keyId: write.data.keyId,
+                  wrappedKey: d.dataKeys.wrapKey(write.data.keyId, dataKey(ctx, write.data.keyId)),
+                  ciphertext: Buffer.from(write.data.ciphertext, 'base64'),
+                },
+              }
+            : {}),
+        };
+      }),
+      replayable(CUBBYHOLE_LOG, d.cubbyhole, (_trx, stream) => stream.slice('cubbyhole/'.length)),
+      replayable(MOUNT_PURGE_LOG, d.purge, (_trx, stream) => stream.slice('kv-mount/'.length)),
+    ],
+    exportAttachments: async (events): Promise<ReplicaAttachment[]> => {
+      const keyIds = events.flatMap((e) => {
+        const data = e.data as { keyId?: unknown };
+        const written = e.type === 'SecretVersionWritten' || e.type === 'SecretWritten';
+        return written && typeof data.keyId === 'string' ? [data.keyId] : [];
+      });
+      if (keyIds.length === 0) return [];
+      const rows = await d.db
+        .of()
+        .selectFrom('data_keys')
+        .select(['key_id', 'wrapped'])
+        .where('key_id', 'in', keyIds)
+        .execute();
+      return rows.map((r) => ({
+        name: r.key_id,
+        aad: wrapAad(r.key_id).toString('base64'),
+        sealed: r.wrapped.toString('base64'),
+      }));
+    },
+  };
+}
+
+/** The kv service's replica endpoint, for its module's providers. */
+export const kvReplicaProvider = (runtime: ServiceRuntime) =>
+  replicaEndpointProvider(
+    runtime,
+    [
+      KvDb,
+      DataKeyCipher,
+      FlatProjection,
+      CubbyholeProjection,
+      Kv2Projection,
+      KvConfigProjection,
+      MountPurgeProjection,
+      KvReadFence,
+    ],
+    (
+      db: KvDb,
+      dataKeys: DataKeyCipher,
+      flat: FlatProjection,
+      cubbyhole: CubbyholeProjection,
+      kv2: Kv2Projection,
+      config: KvConfigProjection,
+      purge: MountPurgeProjection,
+      fence: KvReadFence,
+    ) => kvReplica({ db, dataKeys, flat, cubbyhole, kv2, config, purge, fence }),
+  );

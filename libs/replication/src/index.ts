@@ -1,0 +1,2 @@
+export { replicationEngine, DEFAULT_CLUSTER_ADDRESS } from './replication.engine';
+export { merkleRoot, totalWal, type SourceHead } from './wal/merkle';

@@ -1,0 +1,198 @@
+import { Logger } from '@nestjs/common';
+import { connect, type TLSSocket } from 'node:tls';
+import type { ReplicationMode } from '@coffer/contracts/replication';
+import type { PrimaryLink } from '../state/replication-state.decider';
+import { messageOf, pskIdentity, splitHostPort } from './cluster-listener';
+import { Barrier, parseKeyring, type Cipher } from '@coffer/barrier';
+import { KeyringSet, type ReplicaKeyringsRepository } from './replica-keyrings.repository';
+import type { ReplicaSink } from './replica-sink';
+import type { StreamStatus } from './stream-status';
+import { frame, frameReader, PSK_CIPHERS, serverFrameSchema, type ServerFrame } from './stream.wire';
+
+const MIN_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 5_000;
+/** no frame for this long: the connection is taken for dead (the primary beats every second) */
+const SILENCE_MS = 10_000;
+
+export interface ClientDeps {
+  replica: ReplicaSink;
+  keyrings: ReplicaKeyringsRepository;
+  status: StreamStatus;
+  apiAddr: string;
+  clusterAddr: string;
+}
+
+/**
+ * A secondary's side of the stream for one mode: connects to the primary's cluster address,
+ * says hello with the positions recorded in its database, applies each batch in order (one
+ * transaction per batch, position included) and acknowledges; reconnects with back-off,
+ * resuming from the recorded positions, until stopped.
+ */
+export class StreamClient {
+  private readonly logger = new Logger('ReplicationStream');
+  private stopped = false;
+  private socket: TLSSocket | undefined;
+  private backoff = MIN_BACKOFF_MS;
+  private timer: NodeJS.Timeout | undefined;
+  /** the primary's keyrings, as its last connection sent them */
+  private primaryKeyrings: Barrier[] = [];
+  private opener: Cipher | undefined;
+
+  constructor(
+    readonly mode: ReplicationMode,
+    readonly link: PrimaryLink,
+    private readonly deps: ClientDeps,
+  ) {}
+
+  start(): void {
+    void this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.forgetKeyrings();
+    clearTimeout(this.timer);
+    this.socket?.destroy();
+    const live = this.deps.status.primary(this.mode);
+    live.connected = false;
+  }
+
+  private forgetKeyrings(): void {
+    for (const barrier of this.primaryKeyrings) barrier.wipe();
+    this.primaryKeyrings = [];
+    this.opener = undefined;
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.connect(), this.backoff);
+    this.timer.unref();
+    this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS);
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    let positions;
+    try {
+      positions = await this.deps.replica.positions(this.mode);
+    } catch (error) {
+      this.logger.warn(`reading the replication positions failed: ${messageOf(error)}`);
+      this.scheduleReconnect();
+      return;
+    }
+    if (this.stopped) return;
+    const [host, port] = splitHostPort(this.link.primaryClusterAddr);
+    const live = this.deps.status.primary(this.mode);
+    const socket = connect({
+      host,
+      port: Number(port),
+      ciphers: PSK_CIPHERS,
+      minVersion: 'TLSv1.2',
+      maxVersion: 'TLSv1.2',
+      checkServerIdentity: () => undefined,
+      pskCallback: () => ({
+        identity: pskIdentity(this.mode, this.link.secondaryId),
+        psk: Buffer.from(this.link.psk, 'base64'),
+      }),
+    });
+    this.socket = socket;
+    let silence: NodeJS.Timeout | undefined;
+    const alive = () => {
+      clearTimeout(silence);
+      silence = setTimeout(() => socket.destroy(), SILENCE_MS);
+      silence.unref();
+    };
+    // Batches are applied strictly one after another, in arrival order.
+    let applying: Promise<void> = Promise.resolve();
+    socket.on('secureConnect', () => {
+      alive();
+      socket.write(
+        frame({
+          t: 'hello',
+          mode: this.mode,
+          clusterId: this.link.clusterId,
+          secondaryId: this.link.secondaryId,
+          apiAddr: this.deps.apiAddr,
+          clusterAddr: this.deps.clusterAddr,
+          positions,
+        }),
+      );
+    });
+    socket.on(
+      'data',
+      frameReader(
+        serverFrameSchema,
+        (f: ServerFrame) => {
+          alive();
+          applying = applying.then(() => this.onFrame(socket, f));
+        },
+        () => socket.destroy(),
+      ),
+    );
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => {
+      clearTimeout(silence);
+      live.connected = false;
+      if (this.socket === socket) this.socket = undefined;
+      this.scheduleReconnect();
+    });
+  }
+
+  private async onFrame(socket: TLSSocket, f: ServerFrame): Promise<void> {
+    if (socket.destroyed) return;
+    const live = this.deps.status.primary(this.mode);
+    switch (f.t) {
+      case 'welcome':
+        live.connected = true;
+        live.refused = null;
+        live.lastHeartbeat = new Date();
+        this.backoff = MIN_BACKOFF_MS;
+        return;
+      case 'refused':
+        if (live.refused !== f.reason) this.logger.warn(`the primary refused the stream: ${f.reason}`);
+        live.refused = f.reason;
+        this.backoff = MAX_BACKOFF_MS;
+        socket.destroy();
+        return;
+      case 'heartbeat':
+        live.heads = f.heads;
+        if (f.filtered) live.filtered = f.filtered;
+        live.lastHeartbeat = new Date();
+        return;
+      case 'keyring':
+        try {
+          // kept (sealed by this cluster's barrier): once promoted, this cluster opens these rows
+          await this.deps.keyrings.save(f.keyrings);
+          this.forgetKeyrings();
+          this.primaryKeyrings = f.keyrings.map((k) => {
+            const barrier = new Barrier();
+            barrier.load(parseKeyring(Buffer.from(k, 'base64')));
+            return barrier;
+          });
+          this.opener = new KeyringSet(this.primaryKeyrings);
+        } catch (error) {
+          this.logger.warn(`the primary's keyring could not be kept: ${messageOf(error)}; reconnecting`);
+          socket.destroy();
+        }
+        return;
+      case 'resync':
+        try {
+          await this.deps.replica.resync(this.mode, f.source);
+        } catch (error) {
+          this.logger.warn(`re-syncing ${f.source} failed: ${messageOf(error)}`);
+        }
+        socket.destroy();
+        return;
+      case 'batch':
+        try {
+          await this.deps.replica.apply(this.mode, f.source, f.events, f.attachments ?? [], this.opener);
+          socket.write(frame({ t: 'ack', positions: await this.deps.replica.positions(this.mode) }));
+        } catch (error) {
+          this.logger.warn(`applying a batch of ${f.source} failed: ${messageOf(error)}; reconnecting`);
+          socket.destroy();
+        }
+        return;
+    }
+  }
+}

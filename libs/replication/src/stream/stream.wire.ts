@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { REPLICATION_MODES, replicaAttachmentSchema } from '@coffer/contracts/replication';
+
+/**
+ * The cluster connection's protocol: newline-delimited JSON frames over TLS-PSK (the secondary
+ * id is the PSK identity, the pre-shared key came with the activation token). The secondary
+ * says hello with its positions; the primary streams each log from there and heartbeats its
+ * heads; the secondary acknowledges what it applied.
+ */
+export const wireEventSchema = z.object({
+  wal: z.number().int().positive(),
+  stream: z.string(),
+  streamVersion: z.number().int().positive(),
+  type: z.string(),
+  schemaVersion: z.number().int(),
+  /** base64 of the barrier ciphertext, as stored */
+  payload: z.string(),
+  recordedAt: z.string(),
+  hash: z.string(),
+  /** a row of a mount filtered out for this secondary: its place and hash, no payload */
+  filtered: z.boolean().optional(),
+});
+export type WireEvent = z.infer<typeof wireEventSchema>;
+
+const headSchema = z.object({ source: z.string(), lastWal: z.number().int(), hash: z.string() });
+
+export const clientFrameSchema = z.discriminatedUnion('t', [
+  z.object({
+    t: z.literal('hello'),
+    mode: z.enum(REPLICATION_MODES),
+    clusterId: z.string(),
+    secondaryId: z.string(),
+    apiAddr: z.string(),
+    clusterAddr: z.string(),
+    positions: z.array(headSchema),
+    /**
+     * Split-brain fencing: this secondary was promoted, and tells the primary it left to step
+     * down (demote) instead of streaming. Authenticated by the secondary's pre-shared key.
+     */
+    stepDown: z.boolean().optional(),
+  }),
+  z.object({ t: z.literal('ack'), positions: z.array(headSchema) }),
+]);
+export type ClientFrame = z.infer<typeof clientFrameSchema>;
+
+export const serverFrameSchema = z.discriminatedUnion('t', [
+  z.object({ t: z.literal('welcome'), clusterId: z.string() }),
+  /** the primary will not stream to this secondary: revoked, not a primary, another set */
+  z.object({ t: z.literal('refused'), reason: z.string() }),
+  /**
+   * The primary's barrier keyrings (serialized, base64: its own and those of the clusters its
+   * logs were replayed from), sent after welcome: the secondary opens the payloads with them for
+   * its services' projections, as Vault's secondaries share the primary's keyring. Only inside
+   * this PSK-authenticated, encrypted connection.
+   */
+  z.object({ t: z.literal('keyring'), keyrings: z.array(z.string()) }),
+  /**
+   * The secondary's position in `source` is not in the primary's log (the secondary wrote on its
+   * own, followed another primary, or is ahead): it clears that log and connects again from 0.
+   */
+  z.object({ t: z.literal('resync'), source: z.string() }),
+  z.object({
+    t: z.literal('batch'),
+    source: z.string(),
+    events: z.array(wireEventSchema),
+    /** what the rows need beyond the log (kv's data keys), barrier-encrypted as stored */
+    attachments: z.array(replicaAttachmentSchema).optional(),
+  }),
+  z.object({
+    t: z.literal('heartbeat'),
+    heads: z.array(headSchema),
+    at: z.string(),
+    /** performance: the mounts and namespaces this secondary does not receive */
+    filtered: z.object({ mounts: z.array(z.string()), namespaces: z.array(z.string()) }).optional(),
+  }),
+]);
+export type ServerFrame = z.infer<typeof serverFrameSchema>;
+
+/** Splits a socket's data into lines and parses each with `schema`. */
+export function frameReader<T>(schema: z.ZodType<T>, onFrame: (frame: T) => void, onBad: (e: Error) => void) {
+  let buffered = '';
+  return (chunk: Buffer | string): void => {
+    buffered += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      if (line === '') continue;
+      let parsed: T;
+      try {
+        parsed = schema.parse(JSON.parse(line));
+      } catch (error) {
+        onBad(error instanceof Error ? error : new Error('bad frame'));
+        return;
+      }
+      onFrame(parsed);
+    }
+  };
+}
+
+export const frame = (f: ClientFrame | ServerFrame): string => `${JSON.stringify(f)}\n`;
+
+/** TLS 1.2 PSK with an ephemeral ECDH exchange (forward secrecy), then plain PSK. */
+export const PSK_CIPHERS = 'ECDHE-PSK-CHACHA20-POLY1305:ECDHE-PSK-AES256-CBC-SHA384:PSK-AES256-GCM-SHA384';

@@ -1,0 +1,121 @@
+import { Client } from 'pg';
+import { freePort, waitFor } from '@coffer/testing';
+import { startCluster, uniq, type ApiClient, type Cluster } from './support';
+
+jest.setTimeout(600_000);
+
+interface Status {
+  mode: string;
+  state?: string;
+  last_wal?: number;
+  last_remote_wal?: number;
+  merkle_root?: string;
+}
+
+const status = async (client: ApiClient): Promise<Status> => {
+  const res = await client.withToken(undefined).get<{ data: Status }>('sys/replication/dr/status');
+  expect(res.status).toBe(200);
+  return res.body.data;
+};
+
+async function inSync(primary: ApiClient, secondary: ApiClient): Promise<Status> {
+  return waitFor(
+    async () => {
+      const p = await status(primary);
+      const s = await status(secondary);
+      return p.merkle_root === s.merkle_root && s.last_remote_wal === p.last_wal ? p : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 200 },
+  );
+}
+
+/** Cuts every Postgres connection of a cluster's database (its services reconnect on their own). */
+async function cutDatabaseConnections(databaseUrl: string): Promise<number> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const admin = new Client({ connectionString: databaseUrl.replace(/\/[^/]*$/, '/postgres') });
+  await admin.connect();
+  try {
+    const res = await admin.query<{ cut: boolean }>(
+      'select pg_terminate_backend(pid) as cut from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+      [name],
+    );
+    return res.rows.filter((r) => r.cut).length;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Two clusters in cluster mode (separate processes, own Postgres database, NATS prefix, cluster port). */
+describe('DR replication between two clusters (cluster mode)', () => {
+  let a: Cluster;
+  let b: Cluster;
+
+  beforeAll(async () => {
+    a = await startCluster({
+      label: 'repl_a',
+      clusterAddress: `127.0.0.1:${await freePort()}`,
+      readyTimeoutMs: 240_000,
+    });
+    b = await startCluster({
+      label: 'repl_b',
+      clusterAddress: `127.0.0.1:${await freePort()}`,
+      readyTimeoutMs: 240_000,
+    });
+  }, 900_000);
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it('streams the primary to the secondary, which answers 472 and refuses client requests', async () => {
+    expect((await a.client.post('sys/replication/dr/primary/enable', {})).status).toBe(204);
+    const issued = await a.client.post('sys/replication/dr/primary/secondary-token', { id: 'b' });
+    expect(issued.status).toBe(200);
+    const token = issued.body.wrap_info.token as string;
+    expect((await b.client.post('sys/replication/dr/secondary/enable', { token })).status).toBe(204);
+    for (let i = 0; i < 10; i += 1)
+      expect((await a.client.post(`secret/data/${uniq('c')}`, { data: { n: i } })).status).toBe(200);
+    await inSync(a.client, b.client);
+    expect((await b.client.withToken(undefined).get('sys/health')).status).toBe(472);
+    const refused = await b.client.get('secret/data/x');
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual(['path disabled in replication DR secondary mode']);
+  });
+
+  it("the secondary's Postgres connections cut during a write burst: it resumes from its position", async () => {
+    const writes = Array.from({ length: 40 }, (_, i) =>
+      a.client.post(`secret/data/${uniq('pgcut')}`, { data: { n: i } }).then((r) => r.status),
+    );
+    expect(await cutDatabaseConnections(b.databaseUrl)).toBeGreaterThan(0);
+    expect((await Promise.all(writes)).every((s) => s === 200)).toBe(true);
+    await cutDatabaseConnections(b.databaseUrl);
+    const synced = await inSync(a.client, b.client);
+    expect(synced.last_wal).toBeGreaterThan(0);
+  });
+
+  it('promoted while the primary is up, the secondary makes it step down (fencing)', async () => {
+    const base = 'sys/replication/dr/secondary/generate-operation-token';
+    const start = await b.client.post(`${base}/attempt`, {});
+    expect(start.status).toBe(200);
+    const done = await b.client.post(`${base}/update`, { key: b.unsealKeys[0], nonce: start.body.nonce });
+    expect(done.body.complete).toBe(true);
+    const decoded = await b.client.post('sys/decode-token', {
+      encoded_token: done.body.encoded_token,
+      otp: start.body.otp,
+    });
+    const opToken = decoded.body.data.token as string;
+    // connected and caught up: the safety check passes without force
+    const promoted = await b.client.post('sys/replication/dr/secondary/promote', {
+      dr_operation_token: opToken,
+    });
+    expect(promoted.status).toBe(200);
+    expect((await status(b.client)).mode).toBe('primary');
+    await waitFor(async () => ((await status(a.client)).mode === 'secondary' ? true : undefined), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    const fenced = await a.client.post(`secret/data/${uniq('fenced')}`, { data: { n: 1 } });
+    expect(fenced.status).toBe(400);
+    expect((await a.client.withToken(undefined).get('sys/health')).status).toBe(472);
+    expect((await b.client.withToken(undefined).get('sys/health')).status).toBe(200);
+  });
+});

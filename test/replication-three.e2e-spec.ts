@@ -1,0 +1,126 @@
+import { freePort, waitFor } from '@coffer/testing';
+import { startDevServer, uniq, type ApiClient, type DevServer } from './support';
+
+jest.setTimeout(600_000);
+
+type Mode = 'dr' | 'performance';
+
+interface Status {
+  mode: string;
+  last_wal?: number;
+  last_remote_wal?: number;
+  merkle_root?: string;
+}
+
+const status = async (client: ApiClient, mode: Mode): Promise<Status> => {
+  const res = await client.withToken(undefined).get<{ data: Status }>(`sys/replication/${mode}/status`);
+  expect(res.status).toBe(200);
+  return res.body.data;
+};
+
+async function inSync(primary: ApiClient, secondary: ApiClient, mode: Mode): Promise<Status> {
+  return waitFor(
+    async () => {
+      const p = await status(primary, mode);
+      const s = await status(secondary, mode);
+      return p.merkle_root === s.merkle_root && s.last_remote_wal === p.last_wal ? s : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 100 },
+  );
+}
+
+async function activate(primary: ApiClient, secondary: ApiClient, mode: Mode, id: string): Promise<void> {
+  const issued = await primary.post(`sys/replication/${mode}/primary/secondary-token`, { id });
+  expect(issued.status).toBe(200);
+  const token = issued.body.wrap_info.token as string;
+  expect((await secondary.post(`sys/replication/${mode}/secondary/enable`, { token })).status).toBe(204);
+}
+
+/** Three dev servers: a primary of both sets, its DR secondary and its performance secondary. */
+describe('three clusters: primary, DR secondary, performance secondary', () => {
+  let primary: DevServer;
+  let dr: DevServer;
+  let perf: DevServer;
+
+  beforeAll(async () => {
+    const boot = async () =>
+      startDevServer(
+        { COFFER_DEV_CLUSTER_ADDRESS: `127.0.0.1:${await freePort()}` },
+        { bannerTimeoutMs: 180_000 },
+      );
+    // one after the other: three dev servers booting at once on a busy machine miss the banner
+    primary = await boot();
+    dr = await boot();
+    perf = await boot();
+  }, 600_000);
+  afterAll(async () => {
+    await Promise.all([primary?.stop(), dr?.stop(), perf?.stop()]);
+  });
+
+  it('streams one primary to both secondaries, each with its own role', async () => {
+    expect((await primary.client.post('sys/replication/dr/primary/enable', {})).status).toBe(204);
+    expect((await primary.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
+    await activate(primary.client, dr.client, 'dr', 'dr-1');
+    await activate(primary.client, perf.client, 'performance', 'perf-1');
+
+    let index = '';
+    for (let i = 0; i < 15; i += 1) {
+      const res = await primary.client.post(`secret/data/${uniq('three')}`, { data: { n: i } });
+      expect(res.status).toBe(200);
+      index = res.headers.get('x-service-index') ?? '';
+    }
+    expect(index).not.toBe('');
+    const drSide = await inSync(primary.client, dr.client, 'dr');
+    const perfSide = await inSync(primary.client, perf.client, 'performance');
+    // both replicas hold the same history of every log
+    expect(perfSide.merkle_root).toBe(drSide.merkle_root);
+
+    // the DR secondary: 472, no client requests
+    expect((await dr.client.withToken(undefined).get('sys/health')).status).toBe(472);
+    expect((await dr.client.get('sys/mounts')).status).toBe(400);
+    // the performance secondary: serves requests, reads at the primary's index, refuses kv writes
+    const health = await perf.client.withToken(undefined).get<Record<string, unknown>>('sys/health');
+    expect(health.status).toBe(200);
+    expect(health.body.replication_performance_mode).toBe('secondary');
+    expect((await perf.client.get('sys/mounts')).status).toBe(200);
+    const read = await perf.client.get('secret/data/anything', { headers: { 'X-Service-Index': index } });
+    expect(read.status).not.toBe(412);
+    expect((await perf.client.post(`secret/data/${uniq('local')}`, { data: { n: 1 } })).status).toBe(400);
+  });
+
+  it('promoting the DR secondary fences the primary; the performance secondary follows the new primary', async () => {
+    const base = 'sys/replication/dr/secondary/generate-operation-token';
+    const start = await dr.client.post(`${base}/attempt`, {});
+    const done = await dr.client.post(`${base}/update`, { key: dr.unsealKey, nonce: start.body.nonce });
+    const decoded = await dr.client.post('sys/decode-token', {
+      encoded_token: done.body.encoded_token,
+      otp: start.body.otp,
+    });
+    const opToken = decoded.body.data.token as string;
+    const promoted = await dr.client.post('sys/replication/dr/secondary/promote', {
+      dr_operation_token: opToken,
+      force: true,
+    });
+    expect(promoted.status).toBe(200);
+    await waitFor(
+      async () => ((await status(primary.client, 'dr')).mode === 'secondary' ? true : undefined),
+      {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      },
+    );
+    expect((await primary.client.post(`secret/data/${uniq('fenced')}`, { data: { n: 1 } })).status).toBe(400);
+
+    // the performance secondary is pointed at the promoted cluster (no wipe) and catches up
+    expect((await dr.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
+    const issued = await dr.client.post('sys/replication/performance/primary/secondary-token', {
+      id: 'perf-2',
+    });
+    const token = issued.body.wrap_info.token as string;
+    expect(
+      (await perf.client.post('sys/replication/performance/secondary/update-primary', { token })).status,
+    ).toBe(204);
+    expect((await dr.client.post(`secret/data/${uniq('after')}`, { data: { n: 1 } })).status).toBe(200);
+    await inSync(dr.client, perf.client, 'performance');
+  });
+});
