@@ -34,6 +34,9 @@ const infra = {
   globalTeardown: '<rootDir>/libs/testing/src/jest-global-teardown.ts',
 };
 module.exports = {
+  // On two cores jest runs one worker; a test that fails half-way can leave a socket or timer
+  // behind, and jest would then wait for it forever instead of reporting (a CI run that never ends).
+  forceExit: true,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
     { ...common, ...infra, displayName: 'int', testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'] },

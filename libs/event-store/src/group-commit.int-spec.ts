@@ -282,12 +282,16 @@ describe('group commit across replicas on pg', () => {
     const cipher = unsealedBarrier();
     // each replica is its own pool (so its own committer), logging every failed statement
     const failures: unknown[] = [];
-    const replicas = [0, 1].map(
-      () =>
+    const pools = [0, 1].map(() => {
+      const pool = new Pool({ connectionString: fx.testDb!.url, max: 4, types: pgTypeParsers });
+      // an idle client losing its connection must fail the test, not crash the jest process
+      pool.on('error', (error) => failures.push(error));
+      return pool;
+    });
+    const replicas = pools.map(
+      (pool) =>
         new Kysely<unknown>({
-          dialect: new PostgresDialect({
-            pool: new Pool({ connectionString: fx.testDb!.url, max: 4, types: pgTypeParsers }),
-          }),
+          dialect: new PostgresDialect({ pool }),
           log: (event) => {
             if (event.level === 'error') failures.push(event.error);
           },

@@ -2,6 +2,7 @@ import {
   coreAuditConfig,
   coreEntityFacts,
   coreMountTable,
+  coreNamespaceLocks,
   corePolicyTexts,
   coreSealState,
   coreSentinelPolicies,
@@ -105,6 +106,8 @@ export class FakeCoreSys {
       this.calls.entity++;
       return this.entities.get(entityId) ?? null;
     });
+    // no namespace is API-locked
+    transport.serve(coreNamespaceLocks, 'core-sys', async () => ({ locked: [] }));
     // no RGPs or EGPs: the Sentinel step passes every request
     transport.serve(coreSentinelPolicies, 'core-sys', async () => ({ policies: [] }));
     transport.serve(coreAuditConfig, 'core-sys', async () => ({
