@@ -108,12 +108,16 @@ export function buildProgram(deps: CliDeps): Command {
   return program;
 }
 
+const VERSION_FLAGS = new Set(['-v', '-version', '--version']);
+
 /** Runs one command line and returns the exit code: 0 ok, 1 local error, 2 server or usage error. */
 export async function runCli(argv: readonly string[], deps: CliDeps): Promise<number> {
   const program = buildProgram(deps);
   process.exitCode = undefined;
+  // `vault -version` / `vault -v` before any command (after one, -version is kv's flag)
+  const args = VERSION_FLAGS.has(argv[0] ?? '') && argv.length === 1 ? ['version'] : argv;
   try {
-    await program.parseAsync(normalizeArgv(argv), { from: 'user' });
+    await program.parseAsync(normalizeArgv(args), { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT_OK;
   } catch (error) {
     return reportError(error, deps.ui);

@@ -2,14 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { historyContracts } from '@coffer/contracts';
-import {
-  ed25519PublicKey,
-  verifyConsistencyProof,
-  verifyInclusionProof,
-  verifyTreeHead,
-  type SignedTreeHead,
-  type Verdict,
-} from '@coffer/event-store';
+import type { SignedTreeHead, Verdict } from '@coffer/event-store';
 import { action, activity, expectArgs, type CliDeps } from '../core/cli-command';
 import type { CliContext } from '../core/cli-context';
 import { CliLocalError, CliUsageError } from '../core/cli-errors';
@@ -32,6 +25,12 @@ interface VerifyOptions {
   trustedSize?: string;
   trustedRoot?: string;
 }
+
+/**
+ * The proof checks, loaded when a verification runs: the event-store lib brings pg, kysely and
+ * PGlite along, which every other command would load for nothing.
+ */
+const merkle = () => import('@coffer/event-store');
 
 function check(verdict: Verdict, what: string): void {
   if (!verdict.ok) throw new CliLocalError(`verification failed (${what}): ${verdict.reason}`);
@@ -74,6 +73,7 @@ async function signingKey(ctx: CliContext, opts: VerifyOptions, trusted: Trusted
   if (pinned !== undefined && pinned.trim() !== served.trim()) {
     throw new CliLocalError('verification failed: the server signs with another key than the pinned one');
   }
+  const { ed25519PublicKey } = await merkle();
   return { key: ed25519PublicKey(pinned ?? served), pem: pinned ?? served, pinned: pinned !== undefined };
 }
 
@@ -81,6 +81,7 @@ async function verifyHistory(ctx: CliContext, opts: VerifyOptions): Promise<void
   const trusted = readTrusted(opts);
   activity.doing = 'verifying history';
   const { key, pem, pinned } = await signingKey(ctx, opts, trusted);
+  const { verifyTreeHead, verifyInclusionProof, verifyConsistencyProof } = await merkle();
   const headRes = await ctx.http.request('GET', 'sys/history/tree-head', { query: { log: opts.log } });
   const head: SignedTreeHead = historyContracts.treeHead.schemas.data.parse(headRes.body?.data);
   check(verifyTreeHead(head, key), 'tree head');
