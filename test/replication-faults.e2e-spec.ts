@@ -2,7 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitFor } from '@coffer/testing';
-import { startDevServer, uniq, type ApiClient, type DevServer } from './support';
+import {
+  replicasInSync,
+  replicationStatus,
+  startDevServer,
+  uniq,
+  type ApiClient,
+  type DevServer,
+  type ReplicationStatus,
+} from './support';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
 
 jest.setTimeout(600_000);
@@ -10,34 +18,13 @@ jest.setTimeout(600_000);
 /** PGlite on disk boots slower than in memory, and this machine is shared. */
 const SLOW_BOOT = { bannerTimeoutMs: 180_000 };
 
-interface Status {
-  mode: string;
-  last_wal?: number;
-  last_remote_wal?: number;
-  merkle_root?: string;
-  state?: string;
-}
+type Status = ReplicationStatus;
 
-const status = async (client: ApiClient): Promise<Status> => {
-  const res = await client.withToken(undefined).get<{ data: Status }>('sys/replication/dr/status');
-  expect(res.status).toBe(200);
-  return res.body.data;
-};
+const status = (client: ApiClient): Promise<Status> => replicationStatus(client, 'dr');
 
-/**
- * The secondary has exactly the primary's history: the merkle root covers every log's hash
- * chain (every row, in WAL order), so equal roots and equal WAL totals mean every acknowledged
- * write is there, none twice, none out of order.
- */
+/** Every acknowledged write is on the secondary, none twice, none out of order (see replicasInSync). */
 async function expectInSync(primary: ApiClient, secondary: ApiClient): Promise<Status> {
-  return waitFor(
-    async () => {
-      const p = await status(primary);
-      const s = await status(secondary);
-      return p.merkle_root === s.merkle_root && s.last_remote_wal === p.last_wal ? p : undefined;
-    },
-    { timeoutMs: 120_000, intervalMs: 200 },
-  );
+  return (await replicasInSync(primary, secondary, 'dr')).primary;
 }
 
 /** `n` kv writes, `parallel` at a time; answers how many were acknowledged (200). */

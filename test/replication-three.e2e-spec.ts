@@ -1,32 +1,23 @@
 import { freePort, waitFor } from '@coffer/testing';
-import { startDevServer, uniq, type ApiClient, type DevServer } from './support';
+import {
+  replicasInSync,
+  replicationStatus,
+  startDevServer,
+  uniq,
+  type ApiClient,
+  type DevServer,
+  type ReplicationMode,
+  type ReplicationStatus,
+} from './support';
 
 jest.setTimeout(600_000);
 
-type Mode = 'dr' | 'performance';
+type Mode = ReplicationMode;
 
-interface Status {
-  mode: string;
-  last_wal?: number;
-  last_remote_wal?: number;
-  merkle_root?: string;
-}
+const status = replicationStatus;
 
-const status = async (client: ApiClient, mode: Mode): Promise<Status> => {
-  const res = await client.withToken(undefined).get<{ data: Status }>(`sys/replication/${mode}/status`);
-  expect(res.status).toBe(200);
-  return res.body.data;
-};
-
-async function inSync(primary: ApiClient, secondary: ApiClient, mode: Mode): Promise<Status> {
-  return waitFor(
-    async () => {
-      const p = await status(primary, mode);
-      const s = await status(secondary, mode);
-      return p.merkle_root === s.merkle_root && s.last_remote_wal === p.last_wal ? s : undefined;
-    },
-    { timeoutMs: 120_000, intervalMs: 100 },
-  );
+async function inSync(primary: ApiClient, secondary: ApiClient, mode: Mode): Promise<ReplicationStatus> {
+  return (await replicasInSync(primary, secondary, mode)).secondary;
 }
 
 async function activate(primary: ApiClient, secondary: ApiClient, mode: Mode, id: string): Promise<void> {

@@ -1,22 +1,15 @@
 import { freePort, waitFor } from '@coffer/testing';
-import { startDevServer, uniq, type ApiClient, type DevServer } from './support';
+import {
+  replicasInSync,
+  replicationStatus,
+  startDevServer,
+  uniq,
+  type ApiClient,
+  type DevServer,
+  type ReplicationMode,
+} from './support';
 
 jest.setTimeout(180_000);
-
-interface Status {
-  mode: string;
-  cluster_id?: string;
-  state?: string;
-  last_wal?: number;
-  last_remote_wal?: number;
-  merkle_root?: string;
-  known_secondaries?: string[];
-  secondaries?: Array<{ node_id: string; connection_status: string }>;
-  primary_cluster_addr?: string;
-  known_primary_cluster_addrs?: string[];
-  secondary_id?: string;
-  primaries?: Array<{ connection_status: string }>;
-}
 
 async function devServerWithClusterPort(): Promise<DevServer> {
   return startDevServer(
@@ -25,22 +18,12 @@ async function devServerWithClusterPort(): Promise<DevServer> {
   );
 }
 
-const status = async (client: ApiClient, mode: 'dr' | 'performance'): Promise<Status> => {
-  const res = await client.withToken(undefined).get<{ data: Status }>(`sys/replication/${mode}/status`);
-  expect(res.status).toBe(200);
-  return res.body.data;
-};
+const status = replicationStatus;
 
 /** Polls until the secondary's merkle root is the primary's (and both are stable for one read). */
-async function inSync(primary: ApiClient, secondary: ApiClient, mode: 'dr' | 'performance') {
-  return waitFor(
-    async () => {
-      const p = await status(primary, mode);
-      const s = await status(secondary, mode);
-      return p.merkle_root === s.merkle_root && s.last_remote_wal === p.last_wal ? { p, s } : undefined;
-    },
-    { timeoutMs: 60_000, intervalMs: 100 },
-  );
+async function inSync(primary: ApiClient, secondary: ApiClient, mode: ReplicationMode) {
+  const { primary: p, secondary: s } = await replicasInSync(primary, secondary, mode, 60_000);
+  return { p, s };
 }
 
 const tokenFor = async (primary: ApiClient, mode: 'dr' | 'performance', id: string): Promise<string> => {

@@ -19,3 +19,9 @@ export {
 export { parsePrometheusText, type PromExposition, type PromSample } from './prometheus-text';
 export { cliRunner, COFFER_BIN, type CliRun, type CliRunner, type CliRunOptions } from './cli-runner';
 export { startExtraGateway, type ExtraGateway } from './extra-gateway';
+export {
+  replicasInSync,
+  replicationStatus,
+  type ReplicationMode,
+  type ReplicationStatus,
+} from './replication';
