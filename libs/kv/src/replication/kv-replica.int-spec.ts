@@ -70,20 +70,12 @@ describe('kv replica: the primary log replayed on a secondary (NATS + Postgres)'
 
   const readV2 = (h: KvHarness, path: string) =>
     h.call(kvV2.dataRead, { mount: v2, operation: 'read', path: `data/${path}` });
+  const writeV2 = (path: string, operation: 'create' | 'update', data: Record<string, unknown>) =>
+    primary.call(kvV2.dataWrite, { mount: v2, operation, path: `data/${path}`, body: { data } });
 
   it('serves the primary kv v1 and v2 data, metadata and config from its own read model', async () => {
-    await primary.call(kvV2.dataWrite, {
-      mount: v2,
-      operation: 'create',
-      path: 'data/a',
-      body: { data: { n: 1 } },
-    });
-    await primary.call(kvV2.dataWrite, {
-      mount: v2,
-      operation: 'update',
-      path: 'data/a',
-      body: { data: { n: 2 } },
-    });
+    await writeV2('a', 'create', { n: 1 });
+    await writeV2('a', 'update', { n: 2 });
     await primary.call(kvV2.metadataWrite, {
       mount: v2,
       operation: 'update',
@@ -114,18 +106,8 @@ describe('kv replica: the primary log replayed on a secondary (NATS + Postgres)'
   });
 
   it('replays deletes and destroys; a key shredded before shipping stays unreadable', async () => {
-    await primary.call(kvV2.dataWrite, {
-      mount: v2,
-      operation: 'create',
-      path: 'data/b',
-      body: { data: { s: 1 } },
-    });
-    await primary.call(kvV2.dataWrite, {
-      mount: v2,
-      operation: 'update',
-      path: 'data/b',
-      body: { data: { s: 2 } },
-    });
+    await writeV2('b', 'create', { s: 1 });
+    await writeV2('b', 'update', { s: 2 });
     await primary.call(kvV2.versionsDestroy, {
       mount: v2,
       operation: 'update',
