@@ -1,6 +1,8 @@
 import type { Assignment, Expr, PolicyAst } from './ast';
 import { BUILTINS, CallError, loadImport } from './imports';
 import { parsePolicyAst } from './parser';
+import { arithmetic, compare, contains } from './sentinel-operators';
+import { usedGlobals } from './sentinel-globals';
 import { SentinelRuntimeError, type Position } from './sentinel-errors';
 import {
   fromHost,
@@ -350,107 +352,4 @@ class Evaluation {
         return arithmetic(op, left, right, pos);
     }
   }
-}
-
-function compare(op: '<' | '<=' | '>' | '>=', a: Value, b: Value, pos: Position): boolean {
-  const comparable =
-    (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string');
-  if (!comparable) throw new SentinelRuntimeError(`cannot compare ${typeName(a)} ${op} ${typeName(b)}`, pos);
-  if (op === '<') return a < b;
-  if (op === '<=') return a <= b;
-  if (op === '>') return a > b;
-  return a >= b;
-}
-
-function contains(collection: Value, item: Value, pos: Position): boolean {
-  if (Array.isArray(collection)) return collection.some((x) => valuesEqual(x, item));
-  if (isMap(collection)) {
-    if (typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean') return false;
-    return Object.prototype.hasOwnProperty.call(collection, String(item));
-  }
-  if (typeof collection === 'string') {
-    if (typeof item !== 'string')
-      throw new SentinelRuntimeError(`a string can only contain a string, got ${typeName(item)}`, pos);
-    return collection.includes(item);
-  }
-  throw new SentinelRuntimeError(`contains needs a list, map or string, got ${typeName(collection)}`, pos);
-}
-
-function arithmetic(op: string, a: Value, b: Value, pos: Position): Value {
-  if (op === '+') {
-    if (typeof a === 'string' && typeof b === 'string') return a + b;
-    if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
-  }
-  if (typeof a !== 'number' || typeof b !== 'number') {
-    throw new SentinelRuntimeError(`cannot apply ${op} to ${typeName(a)} and ${typeName(b)}`, pos);
-  }
-  switch (op) {
-    case '+':
-      return a + b;
-    case '-':
-      return a - b;
-    case '*':
-      return a * b;
-    default: {
-      if (b === 0) throw new SentinelRuntimeError('division by zero', pos);
-      const ints = Number.isInteger(a) && Number.isInteger(b);
-      if (op === '%') return ints ? a % b : a % b;
-      return ints ? Math.trunc(a / b) : a / b;
-    }
-  }
-}
-
-function usedGlobals(ast: PolicyAst): Set<string> {
-  const used = new Set<string>();
-  const walk = (e: Expr): void => {
-    switch (e.kind) {
-      case 'ident':
-        used.add(e.name);
-        return;
-      case 'list':
-        e.items.forEach(walk);
-        return;
-      case 'map':
-        e.entries.forEach((x) => {
-          walk(x.key);
-          walk(x.value);
-        });
-        return;
-      case 'selector':
-        walk(e.target);
-        return;
-      case 'index':
-        walk(e.target);
-        walk(e.index);
-        return;
-      case 'call':
-        walk(e.callee);
-        e.args.forEach(walk);
-        return;
-      case 'unary':
-        walk(e.operand);
-        return;
-      case 'binary':
-        walk(e.left);
-        walk(e.right);
-        return;
-      case 'else':
-        walk(e.value);
-        walk(e.fallback);
-        return;
-      case 'quantifier':
-        walk(e.collection);
-        walk(e.body);
-        return;
-      case 'rule':
-        if (e.when) walk(e.when);
-        walk(e.body);
-        return;
-      case 'literal':
-      case 'undefined':
-        return;
-    }
-  };
-  ast.assignments.forEach((a) => walk(a.value));
-  return used;
 }
