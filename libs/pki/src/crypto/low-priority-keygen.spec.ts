@@ -1,4 +1,5 @@
 import { createSign, createVerify } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { LowPriorityKeygen } from './low-priority-keygen';
 
 describe('LowPriorityKeygen', () => {
@@ -14,6 +15,13 @@ describe('LowPriorityKeygen', () => {
     ).toBe(false);
     const signature = createSign('sha256').update('coffer').sign(a);
     expect(createVerify('sha256').update('coffer').verify(a, signature)).toBe(true);
+  });
+
+  it('runs at the lowest priority the kernel has: nice 19, and SCHED_IDLE where chrt exists', async () => {
+    const scheduling = await keygen.scheduling();
+    expect(scheduling.nice).toBe(19);
+    const chrt = ['/usr/bin/chrt', '/bin/chrt'].some((p) => existsSync(p));
+    expect(scheduling.policy).toBe(chrt ? 5 : 0);
   });
 
   it('rejects an impossible size and goes on serving', async () => {
