@@ -11,6 +11,7 @@ import { HistoryStateRepository } from './history-state.repository';
 import { HistoryStateService } from './history-state.service';
 import { HistoryAccessService } from './history-access.service';
 import { HistoryFolds } from './history-folds';
+import { HistoryChangesService } from './history-changes.service';
 import { MerkleIndexRepository } from './merkle-index.repository';
 import { MerkleIndex } from './merkle-index.service';
 import { historyMerkleMigration } from './migrations/0180_history_merkle';
@@ -29,6 +30,7 @@ export const historyProviders: Provider[] = [
   HistoryFolds,
   HistoryStateService,
   HistoryAccessService,
+  HistoryChangesService,
   HistoryIndexer,
 ];
 export const historyControllers: Type[] = [HistoryHandlers];
