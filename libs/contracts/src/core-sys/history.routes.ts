@@ -249,7 +249,7 @@ export const historyRouteDefs: RouteDef[] = [
     pattern: 'history/state/:path*',
     synopsis: 'What a sys read answered at an instant, rebuilt from the log.',
     description:
-      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name> and auth/token/lookup-accessor/<accessor>, in the caller namespace.',
+      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id> and identity/group/id/<id>, in the caller namespace.',
     sudo: true,
     operations: { read: op(c.state, 'Read a past state') },
   },

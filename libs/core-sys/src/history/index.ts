@@ -11,6 +11,7 @@ import { HistoryStateRepository } from './history-state.repository';
 import { HistoryStateService } from './history-state.service';
 import { HistoryAccessService } from './history-access.service';
 import { HistoryFolds } from './history-folds';
+import { HistoryIdentity } from './history-identity';
 import { HistoryChangesService } from './history-changes.service';
 import { MerkleIndexRepository } from './merkle-index.repository';
 import { MerkleIndex } from './merkle-index.service';
@@ -28,6 +29,7 @@ export const historyProviders: Provider[] = [
   HistoryProofService,
   HistoryStateRepository,
   HistoryFolds,
+  HistoryIdentity,
   HistoryStateService,
   HistoryAccessService,
   HistoryChangesService,
