@@ -1,6 +1,13 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { Migration } from 'kysely';
-import { EventLogReader, type ServiceRuntime } from '@coffer/event-store';
+import {
+  createServiceEventStore,
+  EventLogReader,
+  type EventStore,
+  type ServiceRuntime,
+} from '@coffer/event-store';
+import { CORE_SYS_LOGS } from '../core-sys.events';
+import { NamespaceRepository } from '../namespaces/namespace.repository';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { CoreSysDb } from '../core-sys.table';
 import { HistoryHandlers } from './history.handlers';
@@ -51,3 +58,25 @@ export function createMerkleIndex(runtime: Pick<ServiceRuntime, 'db' | 'schema' 
   );
 }
 export type { MerkleIndex };
+
+/** The core_sys event store on its own (benchmarks: a log of real events, appended in bulk). */
+export function createCoreSysEventStore(
+  runtime: Pick<ServiceRuntime, 'db' | 'schema' | 'cipher' | 'clock'>,
+): EventStore {
+  return createServiceEventStore(runtime, CORE_SYS_LOGS);
+}
+
+/** State at a time and who-could-read, wired as the module wires them (benchmarks). */
+export function createHistoryQueries(
+  runtime: Pick<ServiceRuntime, 'db' | 'schema' | 'clock'>,
+  store: EventStore,
+): { states: HistoryStateService; access: HistoryAccessService } {
+  const reader = new EventLogReader(runtime.db);
+  const db = new CoreSysDb(runtime);
+  const snapshots = new HistoryStateRepository(db);
+  const folds = new HistoryFolds(store);
+  const identity = new HistoryIdentity(runtime, reader, store, snapshots, new NamespaceRepository(db));
+  const states = new HistoryStateService(runtime, reader, snapshots, store, folds, identity);
+  return { states, access: new HistoryAccessService(runtime, reader, states, folds) };
+}
+export type { HistoryStateService, HistoryAccessService };
