@@ -177,6 +177,32 @@ describe.each(TARGETS)('%s: history proofs', (kind) => {
     expect((await target.root.get('sys/history/state/sys/health')).status).toBe(400);
   });
 
+  it('answers an entity and its group as they read before a change', async () => {
+    const entity = (await target.root.post('identity/entity', { name: 'hist-e', policies: ['a'] })).body.data
+      .id as string;
+    const group = (await target.root.post('identity/group', { name: 'hist-g', member_entity_ids: [entity] }))
+      .body.data.id as string;
+    const liveEntity = (await target.root.get(`identity/entity/id/${entity}`)).body.data;
+    const liveGroup = (await target.root.get(`identity/group/id/${group}`)).body.data;
+    const then = (await target.root.get('sys/history/tree-head')).body.data.tree_size as number;
+    await target.root.post(`identity/group/id/${group}`, { member_entity_ids: [] });
+    await target.root.post(`identity/entity/id/${entity}`, { policies: ['b'] });
+
+    const pastEntity = await target.root.get(`sys/history/state/identity/entity/id/${entity}`, {
+      query: { at: then },
+    });
+    expect(pastEntity.status).toBe(200);
+    expect(pastEntity.body.data.state).toEqual(liveEntity);
+    expect(pastEntity.body.data.state.group_ids).toEqual([group]);
+    const pastGroup = await target.root.get(`sys/history/state/identity/group/id/${group}`, {
+      query: { at: then },
+    });
+    expect(pastGroup.body.data.state).toEqual(liveGroup);
+    const now = await target.root.get(`sys/history/state/identity/entity/id/${entity}`);
+    expect(now.body.data.state).toMatchObject({ policies: ['b'], group_ids: [] });
+    expect((await target.root.get('sys/history/state/identity/entity/id/nope')).status).toBe(404);
+  });
+
   it('the change feed says who wrote secret/data/x and changed a policy, never the values', async () => {
     const v1 = 'path "secret/data/feed-*" { capabilities = ["read"] }';
     expect((await target.root.put('sys/policies/acl/feed-writer', { policy: v1 })).status).toBe(204);
