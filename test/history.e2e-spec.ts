@@ -177,6 +177,86 @@ describe.each(TARGETS)('%s: history proofs', (kind) => {
     expect((await target.root.get('sys/history/state/sys/health')).status).toBe(400);
   });
 
+  it('answers an entity and its group as they read before a change', async () => {
+    const entity = (await target.root.post('identity/entity', { name: 'hist-e', policies: ['a'] })).body.data
+      .id as string;
+    const group = (await target.root.post('identity/group', { name: 'hist-g', member_entity_ids: [entity] }))
+      .body.data.id as string;
+    const liveEntity = (await target.root.get(`identity/entity/id/${entity}`)).body.data;
+    const liveGroup = (await target.root.get(`identity/group/id/${group}`)).body.data;
+    const then = (await target.root.get('sys/history/tree-head')).body.data.tree_size as number;
+    await target.root.post(`identity/group/id/${group}`, { member_entity_ids: [] });
+    await target.root.post(`identity/entity/id/${entity}`, { policies: ['b'] });
+
+    const pastEntity = await target.root.get(`sys/history/state/identity/entity/id/${entity}`, {
+      query: { at: then },
+    });
+    expect(pastEntity.status).toBe(200);
+    expect(pastEntity.body.data.state).toEqual(liveEntity);
+    expect(pastEntity.body.data.state.group_ids).toEqual([group]);
+    const pastGroup = await target.root.get(`sys/history/state/identity/group/id/${group}`, {
+      query: { at: then },
+    });
+    expect(pastGroup.body.data.state).toEqual(liveGroup);
+    const now = await target.root.get(`sys/history/state/identity/entity/id/${entity}`);
+    expect(now.body.data.state).toMatchObject({ policies: ['b'], group_ids: [] });
+    expect((await target.root.get('sys/history/state/identity/entity/id/nope')).status).toBe(404);
+  });
+
+  it('the change feed says who wrote secret/data/x and changed a policy, never the values', async () => {
+    const v1 = 'path "secret/data/feed-*" { capabilities = ["read"] }';
+    expect((await target.root.put('sys/policies/acl/feed-writer', { policy: v1 })).status).toBe(204);
+    const created = (await target.root.post('auth/token/create', { policies: ['feed-writer'] })).body.auth;
+    const writer = target.root.withToken(created.client_token as string);
+    const v2 = 'path "secret/data/feed-*" { capabilities = ["create", "update", "read"] }';
+    expect((await target.root.put('sys/policies/acl/feed-writer', { policy: v2 })).status).toBe(204);
+    expect((await writer.put('secret/data/feed-x', { data: { v: 'do-not-show' } })).status).toBe(200);
+
+    const kv = await target.root.get('sys/history/changes', { query: { path_prefix: 'secret/data/feed-' } });
+    expect(kv.status).toBe(200);
+    expect(kv.body.data.next).toBeNull();
+    expect(kv.body.data.changes).toEqual([
+      expect.objectContaining({
+        log: 'kv',
+        path: 'secret/data/feed-x',
+        accessor: created.accessor,
+        request_id: expect.any(String),
+        type: expect.any(String),
+      }),
+    ]);
+    expect(JSON.stringify(kv.body)).not.toContain('do-not-show');
+
+    const sys = await target.root.get('sys/history/changes', {
+      query: { path_prefix: 'sys/policies/acl/feed-writer', log: 'core_sys' },
+    });
+    expect(sys.body.data.changes.map((ch: { type: string }) => ch.type)).toEqual([
+      'PolicyWritten',
+      'PolicyWritten',
+    ]);
+    const rootAccessor = (await target.root.get('auth/token/lookup-self')).body.data.accessor;
+    for (const ch of sys.body.data.changes) expect(ch.accessor).toBe(rootAccessor);
+
+    // every log, page by page: the kv write and the policy writes are all there, once
+    const seen: string[] = [];
+    let after = '';
+    for (let pages = 0; pages < 50; pages++) {
+      const page = await target.root.get('sys/history/changes', {
+        query: { path_prefix: 's', limit: 2, ...(after ? { after } : {}) },
+      });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.data.changes.map((ch: { log: string; wal: number }) => `${ch.log}:${ch.wal}`));
+      if (page.body.data.next === null) break;
+      after = page.body.data.next as string;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(expect.arrayContaining([`kv:${kv.body.data.changes[0].wal}`]));
+
+    // sudo, as the other history routes
+    const reader = target.root.withToken(created.client_token as string);
+    expect((await reader.get('sys/history/changes')).status).toBe(403);
+    expect((await target.root.get('sys/history/changes', { query: { limit: 0 } })).status).toBe(400);
+  });
+
   describe('paginated LIST (?after=&limit=)', () => {
     /** Every key of a LIST, page by page, following `next`. */
     const walk = async (path: string, limit: number, between?: () => Promise<void>): Promise<string[]> => {

@@ -13,6 +13,7 @@ import {
 import { createTestDatabase } from '@coffer/testing';
 import { LatencyRecorder } from '../../tools/lib/stats';
 import type { BenchSuite, Scenario } from '../lib/suite';
+import { historyStateScenarios } from './history-state';
 
 const EVENTS = 1_000_000;
 const LOG = 'bench_history';
@@ -68,6 +69,24 @@ export const historySuite: BenchSuite = {
       minRps: 0,
       maxP99: 50,
       label: 'proof p99 < 50 ms on 1M events',
+    },
+    {
+      scenario: 'history state-at-T policy, 1M events',
+      minRps: 0,
+      maxP99: 50,
+      label: 'state at T p99 < 50 ms on 1M events',
+    },
+    {
+      scenario: 'history state-at-T token lookup, 1M events',
+      minRps: 0,
+      maxP99: 50,
+      label: 'state at T p99 < 50 ms on 1M events',
+    },
+    {
+      scenario: 'history access (who could read), 1M events',
+      minRps: 0,
+      maxP99: 50,
+      label: 'who could read p99 < 50 ms on 1M events',
     },
   ],
   async run(_target, _shape, log) {
@@ -132,11 +151,14 @@ export const historySuite: BenchSuite = {
       for (const s of [inclusionScenario, consistencyScenario]) {
         log(`  ${s.name}: p50 ${s.summary.p50.toFixed(2)} ms, p99 ${s.summary.p99.toFixed(2)} ms`);
       }
+      // state at a time and who-could-read need real events: a core_sys log of its own
+      const stateScenarios = await historyStateScenarios(database.db, log);
       return [
         build,
         inclusionScenario,
         consistencyScenario,
         scenario('history proof after 1,000 new events', fresh, 1),
+        ...stateScenarios,
       ];
     } finally {
       await database.drop();

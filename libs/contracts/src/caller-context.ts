@@ -6,6 +6,8 @@ import { z } from 'zod';
  */
 export const callerContextSchema = z.object({
   requestId: z.string(),
+  /** the request's path from the root namespace (namespace header + path): recorded with events */
+  path: z.string().optional(),
   namespace: z.string(), // "" for root, else "ns1/ns2/"
   clientAddress: z.string(),
   /** absent for unauthenticated routes */

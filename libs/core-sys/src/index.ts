@@ -10,4 +10,11 @@ export { IdentityService } from './identity/identity.service';
 export { TOKEN_SWEEP_SETTINGS, DEFAULT_TOKEN_SWEEP_SETTINGS } from './tokens/token-sweeper';
 export { coreSysEngine } from './core-sys.engine';
 export { NamespaceService } from './namespaces/namespace.service';
-export { createMerkleIndex, type MerkleIndex } from './history';
+export {
+  createCoreSysEventStore,
+  createHistoryQueries,
+  createMerkleIndex,
+  type HistoryAccessService,
+  type HistoryStateService,
+  type MerkleIndex,
+} from './history';

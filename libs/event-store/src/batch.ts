@@ -2,7 +2,7 @@
 // and laying the accepted appends out as log rows with WAL numbers and the hash chain.
 import type { EventLogTable } from './event-log.table';
 import { chainHash } from './hash';
-import type { AppendedEvent, LogHead, StoredEvent } from './event-store-types';
+import type { AppendedEvent, EventActor, LogHead, StoredEvent } from './event-store-types';
 
 /** An event validated against the registry, waiting for its stream position. */
 export interface EncodedEvent {
@@ -38,6 +38,8 @@ export function toAppended(
 export interface ChainInput {
   appended: readonly AppendedEvent[];
   payloads: readonly Buffer[];
+  /** who caused the append (stored beside each of its rows) */
+  actor?: EventActor | undefined;
 }
 
 export interface ChainedBatch {
@@ -58,7 +60,7 @@ export function chainRows(head: LogHead, inputs: readonly ChainInput[]): Chained
   const rows: EventLogTable[] = [];
   let wal = head.lastWal;
   let hash = head.hash;
-  const stored = inputs.map(({ appended, payloads }) =>
+  const stored = inputs.map(({ appended, payloads, actor }) =>
     appended.map((e, i) => {
       const payload = payloads[i];
       if (!payload) throw new Error(`event ${i} of ${e.stream} has no payload`);
@@ -73,6 +75,10 @@ export function chainRows(head: LogHead, inputs: readonly ChainInput[]): Chained
         payload,
         recorded_at: e.recordedAt,
         hash,
+        actor_accessor: actor?.accessor ?? null,
+        actor_entity_id: actor?.entityId ?? null,
+        request_id: actor?.requestId ?? null,
+        request_path: actor?.path ?? null,
       });
       return { ...e, wal, hash };
     }),

@@ -9,6 +9,27 @@ export interface ChainedRawEvent extends RawEvent {
   prevHash: string;
 }
 
+/** One row of the change feed: an event's place and its actor, never its payload. */
+export interface ChangeRow {
+  wal: number;
+  stream: string;
+  type: string;
+  recordedAt: Date;
+  accessor: string | null;
+  entityId: string | null;
+  requestId: string | null;
+  path: string | null;
+}
+
+export interface ChangeQuery {
+  /** events with afterWal < wal <= toWal */
+  afterWal: number;
+  toWal: number;
+  /** only events caused by a request on a path starting with this ("" = every event) */
+  pathPrefix: string;
+  limit: number;
+}
+
 /**
  * Read-only access to any service's event log in this database, by schema: the history service
  * (proofs over every log) reads them through this instead of SQL of its own. Only the columns a
@@ -81,6 +102,39 @@ export class EventLogReader {
       hash: row.hash,
       prevHash,
     };
+  }
+
+  /** Who changed what (the change feed): the events of `query`, in WAL order, without payloads. */
+  async changes(schema: string, query: ChangeQuery): Promise<ChangeRow[]> {
+    let q = this.#q(schema)
+      .selectFrom(EVENT_LOG_TABLE)
+      .select([
+        'wal',
+        'stream',
+        'type',
+        'recorded_at',
+        'actor_accessor',
+        'actor_entity_id',
+        'request_id',
+        'request_path',
+      ])
+      .where('wal', '>', query.afterWal)
+      .where('wal', '<=', query.toWal);
+    if (query.pathPrefix !== '') {
+      const pattern = `${query.pathPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where('request_path', 'like', pattern);
+    }
+    const rows = await q.orderBy('wal').limit(query.limit).execute();
+    return rows.map((r) => ({
+      wal: r.wal,
+      stream: r.stream,
+      type: r.type,
+      recordedAt: r.recorded_at,
+      accessor: r.actor_accessor,
+      entityId: r.actor_entity_id,
+      requestId: r.request_id,
+      path: r.request_path,
+    }));
   }
 
   /** When event `wal` was recorded (undefined past the head). */

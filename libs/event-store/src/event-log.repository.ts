@@ -16,9 +16,18 @@ const COLUMNS = [
   'hash',
 ] as const satisfies readonly (keyof EventLogTable)[];
 
+/** what an insert writes: the row and its actor (reads leave the actor to the change feed) */
+const INSERT_COLUMNS = [
+  ...COLUMNS,
+  'actor_accessor',
+  'actor_entity_id',
+  'request_id',
+  'request_path',
+] as const satisfies readonly (keyof EventLogTable)[];
+
 const INSERT_CHUNK = 1000;
 
-const toRaw = (r: EventLogTable): RawEvent => ({
+const toRaw = (r: Pick<EventLogTable, (typeof COLUMNS)[number]>): RawEvent => ({
   wal: r.wal,
   stream: r.stream,
   streamVersion: r.stream_version,
@@ -140,7 +149,7 @@ export class EventLogRepository {
   async insert(trx: AnyTrx, rows: readonly EventLogTable[]): Promise<void> {
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
       const chunk = rows.slice(i, i + INSERT_CHUNK);
-      await this.#q(trx).insertInto(EVENT_LOG_TABLE).columns(COLUMNS).values(chunk).execute();
+      await this.#q(trx).insertInto(EVENT_LOG_TABLE).columns(INSERT_COLUMNS).values(chunk).execute();
     }
   }
 

@@ -60,6 +60,15 @@ export interface StoredEvent extends AppendedEvent {
   hash: string;
 }
 
+/** Who caused an event: the request's caller (never the token itself). */
+export interface EventActor {
+  accessor: string | null;
+  entityId: string | null;
+  requestId: string | null;
+  /** the request's path from the root namespace */
+  path: string | null;
+}
+
 /** A log row as stored (payload still encrypted): for replication and chain verification. */
 export interface RawEvent {
   wal: number;

@@ -410,7 +410,11 @@ describe.each(DIALECTS)('EventStore on %s', (dialect) => {
       migrateSchema(db, schema, migrations),
       migrateSchema(other, schema, migrations),
     ]);
-    expect([...a, ...b].map((r) => r.migrationName).sort()).toEqual(['0000_event_log', '0001_boot']);
+    expect([...a, ...b].map((r) => r.migrationName).sort()).toEqual([
+      '0000_event_log',
+      '0001_boot',
+      '0001_event_log_actor',
+    ]);
     expect(await migrateSchema(db, schema, migrations)).toEqual([]);
     const boots = await db.withSchema(schema).selectFrom('boot').select('id').execute();
     expect(boots).toHaveLength(1);

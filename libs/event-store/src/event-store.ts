@@ -1,5 +1,7 @@
 import { DomainError } from '@coffer/contracts';
 import type { Cipher } from '@coffer/barrier';
+import { currentCaller } from '@coffer/transport';
+import type { CallerContext } from '@coffer/contracts';
 import { EventLogRepository } from './event-log.repository';
 import { committerFor, type GroupCommitter } from './group-commit';
 import { chainHash, GENESIS_HASH } from './hash';
@@ -10,6 +12,7 @@ import type {
   AppendOptions,
   AppendResult,
   ChainVerification,
+  EventActor,
   LogHead,
   NewEvent,
   RawEvent,
@@ -27,6 +30,17 @@ export interface EventStoreOptions {
 }
 
 const MAX_READ_LIMIT = 10_000;
+
+/** The actor recorded with an append: the caller's accessor, entity and request (never its token). */
+function actorOf(caller: CallerContext | undefined): EventActor | undefined {
+  if (!caller) return undefined;
+  return {
+    accessor: caller.accessor ?? null,
+    entityId: caller.entityId ?? null,
+    requestId: caller.requestId,
+    path: caller.path ?? null,
+  };
+}
 const VERIFY_BATCH = 1_000;
 
 /**
@@ -145,6 +159,7 @@ export class EventStore {
           this.#aad(e.stream, e.streamVersion, e.type),
         ),
       clock: this.#clock,
+      actor: actorOf(currentCaller()),
     });
     // the committer hands back what this append's own projection returned
     return result as AppendResult<T>;

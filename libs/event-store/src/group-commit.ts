@@ -13,6 +13,7 @@ import type {
   AnyTrx,
   AppendedEvent,
   AppendResult,
+  EventActor,
   LogHead,
   ManyProjectionCall,
   StoredEvent,
@@ -31,6 +32,8 @@ export interface PendingAppend {
   /** the barrier ciphertext of one event's data, bound to its place (stream, version, type) */
   seal(event: AppendedEvent): Buffer;
   clock(): Date;
+  /** who caused it: the caller of the request being served when append() was called */
+  actor?: EventActor | undefined;
 }
 
 /** Appends per transaction at most; the queue beyond waits for the next batch. */
@@ -49,6 +52,7 @@ interface Queued extends PendingAppend {
 interface Accepted {
   appended: AppendedEvent[];
   payloads: Buffer[];
+  actor: EventActor | undefined;
   version: number;
   projected: unknown;
 }
@@ -321,7 +325,7 @@ export class GroupCommitter {
     }
     const version = current + appended.length;
     if (item.projectMany && mode instanceof DeferredProjections) {
-      const accepted: Accepted = { appended, payloads, version, projected: undefined };
+      const accepted: Accepted = { appended, payloads, actor: item.actor, version, projected: undefined };
       mode.add(item.projectMany, appended, accepted);
       versions.set(item.stream, version);
       return { accepted };
@@ -344,7 +348,7 @@ export class GroupCommitter {
       await this.#repo.releaseSavepoint(trx);
     }
     versions.set(item.stream, version);
-    return { accepted: { appended, payloads, version, projected } };
+    return { accepted: { appended, payloads, actor: item.actor, version, projected } };
   }
 }
 

@@ -64,4 +64,4 @@ export {
 export * from './merkle-tree';
 export { MerkleFrontier } from './merkle-frontier';
 export * from './merkle-verify';
-export { EventLogReader, type ChainedRawEvent } from './event-log-reader';
+export { EventLogReader, type ChainedRawEvent, type ChangeQuery, type ChangeRow } from './event-log-reader';

@@ -1,5 +1,6 @@
 import { Migrator, sql, type Migration, type MigrationResult } from 'kysely';
 import { EVENT_LOG_MIGRATION, eventLogMigration } from './migrations/0000_event_log';
+import { eventLogActorMigration } from './migrations/0001_event_log_actor';
 import type { AnyDb } from './event-store-types';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -77,6 +78,27 @@ export async function migrateSchema(
         cause: error,
       },
     );
+  }
+  return [...results, ...(await migrateEventLog(db, schema))];
+}
+
+/**
+ * The event log's migrations after 0000_event_log, in a history table of their own: they cannot
+ * join the service's (its migrations already run after 0000, and kysely refuses a new migration
+ * sorting before executed ones).
+ */
+async function migrateEventLog(db: AnyDb, schema: string): Promise<MigrationResult[]> {
+  const migrator = new Migrator({
+    db,
+    migrationTableSchema: schema,
+    migrationTableName: 'event_log_migration',
+    migrationLockTableName: 'event_log_migration_lock',
+    provider: { getMigrations: async () => ({ '0001_event_log_actor': eventLogActorMigration(schema) }) },
+  });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const reason = error instanceof Error ? error.message : 'unknown error';
+    throw new Error(`migrating the event log of ${schema} failed: ${reason}`, { cause: error });
   }
   return results;
 }

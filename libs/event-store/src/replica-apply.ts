@@ -79,6 +79,11 @@ export async function applyReplicaRows(
         payload: row.payload,
         recorded_at: row.recordedAt,
         hash: row.hash,
+        // the primary's actors do not travel with its rows (they are beside the chain, not in it)
+        actor_accessor: null,
+        actor_entity_id: null,
+        request_id: null,
+        request_path: null,
       });
       if (row.filtered !== true) {
         const { payload: _payload, filtered: _filtered, ...event } = row;

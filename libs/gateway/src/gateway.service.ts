@@ -258,7 +258,7 @@ export class GatewayService {
 
     const { body, aclParams } = await readBody();
     if (trace.audit) trace.audit.data = body;
-    const ctx = this.callerContext(requestId, routing, caller.token, req.clientAddress);
+    const ctx = this.callerContext(requestId, fullPath, routing, caller.token, req.clientAddress);
     const engineRequest: EngineRequest = {
       operation: 'read',
       mount: routing.match.mount,
@@ -383,12 +383,14 @@ export class GatewayService {
 
   private callerContext(
     requestId: string,
+    path: string,
     routing: ResolvedRoute,
     token: ResolvedToken | undefined,
     clientAddress: string,
   ): CallerContext {
     const ctx: CallerContext = {
       requestId,
+      path,
       namespace: routing.match.mount.namespace,
       clientAddress,
       policies: token ? this.acls.policyNames(token) : [],

@@ -14,3 +14,4 @@ export { InProcessTransport, type InProcessTransportOptions } from './in-process
 export { SERVICE_CONTEXT_KEY, ATTR_ERROR_CODE, activeTraceId } from './tracing';
 export { ATTR_PEER_SERVICE, ATTR_SERVICE, ATTR_SUBJECT, serviceOf } from './subjects';
 export * from './nest';
+export { currentCaller, withCaller, withCallerOf } from './caller-scope';

@@ -1,6 +1,7 @@
 import { context, type Context } from '@opentelemetry/api';
 import { DomainError, formatRequestIssues, type Broadcast, type Contract } from '@coffer/contracts';
 import type { z } from 'zod';
+import { withCallerOf } from './caller-scope';
 import { formatIssues, requestIdOf, toDomainError } from './transport-errors';
 import { endSpan, serverSpanOptions, startServerSpan } from './tracing';
 import { outcomeOf, transportHandlerSeconds } from './transport.metrics';
@@ -29,7 +30,8 @@ export function createRequestProcessor<C extends Contract>(
     // and a failure answers the text the schema declared (Vault's, for engine contracts).
     const parsed = contract.request.safeParse(raw);
     if (!parsed.success) throw new DomainError('invalid_request', formatRequestIssues(parsed.error));
-    const result = await handler(parsed.data as z.output<C['request']>, headers);
+    // the caller stays current through the handler's async work: the event store records it
+    const result = await withCallerOf(headers, () => handler(parsed.data as z.output<C['request']>, headers));
     const checked = contract.response.safeParse(result);
     // A response outside its contract is a bug of this service, never the caller's fault.
     if (!checked.success)

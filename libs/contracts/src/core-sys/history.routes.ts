@@ -88,6 +88,39 @@ export const historyContracts = {
       signed_tree_head: historySignedTreeHead,
     }),
   }),
+  changes: engineContract('core.sys.history.changes', {
+    query: z
+      .object({
+        log: weakString({ description: 'One log only (core_sys, kv, ...); default: every log.' }),
+        path_prefix: weakString({
+          default: '',
+          description: 'Only changes made by requests on paths starting with this (from the root namespace).',
+        }),
+        since: weakString({ description: 'RFC 3339: changes recorded at or after this time.' }),
+        until: weakString({ description: 'RFC 3339: changes recorded at or before this time.' }),
+        after: weakString({ description: 'The `next` of the previous page.' }),
+        limit: weakInt({ description: `Changes per page (default 100, at most 1000).` }),
+      })
+      .prefault({}),
+    data: z.object({
+      changes: z.array(
+        z.object({
+          log: z.string(),
+          wal: z.number().int(),
+          time: z.string(),
+          type: z.string(),
+          stream: z.string(),
+          /** the request's path from the root namespace; null when no request caused it */
+          path: z.string().nullable(),
+          accessor: z.string().nullable(),
+          entity_id: z.string().nullable(),
+          request_id: z.string().nullable(),
+        }),
+      ),
+      /** pass as `after` for the next page; null on the last one */
+      next: z.string().nullable(),
+    }),
+  }),
   state: engineContract('core.sys.history.state', {
     params: z.object({ path: z.string().default('') }).prefault({}),
     query: z
@@ -204,10 +237,19 @@ export const historyRouteDefs: RouteDef[] = [
     operations: { read: op(c.consistency, 'Prove a tree extends an older one') },
   },
   {
+    pattern: 'history/changes',
+    synopsis: 'Who changed what, when: the events of every log with their actor, values never included.',
+    description:
+      'Paginated with after/limit and next; filtered by path_prefix (the request path), since and until (RFC 3339) and log.',
+    restricted: true,
+    sudo: true,
+    operations: { read: op(c.changes, 'Read the change feed') },
+  },
+  {
     pattern: 'history/state/:path*',
     synopsis: 'What a sys read answered at an instant, rebuilt from the log.',
     description:
-      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name> and auth/token/lookup-accessor/<accessor>, in the caller namespace.',
+      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id> and identity/group/id/<id>, in the caller namespace.',
     sudo: true,
     operations: { read: op(c.state, 'Read a past state') },
   },

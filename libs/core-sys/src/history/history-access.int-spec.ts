@@ -1,5 +1,6 @@
 import {
   historyContracts as hc,
+  identityContracts as ic,
   identityGroupContracts as g,
   sysContracts as c,
   tokenContracts,
@@ -19,6 +20,8 @@ interface Instant {
   live: Record<string, Record<string, string[]> | null>;
   /** accessor -> live lookup-accessor data, null when it failed */
   lookups: Record<string, unknown>;
+  /** id -> live identity/entity/id and identity/group/id reads, null when they failed (404) */
+  identity: Record<string, unknown>;
 }
 
 /**
@@ -35,6 +38,8 @@ describe('history: who could read X at T (NATS + Postgres)', () => {
   const instants: Instant[] = [];
   let groupId = '';
   let entityId = '';
+  /** every entity and group of the script, read live at each instant */
+  const identityIds: { kind: 'entity' | 'group'; id: string }[] = [];
 
   const policy = (name: string, text: string) =>
     h.call(c.policyWrite, {
@@ -71,7 +76,16 @@ describe('history: who could read X at T (NATS + Postgres)', () => {
         .then((res) => res.data)
         .catch(() => null);
     }
-    instants.push({ at: h.clock.now.toISOString(), live, lookups });
+    const identity: Instant['identity'] = {};
+    const idm = h.mount('identity/');
+    for (const { kind, id } of identityIds) {
+      const contract = kind === 'entity' ? ic.entityByIdRead : g.groupByIdRead;
+      identity[`${kind}/id/${id}`] = await h
+        .call(contract, { mount: idm, operation: 'read', path: `${kind}/id/${id}`, params: { id } })
+        .then((res) => res.data ?? null)
+        .catch(() => null);
+    }
+    instants.push({ at: h.clock.now.toISOString(), live, lookups, identity });
   };
   const explain = async (accessor: string, path: string, at: string) =>
     (
@@ -153,6 +167,7 @@ describe('history: who could read X at T (NATS + Postgres)', () => {
     );
     accessors.push(login.auth?.accessor as string);
     entityId = login.auth?.entity_id as string;
+    identityIds.push({ kind: 'entity', id: entityId });
     await record();
 
     day(50);
@@ -162,6 +177,24 @@ describe('history: who could read X at T (NATS + Postgres)', () => {
       body: { name: 'readers', policies: ['reader'], member_entity_ids: [entityId] },
     });
     groupId = (group.data as { id: string }).id;
+    identityIds.push({ kind: 'group', id: groupId });
+    await record();
+
+    day(55);
+    // an outer group holding the first (inherited membership), the entity's own metadata edited
+    const outer = await h.call(g.groupWrite, {
+      mount: idm,
+      path: 'group',
+      body: { name: 'outer', policies: ['locker'], member_group_ids: [groupId] },
+    });
+    const outerId = (outer.data as { id: string }).id;
+    identityIds.push({ kind: 'group', id: outerId });
+    await h.call(ic.entityByIdWrite, {
+      mount: idm,
+      path: `entity/id/${entityId}`,
+      params: { id: entityId },
+      body: { metadata: { team: 'blue' }, policies: ['default'] },
+    });
     await record();
 
     day(60);
@@ -180,6 +213,18 @@ describe('history: who could read X at T (NATS + Postgres)', () => {
 
     day(200);
     await policy('locker', 'path "secret/locked" { capabilities = ["read"] }');
+    await h.call(ic.entityByIdWrite, {
+      mount: idm,
+      path: `entity/id/${entityId}`,
+      params: { id: entityId },
+      body: { metadata: { team: 'red' }, disabled: true },
+    });
+    await h.call(g.groupByIdDelete, {
+      mount: idm,
+      operation: 'delete',
+      path: `group/id/${outerId}`,
+      params: { id: outerId },
+    });
     await record();
 
     day(300);
@@ -191,7 +236,7 @@ describe('history: who could read X at T (NATS + Postgres)', () => {
   }, 30_000);
 
   it('explains every token at every instant exactly as the live capabilities said then', async () => {
-    expect(instants).toHaveLength(8);
+    expect(instants).toHaveLength(9);
     for (const instant of instants) {
       for (const accessor of accessors) {
         const live = instant.live[accessor];
@@ -256,6 +301,31 @@ describe('history: who could read X at T (NATS + Postgres)', () => {
         expect({ ...where, past }).toEqual({ ...where, past: live ?? 'not_found' });
       }
     }
+  }, 60_000);
+
+  it('answers entities and groups (memberships included) at every instant as the live reads did then', async () => {
+    let compared = 0;
+    for (const instant of instants) {
+      for (const { kind, id } of identityIds) {
+        const path = `identity/${kind}/id/${id}`;
+        const req = {
+          mount: sys,
+          operation: 'read' as const,
+          path: `history/state/${path}`,
+          params: { path },
+          query: { at: instant.at },
+        };
+        const live = instant.identity[`${kind}/id/${id}`] ?? null;
+        const where = { at: instant.at, path };
+        const past =
+          live === null
+            ? (await h.fail(hc.state, req)).code
+            : await h.call(hc.state, req).then((res) => (res.data as { state: unknown }).state);
+        expect({ ...where, past }).toEqual({ ...where, past: live ?? 'not_found' });
+        if (live !== null) compared += 1;
+      }
+    }
+    expect(compared).toBeGreaterThanOrEqual(12);
   }, 60_000);
 
   it('keeps a namespace to its own tokens', async () => {

@@ -19,6 +19,7 @@ import { POLICY_LOG, policyStream } from '../policies/policy.events';
 import { isUsable } from '../tokens/token.decider';
 import { lookupData } from '../tokens/token.view';
 import { HistoryFolds } from './history-folds';
+import { HistoryIdentity } from './history-identity';
 import { HistoryStateRepository } from './history-state.repository';
 
 /** The mount table is folded from its one stream; a snapshot is kept every this many events. */
@@ -27,6 +28,10 @@ const mountTableSchema = z.array(mountRecordSchema);
 const WAL_AT = /^[0-9]{1,15}$/;
 const POLICY_PATH = /^sys\/policies\/acl\/([^/]+)$/;
 const TOKEN_PATH = /^auth\/token\/lookup-accessor\/([^/]+)$/;
+const ENTITY_PATH = /^identity\/entity\/id\/([^/]+)$/;
+const GROUP_PATH = /^identity\/group\/id\/([^/]+)$/;
+const KNOWN_PATHS =
+  'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id> and identity/group/id/<id>';
 
 export interface HistoryInstant {
   /** the last event of the core_sys log at that instant (0 = before the first) */
@@ -52,6 +57,7 @@ export class HistoryStateService {
     private readonly snapshots: HistoryStateRepository,
     @Inject(CORE_SYS_EVENT_STORE) private readonly store: EventStore,
     private readonly folds: HistoryFolds,
+    private readonly identity: HistoryIdentity,
   ) {
     this.log = runtime.schema;
   }
@@ -66,6 +72,8 @@ export class HistoryStateService {
     const ns = caller.namespace;
     const token = TOKEN_PATH.exec(clean);
     const policy = POLICY_PATH.exec(clean);
+    const entity = ENTITY_PATH.exec(clean);
+    const group = GROUP_PATH.exec(clean);
     let state: Record<string, unknown>;
     if (clean === 'sys/mounts' || clean === 'sys/auth') {
       const mounts = (await this.mountsAt(instant.wal)).filter((m) => namespaceOf(m) === ns);
@@ -76,10 +84,17 @@ export class HistoryStateService {
       state = await this.policyAt(instant.wal, ns, policy[1] ?? '');
     } else if (token) {
       state = await this.tokenLookupAt(instant, at, token[1] ?? '', ns);
-    } else {
-      throw invalidRequest(
-        `no history of "${clean}": sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name> and auth/token/lookup-accessor/<accessor> have one`,
+    } else if (entity) {
+      state = await this.identity.entityAt(
+        instant.wal,
+        ns,
+        entity[1] ?? '',
+        await this.mountsAt(instant.wal),
       );
+    } else if (group) {
+      state = await this.identity.groupAt(instant.wal, ns, group[1] ?? '', await this.mountsAt(instant.wal));
+    } else {
+      throw invalidRequest(`no history of "${clean}": ${KNOWN_PATHS} have one`);
     }
     return {
       data: {

@@ -9,6 +9,7 @@ import {
 import { Caller, Handles } from '@coffer/transport';
 import { HistoryProofService } from './history-proof.service';
 import { HistoryAccessService } from './history-access.service';
+import { HistoryChangesService } from './history-changes.service';
 import { HistoryStateService } from './history-state.service';
 
 /** sys/history/* (no logic). */
@@ -18,6 +19,7 @@ export class HistoryHandlers {
     private readonly proofs: HistoryProofService,
     private readonly states: HistoryStateService,
     private readonly access: HistoryAccessService,
+    private readonly feed: HistoryChangesService,
   ) {}
 
   @Handles(c.key) key(): Promise<ResponseOf<typeof c.key>> {
@@ -38,6 +40,11 @@ export class HistoryHandlers {
     @Payload() req: RequestOf<typeof c.consistency>,
   ): Promise<ResponseOf<typeof c.consistency>> {
     return this.proofs.consistency(req.query.log, req.query.from, req.query.to);
+  }
+  @Handles(c.changes) changes(
+    @Payload() req: RequestOf<typeof c.changes>,
+  ): Promise<ResponseOf<typeof c.changes>> {
+    return this.feed.changes(req.query);
   }
   @Handles(c.state) state(
     @Payload() req: RequestOf<typeof c.state>,

@@ -1,6 +1,13 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { Migration } from 'kysely';
-import { EventLogReader, type ServiceRuntime } from '@coffer/event-store';
+import {
+  createServiceEventStore,
+  EventLogReader,
+  type EventStore,
+  type ServiceRuntime,
+} from '@coffer/event-store';
+import { CORE_SYS_LOGS } from '../core-sys.events';
+import { NamespaceRepository } from '../namespaces/namespace.repository';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { CoreSysDb } from '../core-sys.table';
 import { HistoryHandlers } from './history.handlers';
@@ -11,6 +18,8 @@ import { HistoryStateRepository } from './history-state.repository';
 import { HistoryStateService } from './history-state.service';
 import { HistoryAccessService } from './history-access.service';
 import { HistoryFolds } from './history-folds';
+import { HistoryIdentity } from './history-identity';
+import { HistoryChangesService } from './history-changes.service';
 import { MerkleIndexRepository } from './merkle-index.repository';
 import { MerkleIndex } from './merkle-index.service';
 import { historyMerkleMigration } from './migrations/0180_history_merkle';
@@ -27,8 +36,10 @@ export const historyProviders: Provider[] = [
   HistoryProofService,
   HistoryStateRepository,
   HistoryFolds,
+  HistoryIdentity,
   HistoryStateService,
   HistoryAccessService,
+  HistoryChangesService,
   HistoryIndexer,
 ];
 export const historyControllers: Type[] = [HistoryHandlers];
@@ -47,3 +58,25 @@ export function createMerkleIndex(runtime: Pick<ServiceRuntime, 'db' | 'schema' 
   );
 }
 export type { MerkleIndex };
+
+/** The core_sys event store on its own (benchmarks: a log of real events, appended in bulk). */
+export function createCoreSysEventStore(
+  runtime: Pick<ServiceRuntime, 'db' | 'schema' | 'cipher' | 'clock'>,
+): EventStore {
+  return createServiceEventStore(runtime, CORE_SYS_LOGS);
+}
+
+/** State at a time and who-could-read, wired as the module wires them (benchmarks). */
+export function createHistoryQueries(
+  runtime: Pick<ServiceRuntime, 'db' | 'schema' | 'clock'>,
+  store: EventStore,
+): { states: HistoryStateService; access: HistoryAccessService } {
+  const reader = new EventLogReader(runtime.db);
+  const db = new CoreSysDb(runtime);
+  const snapshots = new HistoryStateRepository(db);
+  const folds = new HistoryFolds(store);
+  const identity = new HistoryIdentity(runtime, reader, store, snapshots, new NamespaceRepository(db));
+  const states = new HistoryStateService(runtime, reader, snapshots, store, folds, identity);
+  return { states, access: new HistoryAccessService(runtime, reader, states, folds) };
+}
+export type { HistoryStateService, HistoryAccessService };

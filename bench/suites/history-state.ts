@@ -1,0 +1,168 @@
+import { Barrier, createKeyring } from '@coffer/barrier';
+import type { CallerContext } from '@coffer/contracts';
+import { CORE_SYS_SCHEMA, createCoreSysEventStore, createHistoryQueries } from '@coffer/core-sys';
+import type { AnyDb, NewEvent } from '@coffer/event-store';
+import { LatencyRecorder } from '../../tools/lib/stats';
+import type { Scenario } from '../lib/suite';
+
+/** What the core_sys log holds: policies edited over and over, and tokens created and revoked. */
+const EVENTS = 1_000_000;
+const POLICIES = 2_000;
+const TOKENS = 2_000;
+/** policy edits per append (one stream per append; group commit batches them further) */
+const EDITS_PER_APPEND = 250;
+const IN_FLIGHT = 16;
+const START = Date.parse('2025-01-01T00:00:00Z');
+const STEP_MS = 1_000;
+
+const ROOT: CallerContext = {
+  requestId: 'bench',
+  namespace: '',
+  clientAddress: '127.0.0.1',
+  policies: ['root'],
+  root: true,
+  sudo: true,
+};
+
+const policyText = (i: number, edit: number) =>
+  `path "secret/app/${i % 100}/*" { capabilities = ["read"] }\n# edit ${edit}`;
+
+function tokenCreated(i: number, createdAt: number): NewEvent {
+  return {
+    type: 'TokenCreated',
+    version: 1,
+    data: {
+      accessor: `acc-${i}`,
+      tokenHash: `hash-${i}`,
+      tokenRef: `ref-${i}`,
+      parentAccessor: null,
+      policies: [`p-${i % POLICIES}`],
+      meta: {},
+      displayName: 'token',
+      numUses: 0,
+      renewable: false,
+      creationTtl: 0,
+      renewTtl: 0,
+      backendMaxTtl: 0,
+      explicitMaxTtl: 0,
+      period: 0,
+      createdAt,
+      expiresAt: 0,
+      path: 'auth/token/create',
+      entityId: '',
+      mountAccessor: '',
+    },
+  };
+}
+
+/** Runs `jobs` with at most IN_FLIGHT at once (so group commit has appends to batch). */
+async function pool(jobs: (() => Promise<unknown>)[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const job = jobs[next++];
+      if (job) await job();
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+}
+
+const randomInt = (max: number) => Math.floor(Math.random() * max);
+
+/**
+ * State at a time and who-could-read on a core_sys log of one million real events (encrypted,
+ * hash-chained, appended through the event store's own group-commit writer in bulk, not over
+ * HTTP), queried in process as the history handlers do.
+ */
+export async function historyStateScenarios(db: AnyDb, log: (line: string) => void): Promise<Scenario[]> {
+  const cipher = new Barrier();
+  cipher.load(createKeyring());
+  let tick = 0;
+  const clock = () => new Date(START + tick++ * STEP_MS);
+  const runtime = { db, schema: CORE_SYS_SCHEMA, cipher, clock };
+  const store = createCoreSysEventStore(runtime);
+
+  log(`  appending ${EVENTS} core_sys events (policy edits, tokens created and revoked)...`);
+  const fillStarted = performance.now();
+  const appends = Math.ceil((EVENTS - TOKENS - TOKENS / 4) / EDITS_PER_APPEND);
+  const jobs: (() => Promise<unknown>)[] = [];
+  for (let a = 0; a < appends; a++) {
+    const i = a % POLICIES;
+    const round = Math.floor(a / POLICIES);
+    jobs.push(() =>
+      store.append(
+        `policy/acl/p-${i}`,
+        Array.from({ length: EDITS_PER_APPEND }, (_, e) => ({
+          type: 'PolicyWritten',
+          version: 1,
+          data: { name: `p-${i}`, policy: policyText(i, round * EDITS_PER_APPEND + e) },
+        })),
+        { expectedVersion: 'any' },
+      ),
+    );
+    // tokens spread over the log; a quarter of them revoked a while later
+    const t = Math.floor((a * TOKENS) / appends);
+    if (Math.floor(((a + 1) * TOKENS) / appends) > t) {
+      jobs.push(() => store.append(`token/acc-${t}`, [tokenCreated(t, START)], { expectedVersion: 0 }));
+    }
+    const r = t - 200;
+    if (r >= 0 && r % 4 === 0 && Math.floor(((a + 1) * TOKENS) / appends) > t) {
+      jobs.push(() =>
+        store.append(
+          `token/acc-${r}`,
+          [{ type: 'TokenRevoked', version: 1, data: { reason: 'revoked', revokedAt: START } }],
+          { expectedVersion: 'any' },
+        ),
+      );
+    }
+  }
+  await pool(jobs);
+  const head = await store.head();
+  const fillSeconds = (performance.now() - fillStarted) / 1000;
+  log(`  ${head.lastWal} events appended in ${fillSeconds.toFixed(0)} s`);
+
+  const { states, access } = createHistoryQueries(runtime, store);
+  const timed = async (name: string, samples: number, query: () => Promise<unknown>): Promise<Scenario> => {
+    const recorder = new LatencyRecorder();
+    const started = performance.now();
+    for (let s = 0; s < samples; s++) {
+      const t0 = performance.now();
+      await query();
+      recorder.record(performance.now() - t0);
+    }
+    const summary = { ...recorder.summarize((performance.now() - started) / 1000), non2xx: 0 };
+    log(`  ${name}: p50 ${summary.p50.toFixed(2)} ms, p99 ${summary.p99.toFixed(2)} ms (${samples} samples)`);
+    return { name, summary };
+  };
+  const atWal = () => String(1 + randomInt(head.lastWal));
+  const atTime = () => new Date(START + randomInt(head.lastWal) * STEP_MS).toISOString();
+
+  return [
+    {
+      name: 'history state: core_sys log fill (events/s)',
+      summary: {
+        count: head.lastWal,
+        errors: 0,
+        durationSeconds: fillSeconds,
+        rps: head.lastWal / fillSeconds,
+        p50: 0,
+        p99: 0,
+        non2xx: 0,
+      },
+    },
+    await timed('history state-at-T policy, 1M events', 300, () =>
+      states.state(`sys/policies/acl/p-${randomInt(POLICIES)}`, atWal(), ROOT).catch(() => undefined),
+    ),
+    await timed('history state-at-T token lookup, 1M events', 300, () =>
+      states
+        .state(`auth/token/lookup-accessor/acc-${randomInt(TOKENS)}`, atTime(), ROOT)
+        .catch(() => undefined),
+    ),
+    await timed('history state-at-T policy list, 1M events', 20, () =>
+      states.state('sys/policies/acl', atWal(), ROOT),
+    ),
+    await timed('history access (who could read), 1M events', 10, () =>
+      access.accessAt({ path: `secret/app/${randomInt(100)}/x`, operation: 'read', at: atWal() }, ''),
+    ),
+  ];
+}
