@@ -86,9 +86,9 @@ it('retries a failing revocation with back-off, then marks the lease irrevocable
       operation: 'read',
       query: { type: 'irrevocable' },
     });
-    // Vault's leaseResponse: lease_id, mount_id and error only
+    // Vault's leaseResponse (lease_id, mount_id, error) and the lease's namespace path ("" root)
     expect(listed.data.leases).toEqual([
-      { lease_id: lease.lease_id, error: 'backend unavailable', mount_id: 'leasetest_0001' },
+      { lease_id: lease.lease_id, error: 'backend unavailable', mount_id: 'leasetest_0001', namespace: '' },
     ]);
     const looked = await sys(leaseContracts.lookup, 'leases/lookup', { body: { lease_id: lease.lease_id } });
     expect(looked.data).toMatchObject({ id: lease.lease_id, renewable: false });
