@@ -31,4 +31,5 @@ export function rebasePath(path: string, between: string): string | undefined {
 }
 
 /** A prefix glob within one segment ("ns*", "*"): it covers everything below what it matches. */
-const isSegmentGlob = (p: string): boolean => p.endsWith('*') && !p.slice(0, -1).includes('/') && !p.includes('+');
+const isSegmentGlob = (p: string): boolean =>
+  p.endsWith('*') && !p.slice(0, -1).includes('/') && !p.includes('+');

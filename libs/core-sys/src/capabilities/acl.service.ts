@@ -44,7 +44,13 @@ export class AclService {
   }
 
   forCaller(caller: CallerContext): Promise<Acl> {
-    return this.compile(caller.policies, caller.entityId, caller.root, caller.tokenNamespace ?? '');
+    return this.compile(
+      caller.policies,
+      caller.entityId,
+      caller.root,
+      caller.tokenNamespace ?? '',
+      caller.externalPolicies,
+    );
   }
 
   forToken(token: ResolvedToken): Promise<Acl> {

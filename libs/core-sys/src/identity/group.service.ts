@@ -78,7 +78,11 @@ export class GroupService {
     for (const ns of holding) await this.mergeEntitiesIn(ns, fromEntityIds, toEntityId);
   }
 
-  private async mergeEntitiesIn(namespace: string, fromEntityIds: string[], toEntityId: string): Promise<void> {
+  private async mergeEntitiesIn(
+    namespace: string,
+    fromEntityIds: string[],
+    toEntityId: string,
+  ): Promise<void> {
     await this.write(namespace, (graph) => {
       const member = [...graph.values()].some((g) =>
         g.memberEntityIds.some((e) => fromEntityIds.includes(e)),

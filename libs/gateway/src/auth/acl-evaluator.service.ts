@@ -37,7 +37,8 @@ export function externalSets(token: Pick<ResolvedToken, 'externalPolicies' | 'na
     const kept = [...new Set(names.map((n) => n.trim().toLowerCase()))]
       .filter((n) => n !== '' && n !== ROOT_POLICY_NAME)
       .sort();
-    if (kept.length > 0) sets.push({ between: tokenNs.slice(ns.length), names: qualifiedPolicyNames(ns, kept) });
+    if (kept.length > 0)
+      sets.push({ between: tokenNs.slice(ns.length), names: qualifiedPolicyNames(ns, kept) });
   }
   return sets.sort((a, b) => a.between.localeCompare(b.between));
 }
