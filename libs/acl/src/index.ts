@@ -24,3 +24,4 @@ export { populateTemplate, checkTemplate } from './templating';
 export { globbedStringsMatch } from './parameters';
 export { DEFAULT_POLICY, RESPONSE_WRAPPING_POLICY, RESPONSE_WRAPPING_POLICY_NAME } from './default-policy';
 export type { MergedPermissions } from './rule-index';
+export { rebasePath, rebasePolicy } from './policy-rebase';

@@ -23,6 +23,11 @@ export const callerContextSchema = z.object({
   sudo: z.boolean().default(false),
   /** the namespace of the caller's token ("" root): its policies are that namespace's */
   tokenNamespace: z.string().optional(),
+  /**
+   * policies of the entity's groups in namespaces above the token's, by namespace path
+   * (ResolvedToken.externalPolicies): core-sys's own ACL checks (capabilities, listings) apply them
+   */
+  externalPolicies: z.record(z.string(), z.array(z.string())).optional(),
   /** W3C trace context, propagated gateway -> service */
   traceparent: z.string().optional(),
 });

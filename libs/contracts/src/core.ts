@@ -48,6 +48,12 @@ export const resolvedTokenSchema = z.object({
   policies: z.array(z.string()),
   /** policies inherited from the token's entity (and groups) */
   identityPolicies: z.array(z.string()),
+  /**
+   * policies of the entity's groups in namespaces above the token's, by namespace path
+   * ("ns1/"): policies of that namespace, their paths relative to it (Vault's
+   * external_namespace_policies). Absent when there are none.
+   */
+  externalPolicies: z.record(z.string(), z.array(z.string())).optional(),
   entityId: z.string(),
   displayName: z.string(),
   /** unix ms; 0 = never (root) */

@@ -403,6 +403,7 @@ export class GatewayService {
       if (token.entityId) ctx.entityId = token.entityId;
       if (token.displayName) ctx.displayName = token.displayName;
       if (token.namespace) ctx.tokenNamespace = token.namespace;
+      if (token.externalPolicies) ctx.externalPolicies = token.externalPolicies;
     }
     const carrier: Record<string, string> = {};
     propagation.inject(otelContext.active(), carrier);

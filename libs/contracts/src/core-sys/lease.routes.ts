@@ -60,6 +60,12 @@ export const irrevocableLeaseData = z.object({
   lease_id: z.string(),
   mount_id: z.string(),
   error: z.string(),
+  /**
+   * Coffer's addition to Vault's leaseResponse (lease_id, mount_id, error): the path of the
+   * namespace the lease lives in ("" root, "ns1/ns2/"). With include_child_namespaces the list
+   * spans several namespaces, and the lease id's ".<nsid>" suffix alone does not name the path.
+   */
+  namespace: z.string(),
 });
 export const leaseListData = z.object({
   lease_count: z.number().int(),

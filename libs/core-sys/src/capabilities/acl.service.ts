@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { compileAcl, ROOT_POLICY_NAME, type Acl } from '@coffer/acl';
+import { compileAcl, rebasePolicy, ROOT_POLICY_NAME, type Acl, type Policy } from '@coffer/acl';
 import type { CallerContext, ResolvedToken } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
@@ -25,18 +25,32 @@ export class AclService {
     entityId: string | undefined,
     root = false,
     namespace = '',
+    externalPolicies: Record<string, string[]> = {},
   ): Promise<Acl> {
     if (root || policyNames.includes(ROOT_POLICY_NAME)) return compileAcl([], { root: true });
     // a name holding "/" is no policy of the namespace (names are one segment)
-    const qualified = policyNames.filter((n) => !n.includes('/')).map((n) => namespace + n);
-    const parsed = await this.policies.parsed(qualified);
+    const qualify = (ns: string, names: readonly string[]) =>
+      names.filter((n) => !n.includes('/') && n !== ROOT_POLICY_NAME).map((n) => ns + n);
+    const parsed: Policy[] = await this.policies.parsed(qualify(namespace, policyNames));
+    // policies of a group in a namespace above the token's, seen from the token's (acl lib)
+    for (const [ns, names] of Object.entries(externalPolicies)) {
+      if (ns === namespace || !namespace.startsWith(ns)) continue;
+      const between = namespace.slice(ns.length);
+      for (const p of await this.policies.parsed(qualify(ns, names))) parsed.push(rebasePolicy(p, between));
+    }
     const needsEntity = parsed.some((p) => p.templated) && entityId !== undefined && entityId !== '';
     const entity = needsEntity ? await this.identity.facts(entityId) : null;
     return compileAcl(parsed, { entity, now: this.runtime.clock() });
   }
 
   forCaller(caller: CallerContext): Promise<Acl> {
-    return this.compile(caller.policies, caller.entityId, caller.root, caller.tokenNamespace ?? '');
+    return this.compile(
+      caller.policies,
+      caller.entityId,
+      caller.root,
+      caller.tokenNamespace ?? '',
+      caller.externalPolicies,
+    );
   }
 
   forToken(token: ResolvedToken): Promise<Acl> {
@@ -45,6 +59,7 @@ export class AclService {
       token.entityId,
       false,
       token.namespace ?? '',
+      token.externalPolicies,
     );
   }
 }

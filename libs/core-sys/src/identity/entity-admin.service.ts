@@ -113,12 +113,17 @@ export class EntityAdminService {
     return {};
   }
 
-  /** Deleting a namespace: its groups, then its entities (with their aliases) go. */
+  /**
+   * Deleting a namespace: its groups, then its entities (with their aliases) go, and leave the
+   * groups of other namespaces that held them.
+   */
   async deleteNamespace(namespace: string): Promise<void> {
     if (namespace === '') return;
     await this.groups.deleteNamespace(namespace);
+    const deleted: string[] = [];
     for (const id of await this.repo.entityIdsOf(namespace))
-      await this.deleteOne(namespace, { by: 'id', id });
+      deleted.push(...(await this.deleteOne(namespace, { by: 'id', id })));
+    await this.groups.removeEntities(namespace, deleted);
   }
 
   /** Deletes the entity (and its aliases); answers its id, or nothing when there was none. */

@@ -47,8 +47,10 @@ export class GroupAdminService {
       id = undefined;
     }
     if (ref.by === 'name' && !input.name) throw invalidRequest('empty group name');
-    // Members are entities and groups of the group's own namespace: others are unknown here.
-    const existingEntities = await this.entities.existingEntityIds(namespace, input.memberEntityIds ?? []);
+    // Vault lets a group hold entities of any namespace; their tokens get the group's policies
+    // only in the group's namespace and below (IdentityService.standing). Member groups stay in
+    // the group's own namespace: they share its group graph.
+    const existingEntities = await this.entities.existingEntityIds(input.memberEntityIds ?? []);
 
     const decision = await this.groups.write(namespace, (graph) => {
       let group: GroupState | null = null;

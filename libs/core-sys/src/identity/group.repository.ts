@@ -21,6 +21,8 @@ export interface VersionedGraph {
 export interface EntityGroupRow {
   id: string;
   name: string;
+  /** the group's namespace path ("" root): it may be another than the entity's */
+  namespace: string;
   policies: string[];
   direct: boolean;
 }
@@ -55,6 +57,20 @@ export class GroupRepository {
     return { graph, version: head?.version ?? 0 };
   }
 
+  /** The namespaces with groups holding any of these entities (a group may hold any namespace's). */
+  async namespacesHolding(entityIds: readonly string[]): Promise<string[]> {
+    if (entityIds.length === 0) return [];
+    const rows = await this.db
+      .of()
+      .selectFrom('identity_group_entity_members as m')
+      .innerJoin('identity_groups as g', 'g.id', 'm.group_id')
+      .select('g.namespace')
+      .distinct()
+      .where('m.entity_id', 'in', [...entityIds])
+      .execute();
+    return rows.map((r) => r.namespace).sort();
+  }
+
   /**
    * The groups of an entity, direct and inherited through nesting, in one recursive query: this
    * runs on every token resolution the gateway has not cached.
@@ -76,13 +92,14 @@ export class GroupRepository {
       )
       .selectFrom('reach')
       .innerJoin('identity_groups as g', 'g.id', 'reach.id')
-      .select(['g.id', 'g.name', 'g.policies', 'reach.direct'])
+      .select(['g.id', 'g.name', 'g.namespace', 'g.policies', 'reach.direct'])
       .execute();
     const byId = new Map<string, EntityGroupRow>();
     for (const r of rows) {
       const seen = byId.get(r.id);
       const direct = r.direct === true;
-      if (!seen) byId.set(r.id, { id: r.id, name: r.name, policies: r.policies, direct });
+      if (!seen)
+        byId.set(r.id, { id: r.id, name: r.name, namespace: r.namespace, policies: r.policies, direct });
       else if (direct) seen.direct = true;
     }
     return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));

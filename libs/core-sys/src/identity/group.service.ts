@@ -51,9 +51,17 @@ export class GroupService {
     return outcome.result;
   }
 
-  /** Deleted entities leave their groups (Vault's handleEntityDeleteCommon). */
+  /**
+   * Deleted entities leave their groups (Vault's handleEntityDeleteCommon): those of their own
+   * namespace and of any other that holds them.
+   */
   async removeEntities(namespace: string, entityIds: string[]): Promise<void> {
     if (entityIds.length === 0) return;
+    const holding = new Set([namespace, ...(await this.repo.namespacesHolding(entityIds))]);
+    for (const ns of holding) await this.removeEntitiesIn(ns, entityIds);
+  }
+
+  private async removeEntitiesIn(namespace: string, entityIds: string[]): Promise<void> {
     await this.write(namespace, (graph) => {
       const member = [...graph.values()].some((g) => g.memberEntityIds.some((e) => entityIds.includes(e)));
       const at = this.now();
@@ -64,8 +72,17 @@ export class GroupService {
     });
   }
 
-  /** Merged entities' memberships pass to the entity they were merged into. */
+  /** Merged entities' memberships pass to the entity they were merged into, in every namespace. */
   async mergeEntities(namespace: string, fromEntityIds: string[], toEntityId: string): Promise<void> {
+    const holding = new Set([namespace, ...(await this.repo.namespacesHolding(fromEntityIds))]);
+    for (const ns of holding) await this.mergeEntitiesIn(ns, fromEntityIds, toEntityId);
+  }
+
+  private async mergeEntitiesIn(
+    namespace: string,
+    fromEntityIds: string[],
+    toEntityId: string,
+  ): Promise<void> {
     await this.write(namespace, (graph) => {
       const member = [...graph.values()].some((g) =>
         g.memberEntityIds.some((e) => fromEntityIds.includes(e)),

@@ -95,14 +95,13 @@ export class IdentityRepository {
     return (await this.standing(id))?.id;
   }
 
-  /** Which of these ids are entities of the namespace. */
-  async existingEntityIds(namespace: string, ids: readonly string[]): Promise<Set<string>> {
+  /** Which of these ids are entities (of any namespace: a group may hold them all). */
+  async existingEntityIds(ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await this.db
       .of()
       .selectFrom('identity_entities')
       .select('id')
-      .where('namespace', '=', namespace)
       .where('id', 'in', [...ids])
       .execute();
     return new Set(rows.map((r) => r.id));

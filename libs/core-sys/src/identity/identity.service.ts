@@ -11,7 +11,13 @@ import { IdentityRepository } from './identity.repository';
 
 export interface EntityStanding {
   disabled: boolean;
+  /** policies in the token's namespace: the entity's own and those of its groups there */
   policies: string[];
+  /**
+   * policies of its groups in namespaces above the token's (Vault's external_namespace_policies),
+   * by namespace path: they name policies of that namespace, whose paths are relative to it
+   */
+  externalPolicies: Record<string, string[]>;
 }
 
 /** Vault's generated entity names: "entity_" + 8 random hex digits. */
@@ -44,12 +50,26 @@ export class IdentityService {
    * it is in, directly or through nesting (Vault's fetchEntityAndDerivedPolicies). A token of an
    * entity merged away stands as the entity it was merged into.
    */
-  async standing(entityId: string): Promise<EntityStanding | null> {
+  async standing(entityId: string, tokenNamespace = ''): Promise<EntityStanding | null> {
     const own = await this.repo.standing(entityId);
     if (!own) return null;
     const groups = await this.groups.groupsOfEntity(own.id);
-    const policies = normalisePolicies([...own.policies, ...groups.flatMap((g) => g.policies)]);
-    return { disabled: own.disabled, policies };
+    const policies = [...own.policies];
+    const external = new Map<string, string[]>();
+    for (const g of groups) {
+      // A group may hold entities of any namespace, but its policies apply only to tokens of
+      // its namespace and below (Vault's default group_policy_application_mode,
+      // within_namespace_hierarchy).
+      if (g.namespace === tokenNamespace) policies.push(...g.policies);
+      else if (tokenNamespace.startsWith(g.namespace))
+        external.set(g.namespace, [...(external.get(g.namespace) ?? []), ...g.policies]);
+    }
+    const externalPolicies: Record<string, string[]> = {};
+    for (const [namespace, names] of [...external].sort(([a], [b]) => a.localeCompare(b))) {
+      const normalised = normalisePolicies(names);
+      if (normalised.length > 0) externalPolicies[namespace] = normalised;
+    }
+    return { disabled: own.disabled, policies: normalisePolicies(policies), externalPolicies };
   }
 
   /** Entity facts for templating and the OIDC provider: its groups are direct and inherited. */

@@ -1,6 +1,7 @@
 import {
   coreMountTable,
   leaseContracts,
+  namespaceContracts,
   sysContracts,
   tokenContracts,
   type Contract,
@@ -86,9 +87,9 @@ it('retries a failing revocation with back-off, then marks the lease irrevocable
       operation: 'read',
       query: { type: 'irrevocable' },
     });
-    // Vault's leaseResponse: lease_id, mount_id and error only
+    // Vault's leaseResponse (lease_id, mount_id, error) and the lease's namespace path ("" root)
     expect(listed.data.leases).toEqual([
-      { lease_id: lease.lease_id, error: 'backend unavailable', mount_id: 'leasetest_0001' },
+      { lease_id: lease.lease_id, error: 'backend unavailable', mount_id: 'leasetest_0001', namespace: '' },
     ]);
     const looked = await sys(leaseContracts.lookup, 'leases/lookup', { body: { lease_id: lease.lease_id } });
     expect(looked.data).toMatchObject({ id: lease.lease_id, renewable: false });
@@ -137,4 +138,59 @@ it('disabling a mount revokes its leases', async () => {
   await sys(sysContracts.mountDisable, 'mounts/dynkv', { operation: 'delete', params: { path: 'dynkv' } });
   await waitFor(() => engine.revokedIds().includes(lease.lease_id), { message: 'engine revoke' });
   await waitFor(async () => !(await exists(lease.lease_id)), { message: 'lease gone' });
+});
+
+it('names the namespace of each irrevocable lease, listed from the namespace or its parent', async () => {
+  const created = await sys(namespaceContracts.create, 'namespaces/irr', { params: { path: 'irr' } });
+  const nsId = (created.data as { id: string }).id;
+  const inIrr = { ...h.mount('sys/'), namespace: 'irr/' };
+  await h.call(
+    sysContracts.mountEnable,
+    { mount: inIrr, path: 'mounts/dynns', params: { path: 'dynns' }, body: { type: 'kv' } },
+    { ...(await h.callerFor(h.rootToken)), namespace: 'irr/' },
+  );
+  const entry = (await h.client.request(coreMountTable, {})).mounts.find(
+    (m) => m.namespace === 'irr/' && m.path === 'dynns/',
+  );
+  if (!entry) throw new Error('no irr/dynns/ mount');
+  const lease = await registerTestLease(
+    h.client,
+    await h.callerFor(h.rootToken),
+    'dynns/creds/stuck',
+    { ttl: 1 },
+    entry,
+  );
+  expect(lease.lease_id.endsWith(`.${nsId}`)).toBe(true);
+  engine.failRevoke = 'backend unavailable';
+  const list = (mount: typeof inIrr, children: boolean) =>
+    h.call(leaseContracts.list, {
+      mount,
+      path: 'leases',
+      operation: 'read',
+      query: { type: 'irrevocable', ...(children ? { include_child_namespaces: 'true' } : {}) },
+    }) as Promise<{ data: { leases: { lease_id: string; namespace: string }[] } }>;
+  try {
+    await waitFor(
+      async () => {
+        advance(120);
+        return (await list(inIrr, false)).data.leases.length === 1;
+      },
+      { timeoutMs: 20_000, intervalMs: 300, message: 'irrevocable in irr/' },
+    );
+  } finally {
+    engine.failRevoke = undefined;
+  }
+  expect((await list(inIrr, false)).data.leases).toEqual([
+    { lease_id: lease.lease_id, mount_id: entry.accessor, error: 'backend unavailable', namespace: 'irr/' },
+  ]);
+  const fromRoot = (await list(h.mount('sys/'), true)).data.leases;
+  expect(fromRoot.find((l) => l.lease_id === lease.lease_id)?.namespace).toBe('irr/');
+  // without include_child_namespaces the root lists its own only
+  expect((await list(h.mount('sys/'), false)).data.leases.map((l) => l.lease_id)).not.toContain(
+    lease.lease_id,
+  );
+  await sys(leaseContracts.revokeForce, 'leases/revoke-force/dynns/creds/stuck', {
+    params: { prefix: 'dynns/creds/stuck' },
+  });
+  expect(await exists(lease.lease_id)).toBe(false);
 });

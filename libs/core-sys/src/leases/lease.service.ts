@@ -205,7 +205,7 @@ export class LeaseService {
     if (req.query.type.toLowerCase() !== 'irrevocable') return {};
     const leases = await this.#irrevocableIn(req, Number.MAX_SAFE_INTEGER);
     const counts: Record<string, number> = {};
-    for (const l of leases) counts[l.mountAccessor] = (counts[l.mountAccessor] ?? 0) + 1;
+    for (const { lease: l } of leases) counts[l.mountAccessor] = (counts[l.mountAccessor] ?? 0) + 1;
     return { data: { lease_count: leases.length, counts } };
   }
 
@@ -218,7 +218,12 @@ export class LeaseService {
     return {
       data: {
         lease_count: leases.length,
-        leases: leases.map((l) => ({ lease_id: l.leaseId, mount_id: l.mountAccessor, error: l.lastError })),
+        leases: leases.map(({ lease: l, namespace }) => ({
+          lease_id: l.leaseId,
+          mount_id: l.mountAccessor,
+          error: l.lastError,
+          namespace,
+        })),
       },
       warnings: leases.length < found.length ? [MAX_IRREVOCABLE_WARNING] : [],
     };
@@ -228,11 +233,14 @@ export class LeaseService {
    * Irrevocable leases of the request's namespace (Vault's getIrrevocableLeaseCounts): those of
    * its own mounts, and with include_child_namespaces those of its descendants too.
    */
-  async #irrevocableIn(req: Req<'count'> | Req<'list'>, limit: number): Promise<LeaseState[]> {
+  async #irrevocableIn(
+    req: Req<'count'> | Req<'list'>,
+    limit: number,
+  ): Promise<{ lease: LeaseState; namespace: string }[]> {
     const namespace = req.mount.namespace ?? '';
     const children = req.query.include_child_namespaces;
     const all = await this.repo.irrevocable(Number.MAX_SAFE_INTEGER);
-    const kept: LeaseState[] = [];
+    const kept: { lease: LeaseState; namespace: string }[] = [];
     const nsOf = new Map<string, string>();
     for (const lease of all) {
       if (kept.length >= limit) break;
@@ -241,7 +249,8 @@ export class LeaseService {
         leaseNs = (await this.mounts.byAccessor(lease.mountAccessor))?.namespace ?? '';
         nsOf.set(lease.mountAccessor, leaseNs);
       }
-      if (leaseNs === namespace || (children && leaseNs.startsWith(namespace))) kept.push(lease);
+      if (leaseNs === namespace || (children && leaseNs.startsWith(namespace)))
+        kept.push({ lease, namespace: leaseNs });
     }
     return kept;
   }

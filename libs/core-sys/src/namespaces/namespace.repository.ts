@@ -55,6 +55,17 @@ export class NamespaceRepository {
     return row?.id;
   }
 
+  /** The full path of the namespace with this id (the suffix of its tokens and leases). */
+  async pathOf(id: string): Promise<string | undefined> {
+    const row = await this.db
+      .of()
+      .selectFrom('namespaces')
+      .select('path')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row?.path;
+  }
+
   /** A live namespace (not being deleted) exists at this full path. */
   async exists(path: string): Promise<boolean> {
     const row = await this.db

@@ -15,6 +15,7 @@ import { TokenRepository } from './token.repository';
 import { TokenRevocationService } from './token-revocation.service';
 import { TokenSalt } from './token-salt';
 import { TokenService } from './token.service';
+import { TokenNamespaces } from './token-namespace.service';
 import { DEFAULT_TOKEN_SWEEP_SETTINGS, TOKEN_SWEEP_SETTINGS, TokenSweeper } from './token-sweeper';
 
 export const tokensProviders: Provider[] = [
@@ -22,6 +23,7 @@ export const tokensProviders: Provider[] = [
   TokenProjection,
   writerProvider(TokenEventLog, CORE_SYS_EVENT_STORE, TOKEN_LOG, TokenProjection),
   TokenSalt,
+  TokenNamespaces,
   TokenService,
   TokenRevocationService,
   TokenAdminService,

@@ -31,6 +31,7 @@ import { TokenEventLog } from './token.projection';
 import { TokenRepository } from './token.repository';
 import { TokenRevocationService } from './token-revocation.service';
 import { TokenSalt } from './token-salt';
+import { TokenNamespaces } from './token-namespace.service';
 import { TokenService } from './token.service';
 import { TokenSweeper } from './token-sweeper';
 import { TokenRoleRepository } from '../token-roles/token-role.repository';
@@ -94,6 +95,7 @@ export class TokenAdminService {
     @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
     private readonly sweeper: TokenSweeper,
     @Inject(TokenRoleRepository) private readonly roles: Pick<TokenRoleRepository, 'find'>,
+    private readonly namespaces: TokenNamespaces,
   ) {}
 
   async create(req: CreateRequest, caller: CallerContext, orphanRoute: boolean): Promise<Res<'create'>> {
@@ -127,7 +129,7 @@ export class TokenAdminService {
     const namespace = spec.namespace ?? mount.namespace;
     const scoped = namespace ? { ...spec, namespace } : spec;
     const issued = await this.tokens.issue(scoped, mountTtls(mount.config), mount.accessor);
-    const identityPolicies = await this.displayedIdentityPolicies(issued.state.entityId);
+    const identityPolicies = await this.displayedIdentityPolicies(issued.state);
     return {
       data: null,
       auth: authBlock(issued.state, issued.token, identityPolicies, issued.state.creationTtl),
@@ -256,7 +258,7 @@ export class TokenAdminService {
     // Cached resolutions carry the old expiry.
     await this.runtime.transport.publish(invalidation, { kind: 'token', keys: [state.accessor] });
     await this.runtime.transport.flush();
-    const identityPolicies = await this.displayedIdentityPolicies(state.entityId);
+    const identityPolicies = await this.displayedIdentityPolicies(state);
     return { data: null, auth: authBlock(state, clientToken, identityPolicies, ttl), warnings };
   }
 
@@ -274,15 +276,21 @@ export class TokenAdminService {
     return { ...state, period: role.state.tokenPeriod, explicitMaxTtl: role.state.tokenExplicitMaxTtl };
   }
 
-  private async lookupView(found: VersionedToken, id: string): Promise<TokenLookupData> {
-    const identityPolicies = await this.displayedIdentityPolicies(found.state.entityId);
-    return lookupData(found.state, id, identityPolicies, this.now());
+  /** Entity policies in the token's namespace as displayed (even for a disabled entity). */
+  private async displayedIdentityPolicies(state: TokenState): Promise<string[]> {
+    if (state.entityId === '') return [];
+    return (await this.identity.standing(state.entityId, state.namespace ?? ''))?.policies ?? [];
   }
 
   /** Entity policies as displayed (lookups show them even for a disabled entity). */
-  private async displayedIdentityPolicies(entityId: string): Promise<string[]> {
-    if (entityId === '') return [];
-    return (await this.identity.standing(entityId))?.policies ?? [];
+  private async lookupView(found: VersionedToken, id: string): Promise<TokenLookupData> {
+    const { entityId, namespace } = found.state;
+    const standing = entityId === '' ? null : await this.identity.standing(entityId, namespace ?? '');
+    // Vault keys external_namespace_policies by namespace id
+    const external: Record<string, string[]> = {};
+    for (const [path, names] of Object.entries(standing?.externalPolicies ?? {}))
+      external[(await this.namespaces.idOfPath(path)) ?? path] = names;
+    return lookupData(found.state, id, standing?.policies ?? [], this.now(), external);
   }
 
   /**
@@ -313,6 +321,8 @@ export class TokenAdminService {
     token: string,
     opts: { includeUnusable?: boolean; namespace?: string } = {},
   ): Promise<VersionedToken | undefined> {
+    // a token of another namespace than the store's (or one below) is refused by its suffix
+    if (!(await this.namespaces.admits(token, opts.namespace))) return undefined;
     if (isBatchToken(token)) {
       const state = await this.tokens.openBatch(token);
       return state && inNamespace(state, opts.namespace) ? { state, version: 0 } : undefined;
@@ -330,6 +340,7 @@ export class TokenAdminService {
     opts: { includeUnusable?: boolean; namespace?: string } = {},
   ): Promise<VersionedToken> {
     if (!accessor) throw missingAccessor();
+    if (!(await this.namespaces.admits(accessor, opts.namespace))) throw invalidAccessor();
     const found = await this.repo.byAccessor(accessor);
     if (!found || (!opts.includeUnusable && !isUsable(found.state, this.now()))) throw invalidAccessor();
     if (!inNamespace(found.state, opts.namespace)) throw invalidAccessor();

@@ -58,3 +58,32 @@ export function tokenFromHeaders(headers: Record<string, string>): string | unde
   const m = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim()) : null;
   return m?.[1];
 }
+
+/** The prefixes Vault strips before it looks for a namespace suffix (SplitIDFromString). */
+const TOKEN_PREFIXES = ['hvs.', 'hvb.', 's.', 'b.'];
+
+/**
+ * A token or accessor of a non-root namespace ends in ".<namespace id>", as in Vault; the root's
+ * keep no suffix. Custom ids may not hold a "." (token.decider), so the suffix is unambiguous.
+ */
+export const withNamespaceSuffix = (id: string, namespaceId: string | undefined): string =>
+  namespaceId ? `${id}.${namespaceId}` : id;
+
+/**
+ * The namespace id a token or accessor names by its suffix, or undefined without one (a root
+ * token, or one issued before tokens carried suffixes).
+ */
+export function namespaceSuffixOf(id: string): string | undefined {
+  const prefix = TOKEN_PREFIXES.find((p) => id.startsWith(p)) ?? '';
+  const body = id.slice(prefix.length);
+  const dot = body.lastIndexOf('.');
+  if (dot < 0) return undefined;
+  const suffix = body.slice(dot + 1);
+  return suffix === '' ? undefined : suffix;
+}
+
+/** The id without its namespace suffix (a batch token's sealed body). */
+export function withoutNamespaceSuffix(id: string): string {
+  const suffix = namespaceSuffixOf(id);
+  return suffix === undefined ? id : id.slice(0, id.length - suffix.length - 1);
+}

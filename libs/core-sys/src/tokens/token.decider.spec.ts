@@ -279,14 +279,14 @@ describe('num_uses', () => {
   it('keeps a token use-limited, and uncacheable, through its last use', () => {
     let t: TokenState | null = token({ numUses: 1 });
     expect(isUseLimited(t)).toBe(true);
-    expect(resolvedToken(t, []).cacheable).toBe(false);
+    expect(resolvedToken(t, { policies: [] }).cacheable).toBe(false);
     t = evolve(t, { type: 'TokenUsed', data: decideUse(t, NOW)! });
     // Remaining 0 after the last use: not "unlimited". Cached, the gateway would let it live on.
     expect(t).toMatchObject({ numUses: 0, exhaustedAt: NOW });
     expect(isUseLimited(t!)).toBe(true);
-    expect(resolvedToken(t!, []).cacheable).toBe(false);
+    expect(resolvedToken(t!, { policies: [] }).cacheable).toBe(false);
     expect(isUseLimited(token())).toBe(false);
-    expect(resolvedToken(token(), []).cacheable).toBe(true);
+    expect(resolvedToken(token(), { policies: [] }).cacheable).toBe(true);
   });
 
   it('refuses children to a used-up token', () => {

@@ -13,7 +13,8 @@ import {
 } from './token.decider';
 import { MountsRepository } from '../mounts/mounts.repository';
 import { isBatchToken, loginIssuesBatch, openBatchToken, sealBatchToken } from './batch-token';
-import { generateAccessor, generateToken } from './token-crypto';
+import { generateAccessor, generateToken, withNamespaceSuffix, withoutNamespaceSuffix } from './token-crypto';
+import { TokenNamespaces } from './token-namespace.service';
 import { TokenEventLog } from './token.projection';
 import { TokenRepository } from './token.repository';
 import { TokenSalt } from './token-salt';
@@ -73,6 +74,7 @@ export class TokenService {
     private readonly salt: TokenSalt,
     private readonly identity: IdentityService,
     private readonly mounts: MountsRepository,
+    private readonly namespaces: TokenNamespaces,
   ) {}
 
   /**
@@ -108,11 +110,13 @@ export class TokenService {
   /** Stores a new token for `spec`; the token itself is returned once and never stored. */
   async issue(spec: TokenSpec, mount: MountTtls, mountAccessor: string): Promise<IssuedToken> {
     const hasher = await this.salt.get();
-    if (spec.batch) return this.issueBatch(spec, mount, mountAccessor);
-    const token = spec.customId ?? generateToken();
+    // Vault appends a non-root namespace's id to the token and its accessor, custom ids too.
+    const suffix = await this.namespaces.suffixFor(spec.namespace);
+    if (spec.batch) return this.issueBatch(spec, mount, mountAccessor, suffix);
+    const token = withNamespaceSuffix(spec.customId ?? generateToken(), suffix);
     const tokenHash = hasher.hash(token);
     if (spec.customId !== undefined && (await this.repo.existsByHash(tokenHash))) throw duplicateId();
-    const accessor = generateAccessor();
+    const accessor = withNamespaceSuffix(generateAccessor(), suffix);
     const { created, warnings } = issueToken(spec, {
       nowMs: this.now(),
       mount,
@@ -136,7 +140,12 @@ export class TokenService {
    * A batch token: the entry sealed into the token, nothing stored. It has no accessor, so it
    * cannot be looked up by one, renewed or revoked; it dies at its expiry or with its parent.
    */
-  private async issueBatch(spec: TokenSpec, mount: MountTtls, mountAccessor: string): Promise<IssuedToken> {
+  private async issueBatch(
+    spec: TokenSpec,
+    mount: MountTtls,
+    mountAccessor: string,
+    suffix: string | undefined,
+  ): Promise<IssuedToken> {
     const hasher = await this.salt.get();
     const { created, warnings } = issueToken(spec, {
       nowMs: this.now(),
@@ -150,7 +159,7 @@ export class TokenService {
     // computed from them), and is never renewable.
     const { accessor: _a, tokenHash: _h, tokenRef: _r, ...kept } = created;
     const entry = { ...kept, numUses: 0, period: 0, explicitMaxTtl: 0, renewable: false };
-    const token = sealBatchToken(this.runtime.cipher, entry);
+    const token = withNamespaceSuffix(sealBatchToken(this.runtime.cipher, entry), suffix);
     const state: TokenState = {
       ...entry,
       accessor: '',
@@ -167,7 +176,8 @@ export class TokenService {
    * gone (a batch token dies with its parent, as in Vault).
    */
   async openBatch(token: string): Promise<TokenState | undefined> {
-    const entry = openBatchToken(this.runtime.cipher, token);
+    // the suffix is outside the sealed body; the body names the namespace the token acts in
+    const entry = openBatchToken(this.runtime.cipher, withoutNamespaceSuffix(token));
     if (!entry) return undefined;
     const hasher = await this.salt.get();
     const state: TokenState = {
@@ -211,9 +221,9 @@ export class TokenService {
       ...(mount?.namespace ? { namespace: mount.namespace } : {}),
     };
     const issued = await this.issue(spec, mountTtls(req.mount.config), req.mount.accessor);
-    const identityPolicies = await this.identityPolicies(issued.state);
+    const identity = await this.identityPolicies(issued.state);
     return {
-      auth: authBlock(issued.state, issued.token, identityPolicies, issued.state.creationTtl),
+      auth: authBlock(issued.state, issued.token, identity.policies, issued.state.creationTtl),
       warnings: issued.warnings,
     };
   }
@@ -231,9 +241,9 @@ export class TokenService {
     if (!isUsable(found.state, this.now())) throw invalidToken();
     // A wrapping token is good for the sys/wrapping routes only, which never resolve it here.
     if (isWrappingToken(found.state)) throw invalidToken();
-    const identityPolicies = await this.identityPolicies(found.state);
+    const identity = await this.identityPolicies(found.state);
     const state = isUseLimited(found.state) ? await this.use(found.state) : found.state;
-    return resolvedToken(state, identityPolicies);
+    return resolvedToken(state, identity);
   }
 
   /**
@@ -243,8 +253,8 @@ export class TokenService {
   private async resolveBatch(token: string): Promise<ResolvedToken> {
     const state = await this.openBatch(token);
     if (!state) throw invalidToken();
-    const identityPolicies = await this.identityPolicies(state);
-    return { ...resolvedToken(state, identityPolicies), cacheable: state.parentAccessor === null };
+    const identity = await this.identityPolicies(state);
+    return { ...resolvedToken(state, identity), cacheable: state.parentAccessor === null };
   }
 
   /**
@@ -298,12 +308,14 @@ export class TokenService {
    * Policies from the token's entity. A disabled entity makes its tokens unusable (not revoked);
    * a deleted entity simply contributes nothing, as in Vault.
    */
-  async identityPolicies(state: TokenState): Promise<string[]> {
-    if (state.entityId === '') return [];
-    const standing = await this.identity.standing(state.entityId);
-    if (!standing) return [];
+  async identityPolicies(
+    state: TokenState,
+  ): Promise<{ policies: string[]; externalPolicies?: Record<string, string[]> }> {
+    if (state.entityId === '') return { policies: [] };
+    const standing = await this.identity.standing(state.entityId, state.namespace ?? '');
+    if (!standing) return { policies: [] };
     if (standing.disabled) throw invalidToken();
-    return standing.policies;
+    return standing;
   }
 
   /**

@@ -40,6 +40,8 @@ export function lookupData(
   id: string,
   identityPolicies: readonly string[],
   nowMs: number,
+  /** policies of the entity's groups in namespaces above the token's, by namespace id */
+  externalPolicies: Record<string, string[]> = {},
 ): TokenLookupData {
   const data: TokenLookupData = {
     accessor: state.accessor,
@@ -72,19 +74,24 @@ export function lookupData(
       data.last_renewal = iso(state.lastRenewedAt);
     }
   }
-  if (identityPolicies.length > 0) {
+  if (identityPolicies.length > 0 || Object.keys(externalPolicies).length > 0) {
     data.identity_policies = [...identityPolicies];
-    data.external_namespace_policies = {};
+    data.external_namespace_policies = externalPolicies;
   }
   return data;
 }
 
-export function resolvedToken(state: TokenState, identityPolicies: readonly string[]): ResolvedToken {
+export function resolvedToken(
+  state: TokenState,
+  identity: { policies: readonly string[]; externalPolicies?: Record<string, string[]> },
+): ResolvedToken {
+  const external = identity.externalPolicies ?? {};
   return {
     accessor: state.accessor,
     tokenRef: state.tokenRef,
     policies: state.policies,
-    identityPolicies: [...identityPolicies],
+    identityPolicies: [...identity.policies],
+    ...(Object.keys(external).length > 0 ? { externalPolicies: external } : {}),
     entityId: state.entityId,
     displayName: state.displayName,
     expiresAt: state.expiresAt,

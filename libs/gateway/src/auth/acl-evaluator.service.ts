@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { compileAcl, ROOT_POLICY_NAME, type Acl } from '@coffer/acl';
+import { compileAcl, rebasePolicy, ROOT_POLICY_NAME, type Acl } from '@coffer/acl';
 import type { ResolvedToken } from '@coffer/contracts';
 import { KeyedCache } from '../cache/keyed-cache';
 import { GATEWAY_OPTIONS, resolveCacheOptions, type GatewayOptions } from '../gateway.options';
@@ -15,6 +15,33 @@ interface PolicySet {
 }
 
 const ROOT_ACL = compileAcl([], { root: true });
+
+/** Policies of an ancestor namespace (a group there holds the token's entity), seen from below. */
+interface ExternalSet {
+  /** the namespaces from the ancestor down to the token's ("ns2/") */
+  between: string;
+  /** the policies' stored names ("ns1/team") */
+  names: string[];
+}
+
+/**
+ * The token's external policies (Vault's external_namespace_policies) that may apply: only those
+ * of namespaces strictly above the token's, never "root" (a namespace's root policy is not an
+ * identity policy), sorted for a stable cache key.
+ */
+export function externalSets(token: Pick<ResolvedToken, 'externalPolicies' | 'namespace'>): ExternalSet[] {
+  const tokenNs = tokenNamespace(token);
+  const sets: ExternalSet[] = [];
+  for (const [ns, names] of Object.entries(token.externalPolicies ?? {})) {
+    if (ns === tokenNs || !tokenNs.startsWith(ns)) continue;
+    const kept = [...new Set(names.map((n) => n.trim().toLowerCase()))]
+      .filter((n) => n !== '' && n !== ROOT_POLICY_NAME)
+      .sort();
+    if (kept.length > 0)
+      sets.push({ between: tokenNs.slice(ns.length), names: qualifiedPolicyNames(ns, kept) });
+  }
+  return sets.sort((a, b) => a.between.localeCompare(b.between));
+}
 
 /** Token policies + identity policies, trimmed, lower-cased, de-duplicated and sorted. */
 export function effectivePolicies(token: Pick<ResolvedToken, 'policies' | 'identityPolicies'>): string[] {
@@ -67,10 +94,11 @@ export class AclEvaluator {
     if (unqualified.includes(ROOT_POLICY_NAME)) return ROOT_ACL;
     // a token's policies are those of its namespace
     const names = qualifiedPolicyNames(tokenNamespace(token), unqualified);
-    const key = names.join('\n');
+    const external = externalSets(token);
+    const key = [names.join('\n'), ...external.map((e) => `@${e.between}\n${e.names.join('\n')}`)].join('\n');
     const set = await this.sets.get(
       key,
-      () => this.compileSet(names),
+      () => this.compileSet(names, external),
       () => this.maxAgeMs,
     );
     if (!set.templated) return set.acl;
@@ -93,8 +121,11 @@ export class AclEvaluator {
     this.templated.clear();
   }
 
-  private async compileSet(names: string[]): Promise<PolicySet> {
+  private async compileSet(names: string[], external: readonly ExternalSet[]): Promise<PolicySet> {
     const policies = await this.policies.get(names);
+    for (const e of external) {
+      for (const p of await this.policies.get(e.names)) policies.push(p && rebasePolicy(p, e.between));
+    }
     const templated = policies.some((p) => p?.templated === true);
     return { policies, templated, acl: compileAcl(templated ? [] : policies) };
   }
