@@ -40,6 +40,8 @@ async function cutDatabaseConnections(databaseUrl: string): Promise<number> {
 describe('DR replication between two clusters (cluster mode)', () => {
   let a: Cluster;
   let b: Cluster;
+  /** a kv v2 secret written on the primary before the secondary was enabled */
+  const secret = `secret/data/${uniq('before-enable')}`;
 
   beforeAll(async () => {
     a = await startCluster({
@@ -59,6 +61,7 @@ describe('DR replication between two clusters (cluster mode)', () => {
 
   it('streams the primary to the secondary, which answers 472 and refuses client requests', async () => {
     expect((await a.client.post('sys/replication/dr/primary/enable', {})).status).toBe(204);
+    expect((await a.client.post(secret, { data: { team: 'green' } })).status).toBe(200);
     const issued = await a.client.post('sys/replication/dr/primary/secondary-token', { id: 'b' });
     expect(issued.status).toBe(200);
     const token = issued.body.wrap_info.token as string;
@@ -113,5 +116,9 @@ describe('DR replication between two clusters (cluster mode)', () => {
     expect(fenced.status).toBe(400);
     expect((await a.client.withToken(undefined).get('sys/health')).status).toBe(472);
     expect((await b.client.withToken(undefined).get('sys/health')).status).toBe(200);
+    // core-sys's mount table was replayed with kv's log: the promoted cluster serves the
+    // primary's secret at the primary's mount (to its own root token: tokens are not replayed yet)
+    const served = await b.client.get(secret);
+    expect([served.status, served.body.data?.data]).toEqual([200, { team: 'green' }]);
   });
 });

@@ -32,6 +32,7 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
   let primary: DevServer;
   let dr: DevServer;
   let perf: DevServer;
+  let sharedSecret = '';
 
   beforeAll(async () => {
     const boot = async () =>
@@ -54,6 +55,10 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     await activate(primary.client, dr.client, 'dr', 'dr-1');
     await activate(primary.client, perf.client, 'performance', 'perf-1');
 
+    // a kv v2 secret written on the primary, read over HTTP on both secondaries below
+    const secret = `secret/data/${uniq('shared')}`;
+    expect((await primary.client.post(secret, { data: { team: 'blue' } })).status).toBe(200);
+    sharedSecret = secret;
     let index = '';
     for (let i = 0; i < 15; i += 1) {
       const res = await primary.client.post(`secret/data/${uniq('three')}`, { data: { n: i } });
@@ -74,6 +79,13 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     expect(health.status).toBe(200);
     expect(health.body.replication_performance_mode).toBe('secondary');
     expect((await perf.client.get('sys/mounts')).status).toBe(200);
+    // core-sys's mount table replays there: the primary's kv data is served under the primary's
+    // mount, to a token of the secondary's own (tokens stay local on a performance secondary)
+    const mounts = await perf.client.get('sys/mounts');
+    const primaryMounts = await primary.client.get('sys/mounts');
+    expect(mounts.body.data['secret/'].uuid).toBe(primaryMounts.body.data['secret/'].uuid);
+    const served = await perf.client.get(secret);
+    expect([served.status, served.body.data?.data]).toEqual([200, { team: 'blue' }]);
     const read = await perf.client.get('secret/data/anything', { headers: { 'X-Service-Index': index } });
     expect(read.status).not.toBe(412);
     expect((await perf.client.post(`secret/data/${uniq('local')}`, { data: { n: 1 } })).status).toBe(400);
@@ -101,6 +113,9 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
       },
     );
     expect((await primary.client.post(`secret/data/${uniq('fenced')}`, { data: { n: 1 } })).status).toBe(400);
+    // the promoted cluster serves the primary's kv data under the primary's mount table
+    const served = await dr.client.get(sharedSecret);
+    expect([served.status, served.body.data?.data]).toEqual([200, { team: 'blue' }]);
 
     // the performance secondary is pointed at the promoted cluster (no wipe) and catches up
     expect((await dr.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);

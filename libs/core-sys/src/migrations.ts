@@ -16,6 +16,7 @@ import { sentinelPoliciesMigrations } from './sentinel-policies';
 import { namespacesMigrations } from './namespaces';
 import { haStatusMigrations } from './ha-status';
 import { historyMigrations } from './history';
+import { replicationMigrations } from './replication';
 
 /** One migration history for the core_sys schema; names are globally ordered by prefix. */
 export const coreSysMigrations: Record<string, Migration> = {
@@ -36,5 +37,6 @@ export const coreSysMigrations: Record<string, Migration> = {
   ...namespacesMigrations,
   ...haStatusMigrations,
   ...historyMigrations,
+  ...replicationMigrations,
 };
 export const CORE_SYS_SCHEMA = 'core_sys';

@@ -4,7 +4,7 @@ export { createPgDb, pingPostgres, type DbHandle, type PgDbOptions } from './pg-
 export { createPgliteDb, type PgliteDbOptions } from './pglite-db';
 export { parseSafeInteger, parseNumeric } from './type-parsers';
 export { migrateSchema } from './migrate';
-export { EVENT_LOG_MIGRATION } from './migrations/0000_event_log';
+export { EVENT_LOG_MIGRATION, eventLogMigration } from './migrations/0000_event_log';
 export {
   defineEvent,
   priorVersion,

@@ -17,9 +17,11 @@ export type ReplayKeyOf<T extends EventTable, K> = (
 /** What a replay knows beyond the log: the material the primary's service attached, by name. */
 export interface ReplayContext {
   attachments: ReadonlyMap<string, Buffer>;
+  /** the secondary's replication mode: what a performance secondary keeps local is not projected */
+  mode: 'dr' | 'performance';
 }
 
-const NO_ATTACHMENTS: ReplayContext = { attachments: new Map() };
+const NO_ATTACHMENTS: ReplayContext = { attachments: new Map(), mode: 'dr' };
 
 /** One aggregate's replay, its types erased so a service lists all of its aggregates together. */
 export interface Replayable {

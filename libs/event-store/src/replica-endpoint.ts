@@ -25,7 +25,19 @@ export interface ReplicaEndpointSpec {
    * service's own appends, so a service caching its read model (kv's read fence) must look again.
    */
   onChanged?: () => void;
+  /**
+   * Where the primary's rows are kept, when not in the service's own log: a service that also
+   * writes locally on a secondary (core-sys: its seal, its own tokens) cannot take the primary's
+   * WAL indexes into its log, so their rows go verbatim into `<logSchema>.event_log` (the
+   * service's migrations create it) and only its read models are shared. Its head is the
+   * secondary's position.
+   */
+  logSchema?: string;
+  /** secondary/enable and re-sync: clears the replicated data (default: every table of the schema) */
+  wipe?: (db: AnyDb, mode: ReplicaMode) => Promise<void>;
 }
+
+type ReplicaMode = 'dr' | 'performance';
 
 const toRow = (e: ReplicaEvent): ReplicaRow => ({
   wal: e.wal,
@@ -68,9 +80,10 @@ export function serveReplica(
 ): { onModuleDestroy(): void } {
   const replay = new ReplayRegistry(spec.replayables);
   const queue = `${runtime.schema}.replication`;
+  const logSchema = spec.logSchema ?? runtime.schema;
   const subs: Subscription[] = [
     runtime.transport.serve(replicaApplyContract(runtime.schema), queue, async (req) => {
-      if (req.op === 'head') return replicaHead(runtime.db, runtime.schema);
+      if (req.op === 'head') return replicaHead(runtime.db, logSchema);
       spec.onChanged?.();
       try {
         return await applyOrWipe(req);
@@ -80,16 +93,20 @@ export function serveReplica(
     }),
   ];
   async function applyOrWipe(req: Exclude<ReplicaApplyRequest, { op: 'head' }>) {
+    const mode = req.mode ?? 'dr';
     if (req.op === 'wipe') {
-      await wipeServiceData(runtime.db, runtime.schema);
-      return replicaHead(runtime.db, runtime.schema);
+      if (spec.wipe) {
+        await spec.wipe(runtime.db, mode);
+        await wipeServiceData(runtime.db, logSchema);
+      } else await wipeServiceData(runtime.db, runtime.schema);
+      return replicaHead(runtime.db, logSchema);
     }
     const attachments = new Map(
       Object.entries(req.attachments).map(([name, b64]) => [name, Buffer.from(b64, 'base64')]),
     );
     try {
-      return await applyReplicaRows(runtime.db, runtime.schema, req.events.map(toRow), (trx, events) =>
-        replay.project(trx, events, { attachments }),
+      return await applyReplicaRows(runtime.db, logSchema, req.events.map(toRow), (trx, events) =>
+        replay.project(trx, events, { attachments, mode }),
       );
     } catch (error) {
       // the replication service re-streams (gap, hash) or re-syncs (diverged) on this answer

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineContract } from '../contract';
+import { REPLICATION_MODES } from './replication-fields.schema';
 
 /**
  * Contracts between the replication service and the services whose logs it replicates. Each
@@ -28,15 +29,22 @@ export type ReplicaEvent = z.infer<typeof replicaEventSchema>;
 
 const headSchema = z.object({ lastWal: z.number().int().nonnegative(), hash: z.string() });
 
+/**
+ * Which replication the secondary is in: a service that keeps some state local on a performance
+ * secondary (core-sys: tokens, leases, local mounts) projects less there. Absent: DR.
+ */
+const modeField = z.enum(REPLICATION_MODES).optional();
+
 const applyRequest = z.discriminatedUnion('op', [
   z.object({
     op: z.literal('apply'),
+    mode: modeField,
     events: z.array(replicaEventSchema),
     /** material the primary's service attached (see export), decrypted: name -> base64 */
     attachments: z.record(z.string(), z.string()).default({}),
   }),
   /** secondary/enable: all of the service's data is cleared (Vault wipes a new secondary) */
-  z.object({ op: z.literal('wipe') }),
+  z.object({ op: z.literal('wipe'), mode: modeField }),
   /** the service's log head: the secondary's position in the primary's log of this schema */
   z.object({ op: z.literal('head') }),
 ]);

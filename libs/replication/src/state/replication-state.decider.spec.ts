@@ -96,4 +96,24 @@ describe('replication state table', () => {
     expect(decide.deletePathsFilter(perf, 'b')).toEqual([]);
     expect(run(filtered, decide.deletePathsFilter(filtered, 'b')).filters).toEqual({});
   });
+
+  it('epoch: bumped on enable, demote and promote; a secondary records only a higher one', () => {
+    expect(primary.epoch).toBe(1);
+    const secondary = run(disabled, decide.secondaryEnable(disabled, link));
+    expect(secondary.epoch).toBe(0);
+    const seen = run(secondary, decide.observeEpoch(secondary, 1));
+    expect(seen.epoch).toBe(1);
+    expect(decide.observeEpoch(seen, 1)).toEqual([]);
+    expect(decide.observeEpoch(seen, 0)).toEqual([]);
+    expect(decide.observeEpoch(primary, 5)).toEqual([]);
+    // the promoted secondary stamps a later epoch than the primary it was promoted away from
+    const promoted = run(seen, decide.promote(seen, '10.0.0.2:8201', false));
+    expect(promoted.epoch).toBe(2);
+    // the old primary, demoted (fenced), follows the promoted cluster's epoch, not its own
+    const demoted = run(primary, decide.primaryDemote(primary));
+    expect(demoted.epoch).toBe(2);
+    // a fresh secondary/enable (wiped, maybe another set) learns the epoch again
+    const off = run(seen, decide.secondaryDisable(seen));
+    expect(run(off, decide.secondaryEnable(off, link)).epoch).toBe(0);
+  });
 });

@@ -42,6 +42,13 @@ export interface ModeState {
    * are up (split-brain fencing, see stream/fencer.ts); null otherwise.
    */
   supersedes: PrimaryLink | null;
+  /**
+   * Which primary's history this cluster is in, bumped whenever the primary of the set changes
+   * (enable, demote, promote). A primary stamps every frame with it; a secondary keeps the
+   * highest it has seen and refuses frames of a lower one (a superseded primary), so a cluster
+   * never goes back to a history a promotion left behind.
+   */
+  epoch: number;
 }
 
 export const initialModeState = (mode: ReplicationMode): ModeState => ({
@@ -56,6 +63,7 @@ export const initialModeState = (mode: ReplicationMode): ModeState => ({
   filters: {},
   keyPair: null,
   supersedes: null,
+  epoch: 0,
 });
 
 const withAddr = (addrs: string[], addr: string): string[] =>
@@ -72,9 +80,11 @@ export function evolve(s: ModeState, e: ReplicationStateEvent): ModeState {
         secondaries: [],
         link: null,
         supersedes: null,
+        epoch: s.epoch + 1,
       };
     case 'ReplicationPrimaryDemoted':
-      return { ...s, state: 'secondary', link: null, supersedes: null };
+      // a cluster promoted away from this one stamps epoch + 1: this one follows it, not itself
+      return { ...s, state: 'secondary', link: null, supersedes: null, epoch: s.epoch + 1 };
     case 'ReplicationPrimaryDisabled':
       return { ...s, state: 'disabled', clusterId: null, secondaries: [], filters: {}, supersedes: null };
     case 'ReplicationSecondaryTokenIssued':
@@ -101,6 +111,8 @@ export function evolve(s: ModeState, e: ReplicationStateEvent): ModeState {
         secondaries: [],
         filters: {},
         knownPrimaryClusterAddrs: withAddr([], link.primaryClusterAddr),
+        // a wiped secondary of (possibly) another set: it learns the epoch from the first frame
+        epoch: 0,
       };
     }
     case 'ReplicationPrimaryUpdated':
@@ -123,6 +135,7 @@ export function evolve(s: ModeState, e: ReplicationStateEvent): ModeState {
         secondaries: [],
         revoked: [],
         supersedes: s.link,
+        epoch: s.epoch + 1,
       };
     case 'ReplicationPathsFilterWritten':
       return {
@@ -135,6 +148,8 @@ export function evolve(s: ModeState, e: ReplicationStateEvent): ModeState {
     }
     case 'ReplicationKeyPairGenerated':
       return { ...s, keyPair: { publicKey: e.data.publicKey, privateKey: e.data.privateKey } };
+    case 'ReplicationEpochObserved':
+      return { ...s, epoch: Math.max(s.epoch, e.data.epoch) };
   }
 }
 
@@ -210,6 +225,12 @@ export const decide = {
     return [
       { type: 'ReplicationPathsFilterWritten', data: { mode: s.mode, id, filterMode, paths: normalised } },
     ];
+  },
+
+  /** A secondary saw a frame of `epoch`: recorded when it is higher than what it knew. */
+  observeEpoch(s: ModeState, epoch: number): ReplicationStateEvent[] {
+    if (s.state !== 'secondary' || epoch <= s.epoch) return [];
+    return [{ type: 'ReplicationEpochObserved', data: { mode: s.mode, epoch } }];
   },
 
   deletePathsFilter(s: ModeState, id: string): ReplicationStateEvent[] {

@@ -65,6 +65,16 @@ export const keyPairGenerated = defineEvent(
   z.object({ mode, publicKey: z.string(), privateKey: z.string() }),
 );
 
+/**
+ * A secondary saw its primary stamp frames with a higher epoch than it knew (see ModeState.epoch):
+ * from now on it refuses frames of any lower epoch.
+ */
+export const epochObserved = defineEvent(
+  'ReplicationEpochObserved',
+  1,
+  z.object({ mode, epoch: z.number().int().nonnegative() }),
+);
+
 export const REPLICATION_STATE_EVENT_TYPES = {
   primaryEnabled,
   primaryDemoted,
@@ -78,6 +88,7 @@ export const REPLICATION_STATE_EVENT_TYPES = {
   pathsFilterWritten,
   pathsFilterDeleted,
   keyPairGenerated,
+  epochObserved,
 } as const;
 export type ReplicationStateEvent = EventOf<typeof REPLICATION_STATE_EVENT_TYPES>;
 

@@ -15,8 +15,9 @@ import {
   frameReader,
   PSK_CIPHERS,
   type ClientFrame,
-  type ServerFrame,
+  type UnstampedFrame,
 } from './stream.wire';
+import { supersededPrimaryReason } from './frame-epoch';
 
 const BATCH = 500;
 const IDLE_POLL_MS = 25;
@@ -47,6 +48,10 @@ function parseIdentity(identity: string): { mode: ReplicationMode; id: string } 
   if (mode !== 'dr' && mode !== 'performance') return undefined;
   return { mode, id: identity.slice(colon + 1) };
 }
+
+/** `f` stamped with the mode's epoch (0 while this cluster has no state for the mode). */
+const stampedFrame = (state: ModeState | undefined, f: UnstampedFrame): string =>
+  frame({ ...f, epoch: state?.epoch ?? 0 });
 
 /** Why a secondary may not stream now (undefined: it may). */
 function refusal(state: ModeState | undefined, id: string, clusterId?: string): string | undefined {
@@ -126,7 +131,7 @@ export class ClusterListener {
       if (!who) continue;
       const reason = refusal(this.deps.stateOf(who.mode), who.id);
       if (reason) {
-        socket.end(frame({ t: 'refused', reason }));
+        socket.end(stampedFrame(this.deps.stateOf(who.mode), { t: 'refused', reason }));
         socket.destroy();
       }
     }
@@ -137,7 +142,12 @@ export class ClusterListener {
     try {
       this.logger.warn(`the ${mode} secondary "${secondaryId}" was promoted: this cluster steps down`);
       await this.deps.stepDown(mode, secondaryId);
-      socket.end(frame({ t: 'refused', reason: 'stepped down: this cluster is no longer a primary' }));
+      socket.end(
+        stampedFrame(this.deps.stateOf(mode), {
+          t: 'refused',
+          reason: 'stepped down: this cluster is no longer a primary',
+        }),
+      );
     } catch (error) {
       this.logger.warn(`stepping down failed: ${messageOf(error)}`);
       socket.destroy();
@@ -174,13 +184,21 @@ export class ClusterListener {
             clearTimeout(helloTimer);
             if (stream) return;
             const who = parseIdentity(identity ?? '');
+            const state = this.deps.stateOf(f.mode);
             if (!who || who.mode !== f.mode || who.id !== f.secondaryId) {
-              socket.end(frame({ t: 'refused', reason: 'the hello does not match the pre-shared key' }));
+              socket.end(
+                stampedFrame(state, { t: 'refused', reason: 'the hello does not match the pre-shared key' }),
+              );
               return;
             }
-            const reason = refusal(this.deps.stateOf(f.mode), f.secondaryId, f.clusterId);
+            const reason =
+              refusal(state, f.secondaryId, f.clusterId) ??
+              // a secondary that saw a later epoch followed a promoted cluster: this one is stale
+              (f.epoch !== undefined && f.stepDown !== true && state && f.epoch > state.epoch
+                ? supersededPrimaryReason(state.epoch, f.epoch)
+                : undefined);
             if (reason) {
-              socket.end(frame({ t: 'refused', reason }));
+              socket.end(stampedFrame(state, { t: 'refused', reason }));
               return;
             }
             if (f.stepDown === true) {
@@ -317,9 +335,10 @@ class PrimaryStream {
     return full.length === 0 ? [] : this.deps.attachments(source, full);
   }
 
-  private send(f: ServerFrame): Promise<void> {
+  /** Sends `f` stamped with the mode's current epoch (a demote mid-stream shows at once). */
+  private send(f: UnstampedFrame): Promise<void> {
     if (this.stopped || this.socket.destroyed) return Promise.resolve();
-    if (this.socket.write(frame(f))) return Promise.resolve();
+    if (this.socket.write(stampedFrame(this.deps.stateOf(this.hello.mode), f))) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         this.socket.off('drain', done);

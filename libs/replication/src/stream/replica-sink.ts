@@ -18,7 +18,7 @@ import type { WireEvent } from './stream.wire';
  * that registers its replica endpoint. The others' logs are kept as a copy in
  * `replication.replica_log` (verified, positioned, but not projected).
  */
-export const REPLAYED_SOURCES: ReadonlySet<string> = new Set(['kv']);
+export const REPLAYED_SOURCES: ReadonlySet<string> = new Set(['core_sys', 'kv']);
 
 const isDiverged = (error: unknown): boolean =>
   error instanceof DomainError &&
@@ -86,6 +86,7 @@ export class ReplicaSink {
         replicaApplyContract(source),
         {
           op: 'apply',
+          mode,
           attachments: opened,
           events: events.map((e) => ({
             ...e,
@@ -114,7 +115,11 @@ export class ReplicaSink {
       `${source}: this cluster's log diverged from the primary's; re-syncing it from the primary`,
     );
     if (REPLAYED_SOURCES.has(source))
-      await this.runtime.transport.request(replicaApplyContract(source), { op: 'wipe' }, { write: true });
+      await this.runtime.transport.request(
+        replicaApplyContract(source),
+        { op: 'wipe', mode },
+        { write: true },
+      );
     else await this.copy.wipeSource(mode, source);
   }
 
@@ -122,6 +127,10 @@ export class ReplicaSink {
   async wipe(mode: ReplicationMode): Promise<void> {
     await this.copy.wipe(mode);
     for (const source of REPLAYED_SOURCES)
-      await this.runtime.transport.request(replicaApplyContract(source), { op: 'wipe' }, { write: true });
+      await this.runtime.transport.request(
+        replicaApplyContract(source),
+        { op: 'wipe', mode },
+        { write: true },
+      );
   }
 }

@@ -210,6 +210,10 @@ export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicat
         status: this.status,
         apiAddr: this.options.apiAddr,
         clusterAddr: this.options.advertisedClusterAddr,
+        epoch: state.epoch,
+        observeEpoch: async (m, epoch) => {
+          await this.stateService.command(m, (s) => decide.observeEpoch(s, epoch));
+        },
       });
       this.clients.set(mode, client);
       client.start();

@@ -8,6 +8,7 @@ import { KeyringSet, type ReplicaKeyringsRepository } from './replica-keyrings.r
 import type { ReplicaSink } from './replica-sink';
 import type { StreamStatus } from './stream-status';
 import { frame, frameReader, PSK_CIPHERS, serverFrameSchema, type ServerFrame } from './stream.wire';
+import { judgeEpoch, staleEpochReason } from './frame-epoch';
 
 const MIN_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 5_000;
@@ -20,6 +21,10 @@ export interface ClientDeps {
   status: StreamStatus;
   apiAddr: string;
   clusterAddr: string;
+  /** the highest primary epoch this secondary has seen (its state's epoch) */
+  epoch: number;
+  /** records a higher epoch seen, durably (the state's ReplicationEpochObserved) */
+  observeEpoch: (mode: ReplicationMode, epoch: number) => Promise<void>;
 }
 
 /**
@@ -37,12 +42,16 @@ export class StreamClient {
   /** the primary's keyrings, as its last connection sent them */
   private primaryKeyrings: Barrier[] = [];
   private opener: Cipher | undefined;
+  /** frames of a lower epoch than this are refused (see frame-epoch.ts) */
+  private epoch: number;
 
   constructor(
     readonly mode: ReplicationMode,
     readonly link: PrimaryLink,
     private readonly deps: ClientDeps,
-  ) {}
+  ) {
+    this.epoch = deps.epoch;
+  }
 
   start(): void {
     void this.connect();
@@ -116,6 +125,7 @@ export class StreamClient {
           apiAddr: this.deps.apiAddr,
           clusterAddr: this.deps.clusterAddr,
           positions,
+          epoch: this.epoch,
         }),
       );
     });
@@ -139,9 +149,39 @@ export class StreamClient {
     });
   }
 
+  /**
+   * Whether a frame of `stamped` may be used: a stale one closes the connection (nothing of a
+   * superseded primary is applied; the status shows why); a newer one is recorded first.
+   */
+  private async acceptEpoch(socket: TLSSocket, stamped: number): Promise<boolean> {
+    const live = this.deps.status.primary(this.mode);
+    const verdict = judgeEpoch(this.epoch, stamped);
+    if (verdict === 'stale') {
+      const reason = staleEpochReason(this.epoch, stamped);
+      if (live.refused !== reason) this.logger.warn(`refusing the primary's stream: ${reason}`);
+      live.refused = reason;
+      this.backoff = MAX_BACKOFF_MS;
+      socket.destroy();
+      return false;
+    }
+    if (verdict === 'newer') {
+      try {
+        await this.deps.observeEpoch(this.mode, stamped);
+        this.epoch = stamped;
+      } catch (error) {
+        this.logger.warn(`recording the primary's epoch failed: ${messageOf(error)}; reconnecting`);
+        socket.destroy();
+        return false;
+      }
+    }
+    return true;
+  }
+
   private async onFrame(socket: TLSSocket, f: ServerFrame): Promise<void> {
     if (socket.destroyed) return;
     const live = this.deps.status.primary(this.mode);
+    // a refusal carries nothing to apply: its reason is shown whatever its epoch
+    if (f.t !== 'refused' && !(await this.acceptEpoch(socket, f.epoch))) return;
     switch (f.t) {
       case 'welcome':
         live.connected = true;

@@ -38,35 +38,45 @@ export const clientFrameSchema = z.discriminatedUnion('t', [
      * down (demote) instead of streaming. Authenticated by the secondary's pre-shared key.
      */
     stepDown: z.boolean().optional(),
+    /** the highest primary epoch this secondary has seen: a primary below it is superseded */
+    epoch: z.number().int().nonnegative().optional(),
   }),
   z.object({ t: z.literal('ack'), positions: z.array(headSchema) }),
 ]);
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 
+/**
+ * Every frame of the primary carries its epoch (ModeState.epoch: bumped when the set's primary
+ * changes, on enable, demote and promote), so a secondary can refuse the frames of a primary a
+ * promotion superseded (see frame-epoch.ts).
+ */
+const stamped = <T extends z.ZodRawShape>(shape: T) =>
+  z.object({ ...shape, epoch: z.number().int().nonnegative() });
+
 export const serverFrameSchema = z.discriminatedUnion('t', [
-  z.object({ t: z.literal('welcome'), clusterId: z.string() }),
+  stamped({ t: z.literal('welcome'), clusterId: z.string() }),
   /** the primary will not stream to this secondary: revoked, not a primary, another set */
-  z.object({ t: z.literal('refused'), reason: z.string() }),
+  stamped({ t: z.literal('refused'), reason: z.string() }),
   /**
    * The primary's barrier keyrings (serialized, base64: its own and those of the clusters its
    * logs were replayed from), sent after welcome: the secondary opens the payloads with them for
    * its services' projections, as Vault's secondaries share the primary's keyring. Only inside
    * this PSK-authenticated, encrypted connection.
    */
-  z.object({ t: z.literal('keyring'), keyrings: z.array(z.string()) }),
+  stamped({ t: z.literal('keyring'), keyrings: z.array(z.string()) }),
   /**
    * The secondary's position in `source` is not in the primary's log (the secondary wrote on its
    * own, followed another primary, or is ahead): it clears that log and connects again from 0.
    */
-  z.object({ t: z.literal('resync'), source: z.string() }),
-  z.object({
+  stamped({ t: z.literal('resync'), source: z.string() }),
+  stamped({
     t: z.literal('batch'),
     source: z.string(),
     events: z.array(wireEventSchema),
     /** what the rows need beyond the log (kv's data keys), barrier-encrypted as stored */
     attachments: z.array(replicaAttachmentSchema).optional(),
   }),
-  z.object({
+  stamped({
     t: z.literal('heartbeat'),
     heads: z.array(headSchema),
     at: z.string(),
@@ -75,6 +85,12 @@ export const serverFrameSchema = z.discriminatedUnion('t', [
   }),
 ]);
 export type ServerFrame = z.infer<typeof serverFrameSchema>;
+/** A server frame before the sender stamps its epoch. */
+export type UnstampedFrame = ServerFrame extends infer F
+  ? F extends unknown
+    ? Omit<F, 'epoch'>
+    : never
+  : never;
 
 /** Splits a socket's data into lines and parses each with `schema`. */
 export function frameReader<T>(schema: z.ZodType<T>, onFrame: (frame: T) => void, onBad: (e: Error) => void) {

@@ -9,7 +9,8 @@ const SOURCES_TTL_MS = 5_000;
 /**
  * The primary's side of the stream: every service's event log in this database (each schema
  * holding an `event_log` table, the replication service's own excepted: its state is the
- * cluster's own). Rows are read as stored, payloads still barrier-encrypted.
+ * cluster's own; and `<schema>_replica` logs, another cluster's rows a secondary kept beside a
+ * service's own log, which are not this cluster's history). Rows are read as stored, payloads still barrier-encrypted.
  */
 @Injectable()
 export class WalSource {
@@ -25,6 +26,7 @@ export class WalSource {
     const rows = await sql<{ schema: string }>`
       select table_schema as schema from information_schema.tables
        where table_name = 'event_log' and table_schema <> ${REPLICATION_SCHEMA}
+         and table_schema not like '%\\_replica'
        order by table_schema`.execute(this.runtime.db);
     const sources = rows.rows.map((r) => r.schema);
     this.cached = { at: now, sources };
