@@ -5,6 +5,7 @@ export { createPgliteDb, type PgliteDbOptions } from './pglite-db';
 export { parseSafeInteger, parseNumeric } from './type-parsers';
 export { migrateSchema } from './migrate';
 export { EVENT_LOG_MIGRATION, eventLogMigration } from './migrations/0000_event_log';
+export { eventLogActorMigration } from './migrations/0001_event_log_actor';
 export {
   defineEvent,
   priorVersion,
