@@ -5,7 +5,7 @@ import { natsUrl, pgUrl, REPO_ROOT } from '@coffer/testing';
 import { startCluster, startDevServer } from '../test/support';
 import { fastifyBaseline, natsBaseline, pgBaseline, type LoadShape } from './lib/baselines';
 import { devStartupLines, keptSections, rssMiB, type DevStartup } from './lib/dev-startup';
-import type { BenchSuite, CofferTarget } from './lib/suite';
+import type { BenchSuite, CofferTarget, StandaloneBenchSuite } from './lib/suite';
 import { BENCH_SUITES } from './suites';
 import {
   benchmarksDocument,
@@ -80,8 +80,12 @@ async function startCoffer(
   };
 }
 
+const isStandalone = (s: BenchSuite | StandaloneBenchSuite): s is StandaloneBenchSuite =>
+  'runStandalone' in s;
+
 async function measureCoffer(mode: 'dev' | 'cluster', shape: LoadShape, opts: Options): Promise<CofferRun> {
-  const suites = BENCH_SUITES.filter((s) => opts.suites.includes(s.name));
+  const chosen = BENCH_SUITES.filter((s) => opts.suites.includes(s.name));
+  const suites = chosen.filter((s): s is BenchSuite => !isStandalone(s));
   // a suite needing more kv replicas than the run's gets a cluster of its own
   const ownCluster = (s: BenchSuite) => mode === 'cluster' && (s.clusterKvReplicas ?? 0) > opts.kvReplicas;
   const rows: Row[] = [];
@@ -104,6 +108,11 @@ async function measureCoffer(mode: 'dev' | 'cluster', shape: LoadShape, opts: Op
     } finally {
       await server.stop();
     }
+  }
+  for (const suite of chosen.filter(isStandalone).filter((s) => s.modes.includes(mode))) {
+    log(`${mode} mode: ${suite.name}`);
+    const scenarios = await suite.runStandalone(shape, log);
+    rows.push(...scenarios.map((s) => ({ mode, scenario: s.name, summary: s.summary, rate: s.rate })));
   }
   return { rows, ...(startup ? { startup } : {}) };
 }
@@ -154,7 +163,9 @@ async function main(): Promise<void> {
   const baselines = new Map(
     rows.filter((r) => r.mode === 'baseline').map((r) => [r.scenario, r.summary.rps]),
   );
-  for (const row of rows) if (row.mode !== 'baseline') row.baseline = relevantBaseline(row.mode, baselines);
+  for (const row of rows)
+    if (row.mode !== 'baseline' && row.rate === undefined)
+      row.baseline = relevantBaseline(row.mode, baselines);
 
   process.stdout.write(`\n${resultsTable(rows)}\n`);
   const startupLines = startup ? devStartupLines(startup) : [];

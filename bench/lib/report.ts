@@ -9,6 +9,8 @@ export interface Row {
   mode: Mode;
   scenario: string;
   summary: Summary & { non2xx?: number };
+  /** shown instead of req/s, for a row that is not a rate */
+  rate?: string;
   /** the baseline this row is compared with (Coffer rows only) */
   baseline?: { name: string; rps: number };
 }
@@ -58,7 +60,7 @@ export function resultsTable(rows: Row[]): string {
     rows.map((r) => [
       r.mode,
       r.scenario,
-      formatNumber(r.summary.rps, 0),
+      r.rate ?? formatNumber(r.summary.rps, 0),
       formatNumber(r.summary.p50, 1),
       formatNumber(r.summary.p99, 1),
       String(r.summary.errors + (r.summary.non2xx ?? 0)),

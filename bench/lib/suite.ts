@@ -9,6 +9,8 @@ export interface CofferTarget {
 export interface Scenario {
   name: string;
   summary: HttpSummary;
+  /** shown instead of req/s, for a row that is not a rate (e.g. "—") */
+  rate?: string;
 }
 
 /** A goal a scenario is held to in cluster mode (printed under "Targets" in docs/benchmarks.md). */
@@ -62,4 +64,15 @@ export async function runScenario(
     throw new Error(`${name}: no request succeeded (${summary.non2xx} non-2xx, ${summary.errors} errors)`);
   log(`  ${name}: ${Math.round(summary.rps)} req/s, p99 ${summary.p99} ms`);
   return { name, summary };
+}
+
+/**
+ * A suite that starts the servers it measures itself (e.g. start-up time): it is given no
+ * target, and runs in the listed modes only.
+ */
+export interface StandaloneBenchSuite {
+  name: string;
+  targets: readonly BenchTarget[];
+  modes: readonly ('dev' | 'cluster')[];
+  runStandalone(shape: LoadShape, log: (line: string) => void): Promise<Scenario[]>;
 }

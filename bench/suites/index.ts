@@ -1,4 +1,4 @@
-import type { BenchSuite } from '../lib/suite';
+import type { BenchSuite, StandaloneBenchSuite } from '../lib/suite';
 import { directorySuite } from './directory.suite';
 import { kvSuite } from './kv.suite';
 import { kvWriteSuite } from './kv-write.suite';
@@ -8,9 +8,10 @@ import { replicationSuite } from './replication.suite';
 import { sshSuite } from './ssh.suite';
 import { sentinelSuite } from './sentinel.suite';
 import { historySuite } from './history.suite';
+import { startupSuite } from './startup.suite';
 
 /** Every engine's benchmark suite, run in this order in each mode (`--suites kv,pki` picks some). */
-export const BENCH_SUITES: readonly BenchSuite[] = [
+export const BENCH_SUITES: readonly (BenchSuite | StandaloneBenchSuite)[] = [
   kvSuite,
   pkiSuite,
   sshSuite,
@@ -20,4 +21,5 @@ export const BENCH_SUITES: readonly BenchSuite[] = [
   replicationSuite,
   kvWriteSuite,
   historySuite,
+  startupSuite,
 ];

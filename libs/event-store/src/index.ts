@@ -1,7 +1,14 @@
 export * from './event-store-types';
 export * from './runtime';
 export { createPgDb, pingPostgres, type DbHandle, type PgDbOptions } from './pg-db';
-export { createPgliteDb, type PgliteDbOptions } from './pglite-db';
+export { createPgliteDb, type PgliteDbHandle, type PgliteDbOptions } from './pglite-db';
+export {
+  migrateFromSnapshot,
+  migrationsKey,
+  pgliteSnapshotFile,
+  startPgliteFromSnapshot,
+  type SchemaMigrations,
+} from './pglite-snapshot';
 export { parseSafeInteger, parseNumeric } from './type-parsers';
 export { migrateSchema } from './migrate';
 export { EVENT_LOG_MIGRATION, eventLogMigration } from './migrations/0000_event_log';

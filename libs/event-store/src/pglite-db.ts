@@ -6,12 +6,19 @@ import {
   type PostgresQueryResult,
 } from 'kysely';
 import type { DbHandle } from './pg-db';
-import { PgliteWorker } from './pglite-worker';
+import { PgliteWorker, type PgliteWorkerOptions } from './pglite-worker';
 import type { AnyDb } from './event-store-types';
 
-export interface PgliteDbOptions {
-  /** directory of the embedded database; in memory when absent */
-  dataDir?: string;
+export type PgliteDbOptions = PgliteWorkerOptions;
+
+export interface PgliteDbHandle extends DbHandle {
+  dialect: 'pglite';
+  /** starts PGlite now (in its worker thread) rather than on the first query */
+  start(): void;
+  /** the key of the snapshot the database was started from; undefined when it started empty */
+  snapshotKey(): Promise<string | undefined>;
+  /** writes the database to `file` under `key`, a snapshot for later starts to begin from */
+  saveSnapshot(file: string, key: string): Promise<void>;
 }
 
 /**
@@ -69,14 +76,21 @@ const singleSessionDbs = new WeakSet<AnyDb>();
 export const isSingleSession = (db: AnyDb): boolean => singleSessionDbs.has(db);
 
 /** Embedded Postgres (PGlite, in a worker thread) for dev mode and tests. */
-export function createPgliteDb(opts: PgliteDbOptions = {}): DbHandle {
-  const dialect = new PostgresDialect({
-    // started on first use, so this factory stays synchronous like createPgDb
-    pool: async () =>
-      new SingleConnectionPool(new PgliteWorker(opts.dataDir ? { dataDir: opts.dataDir } : {})),
-  });
+export function createPgliteDb(opts: PgliteDbOptions = {}): PgliteDbHandle {
+  // started on first use (or `start()`), so this factory stays synchronous like createPgDb
+  let worker: PgliteWorker | undefined;
+  const workerOf = () => (worker ??= new PgliteWorker(opts));
+  const dialect = new PostgresDialect({ pool: async () => new SingleConnectionPool(workerOf()) });
   const db: AnyDb = new Kysely({ dialect });
   singleSessionDbs.add(db);
   let closing: Promise<void> | undefined;
-  return { db, dialect: 'pglite', close: () => (closing ??= db.destroy()) };
+  return {
+    db,
+    dialect: 'pglite',
+    start: () => void workerOf(),
+    snapshotKey: () => workerOf().snapshotKey(),
+    saveSnapshot: (file, key) => workerOf().saveSnapshot(file, key),
+    // a worker started but never queried has no pool to close it
+    close: () => (closing ??= db.destroy().then(() => worker?.close())),
+  };
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { setOwn } from '@coffer/contracts';
 
@@ -16,6 +17,8 @@ export interface WorkerQueryResult {
   affectedRows: number;
 }
 
+const SNAPSHOT_MAGIC = 'coffer-pglite-snapshot 1';
+
 const DATABASE_ERROR_FIELDS = [
   'code',
   'severity',
@@ -32,11 +35,15 @@ const DATABASE_ERROR_FIELDS = [
 ];
 
 // Plain JavaScript, evaluated by the worker. Query parameters are never sent back in errors.
+// pg-types rather than pg: the worker needs only the parsers, and pg itself costs ~150 ms to load.
 const WORKER_SOURCE = `
+const fs = require('node:fs');
+const zlib = require('node:zlib');
 const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglitePath);
-const { types } = require(workerData.pgPath);
+const types = require(workerData.pgTypesPath);
 const FIELDS = ${JSON.stringify(['name', 'message', ...DATABASE_ERROR_FIELDS])};
+const SNAPSHOT_MAGIC = ${JSON.stringify(SNAPSHOT_MAGIC)};
 const safeInteger = (text) => {
   const n = Number(text);
   if (!Number.isSafeInteger(n)) throw new RangeError('integer value is beyond Number.MAX_SAFE_INTEGER');
@@ -49,7 +56,57 @@ const parsers = {
   1114: types.getTypeParser(1114, 'text'),
   1184: types.getTypeParser(1184, 'text'),
 };
-const ready = PGlite.create({ ...(workerData.dataDir ? { dataDir: workerData.dataDir } : {}), parsers });
+const options = { ...(workerData.dataDir ? { dataDir: workerData.dataDir } : {}), parsers };
+// A snapshot file is the magic line, the key line, then the data directory's tarball (gzip).
+// The gzip is checked (length and CRC) before PGlite sees it: PGlite's own unpacking fails outside
+// any promise and would take the worker down. Streamed, so the check leaves no 28 MB copy behind
+// for an idle worker's GC that may never come.
+const intactGzip = (bytes) =>
+  new Promise((resolve) => {
+    const gunzip = zlib.createGunzip();
+    gunzip.on('data', () => undefined);
+    gunzip.on('end', () => resolve(true));
+    gunzip.on('error', () => resolve(false));
+    gunzip.end(bytes);
+  });
+const readSnapshot = async () => {
+  let bytes;
+  try {
+    bytes = fs.readFileSync(workerData.snapshotFile);
+  } catch {
+    return undefined;
+  }
+  const magicEnd = bytes.indexOf(10);
+  const keyEnd = magicEnd < 0 ? -1 : bytes.indexOf(10, magicEnd + 1);
+  if (keyEnd < 0 || bytes.subarray(0, magicEnd).toString() !== SNAPSHOT_MAGIC) return undefined;
+  const gzipped = bytes.subarray(keyEnd + 1);
+  if (!(await intactGzip(gzipped))) return undefined;
+  return { key: bytes.subarray(magicEnd + 1, keyEnd).toString(), tarball: new Blob([gzipped]) };
+};
+let loadedKey;
+const open = async () => {
+  const snapshot = workerData.snapshotFile && !workerData.dataDir ? await readSnapshot() : undefined;
+  if (snapshot) {
+    try {
+      const pg = await PGlite.create({ ...options, loadDataDir: snapshot.tarball });
+      loadedKey = snapshot.key;
+      return pg;
+    } catch {
+      // a damaged or foreign snapshot: start from an empty cluster, which the owner migrates
+    }
+  }
+  return PGlite.create(options);
+};
+const saveSnapshot = async (pg, file, key) => {
+  await pg.exec('checkpoint');
+  const tarball = Buffer.from(await (await pg.dumpDataDir('gzip')).arrayBuffer());
+  // written aside and renamed: a process starting meanwhile never reads half a snapshot
+  const tmp = file + '.' + process.pid + '.' + Date.now() + '.tmp';
+  fs.mkdirSync(require('node:path').dirname(tmp), { recursive: true });
+  fs.writeFileSync(tmp, Buffer.concat([Buffer.from(SNAPSHOT_MAGIC + '\\n' + key + '\\n'), tarball]));
+  fs.renameSync(tmp, file);
+};
+const ready = open();
 ready.catch(() => undefined);
 const describe = (error) => {
   const source = error && typeof error === 'object' ? error : { message: String(error) };
@@ -57,12 +114,22 @@ const describe = (error) => {
   for (const field of FIELDS) if (source[field] !== undefined && typeof source[field] !== 'object') out[field] = source[field];
   return out;
 };
+const reply = (id, rows) => parentPort.postMessage({ id, ok: true, rows, affectedRows: 0 });
 parentPort.on('message', async (msg) => {
   try {
     const pg = await ready;
     if (msg.op === 'close') {
       await pg.close();
-      parentPort.postMessage({ id: msg.id, ok: true, rows: [], affectedRows: 0 });
+      reply(msg.id, []);
+      return;
+    }
+    if (msg.op === 'snapshot-key') {
+      reply(msg.id, loadedKey === undefined ? [] : [{ key: loadedKey }]);
+      return;
+    }
+    if (msg.op === 'save-snapshot') {
+      await saveSnapshot(pg, msg.file, msg.key);
+      reply(msg.id, []);
       return;
     }
     const result = msg.params.length === 0 ? (await pg.exec(msg.sql)).at(-1) : await pg.query(msg.sql, msg.params);
@@ -113,6 +180,16 @@ function toError(described: Record<string, unknown> = {}): Error {
   return new Error(message);
 }
 
+export interface PgliteWorkerOptions {
+  /** directory of the embedded database; in memory when absent */
+  dataDir?: string;
+  /**
+   * In memory only: a data directory snapshot to start from when the file holds one (see
+   * `saveSnapshot`); the database starts empty when it is missing or unreadable.
+   */
+  snapshotFile?: string;
+}
+
 /** One PGlite instance in a worker thread; requests are answered in order. */
 export class PgliteWorker {
   readonly #worker: Worker;
@@ -123,13 +200,16 @@ export class PgliteWorker {
   #nextId = 1;
   #dead: Error | undefined;
 
-  constructor(opts: { dataDir?: string }) {
+  #closing: Promise<void> | undefined;
+
+  constructor(opts: PgliteWorkerOptions) {
     this.#worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
         pglitePath: require.resolve('@electric-sql/pglite'),
-        pgPath: require.resolve('pg'),
+        pgTypesPath: require.resolve('pg-types', { paths: [path.dirname(require.resolve('pg'))] }),
         dataDir: opts.dataDir,
+        snapshotFile: opts.snapshotFile,
       },
     });
     // idle, the worker must not keep the process alive; busy, it must
@@ -149,7 +229,23 @@ export class PgliteWorker {
     });
   }
 
-  async close(): Promise<void> {
+  /** The key of the snapshot the database was started from, or undefined (started empty). */
+  async snapshotKey(): Promise<string | undefined> {
+    const { rows } = await this.#send({ op: 'snapshot-key' });
+    const key = rows[0]?.['key'];
+    return typeof key === 'string' ? key : undefined;
+  }
+
+  /** Writes the current data directory to `file` (a snapshot to start from), under `key`. */
+  async saveSnapshot(file: string, key: string): Promise<void> {
+    await this.#send({ op: 'save-snapshot', file, key });
+  }
+
+  close(): Promise<void> {
+    return (this.#closing ??= this.#close());
+  }
+
+  async #close(): Promise<void> {
     if (this.#dead) return;
     try {
       await this.#send({ op: 'close' });

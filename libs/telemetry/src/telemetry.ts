@@ -4,11 +4,11 @@ import { context, propagation, trace, type TracerProvider } from '@opentelemetry
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { installCorrelatedLogger } from './log-correlation';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { NestInstrumentation } from '@opentelemetry/instrumentation-nestjs-core';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import type * as OtlpHttpJson from '@opentelemetry/exporter-trace-otlp-http';
+import type * as OtlpHttpProto from '@opentelemetry/exporter-trace-otlp-proto';
+import type * as HttpInstrumentationModule from '@opentelemetry/instrumentation-http';
+import type * as NestInstrumentationModule from '@opentelemetry/instrumentation-nestjs-core';
+import type * as PgInstrumentationModule from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
@@ -96,8 +96,9 @@ const INSTRUMENTED_MODULES = [
   '@nestjs/core/router/router-execution-context.js',
 ];
 
+const load = createRequire(__filename);
+
 function patchLoadedModules(): void {
-  const load = createRequire(__filename);
   for (const name of INSTRUMENTED_MODULES) {
     try {
       load(name);
@@ -138,6 +139,15 @@ function boot(options: TelemetryOptions): Sdk {
  */
 function ensureInstrumented(state: Sdk): void {
   if (state.instrumentations.length > 0) return;
+  // Loaded here, not imported: with no exporter (dev mode, most tests) they and the OTLP exporters
+  // (about 350 modules) would only lengthen every start.
+  const { HttpInstrumentation } = load(
+    '@opentelemetry/instrumentation-http',
+  ) as typeof HttpInstrumentationModule;
+  const { PgInstrumentation } = load('@opentelemetry/instrumentation-pg') as typeof PgInstrumentationModule;
+  const { NestInstrumentation } = load(
+    '@opentelemetry/instrumentation-nestjs-core',
+  ) as typeof NestInstrumentationModule;
   // Instrumentations enable themselves on construction; pg and http never record parameters or headers.
   state.instrumentations = [new HttpInstrumentation(), new PgInstrumentation(), new NestInstrumentation()];
   for (const instrumentation of state.instrumentations) instrumentation.setTracerProvider(state.provider);
@@ -198,7 +208,15 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     keys.push(
       acquire(state, url, () => {
         const otlp =
-          protocol === 'http/json' ? new OTLPJsonTraceExporter({ url }) : new OTLPProtoTraceExporter({ url });
+          protocol === 'http/json'
+            ? new (load('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttpJson).OTLPTraceExporter({
+                url,
+              })
+            : new (
+                load('@opentelemetry/exporter-trace-otlp-proto') as typeof OtlpHttpProto
+              ).OTLPTraceExporter({
+                url,
+              });
         return new BatchSpanProcessor(new ReportingExporter(otlp, url, logger));
       }),
     );

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Agent } from 'node:https';
 import { rootCertificates } from 'node:tls';
-import { ClientSecretCredential } from '@azure/identity';
+import type { ClientSecretCredential } from '@azure/identity';
 import { isDomainError } from '@coffer/contracts';
 import type { CloudAEndpoints } from './cloud-a-endpoints';
 import { AzureStatusError, azureRequest, upstream, type AzureCall } from './cloud-a-http';
@@ -45,13 +45,34 @@ function valuesOf(body: unknown): Record<string, unknown>[] {
 }
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 
+interface CredentialEntry {
+  credential: Promise<ClientSecretCredential>;
+  agent?: Agent;
+}
+
 /**
  * Cached per connection (tenant, client, secret digest, authority, CA): MSAL keeps its token cache
  * in the credential, so tokens are reused until they expire.
  */
-const credentials = new Map<string, { credential: ClientSecretCredential; agent?: Agent }>();
+const credentials = new Map<string, CredentialEntry>();
 
-function credentialFor(c: CloudAConnection): { credential: ClientSecretCredential; agent?: Agent } {
+/**
+ * @azure/identity (about 250 modules, the largest SDK of a process) is loaded on the first
+ * credential: only a mount configured for Azure ever needs it, and every process would otherwise
+ * pay it at start.
+ */
+async function newCredential(c: CloudAConnection, agent: Agent | undefined): Promise<ClientSecretCredential> {
+  const { ClientSecretCredential } = await import('@azure/identity');
+  return new ClientSecretCredential(c.tenantId, c.clientId, c.clientSecret, {
+    authorityHost: c.endpoints.authorityHost,
+    // Azure Stack and private clouds: MSAL's instance discovery only knows Microsoft's clouds.
+    disableInstanceDiscovery: c.endpoints.customAuthority,
+    ...(agent ? { agent } : {}),
+    retryOptions: { maxRetries: 1 },
+  });
+}
+
+function credentialFor(c: CloudAConnection): CredentialEntry {
   const key = createHash('sha256')
     .update(
       JSON.stringify([c.tenantId, c.clientId, c.clientSecret, c.endpoints.authorityHost, c.caCertificate]),
@@ -63,13 +84,9 @@ function credentialFor(c: CloudAConnection): { credential: ClientSecretCredentia
     const agent = c.caCertificate
       ? new Agent({ ca: [...rootCertificates, c.caCertificate], keepAlive: true })
       : undefined;
-    const credential = new ClientSecretCredential(c.tenantId, c.clientId, c.clientSecret, {
-      authorityHost: c.endpoints.authorityHost,
-      // Azure Stack and private clouds: MSAL's instance discovery only knows Microsoft's clouds.
-      disableInstanceDiscovery: c.endpoints.customAuthority,
-      ...(agent ? { agent } : {}),
-      retryOptions: { maxRetries: 1 },
-    });
+    const credential = newCredential(c, agent);
+    // awaited by every token request; a connection never used must not leave a rejection unhandled
+    credential.catch(() => undefined);
     if (credentials.size > 64) credentials.clear();
     entry = { credential, ...(agent ? { agent } : {}) };
     credentials.set(key, entry);
@@ -80,7 +97,7 @@ function credentialFor(c: CloudAConnection): { credential: ClientSecretCredentia
 /** Calls of Microsoft Graph and Azure Resource Manager as the configured service principal. */
 export class CloudAAzure {
   private readonly agent: Agent | undefined;
-  private readonly credential: ClientSecretCredential;
+  private readonly credential: Promise<ClientSecretCredential>;
 
   constructor(private readonly c: CloudAConnection) {
     const entry = credentialFor(c);
@@ -95,7 +112,8 @@ export class CloudAAzure {
 
   private async token(resource: string): Promise<string> {
     try {
-      const token = await this.credential.getToken(`${resource}/.default`, {
+      const credential = await this.credential;
+      const token = await credential.getToken(`${resource}/.default`, {
         abortSignal: AbortSignal.timeout(this.c.timeoutMs),
       });
       return token.token;
