@@ -82,6 +82,11 @@ export async function migrateSchema(
   return [...results, ...(await migrateEventLog(db, schema))];
 }
 
+/** The event log's migrations after 0000_event_log (also what identifies a dev-mode snapshot). */
+export function eventLogLaterMigrations(schema: string): Record<string, Migration> {
+  return { '0001_event_log_actor': eventLogActorMigration(schema) };
+}
+
 /**
  * The event log's migrations after 0000_event_log, in a history table of their own: they cannot
  * join the service's (its migrations already run after 0000, and kysely refuses a new migration
@@ -93,7 +98,7 @@ async function migrateEventLog(db: AnyDb, schema: string): Promise<MigrationResu
     migrationTableSchema: schema,
     migrationTableName: 'event_log_migration',
     migrationLockTableName: 'event_log_migration_lock',
-    provider: { getMigrations: async () => ({ '0001_event_log_actor': eventLogActorMigration(schema) }) },
+    provider: { getMigrations: async () => eventLogLaterMigrations(schema) },
   });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error !== undefined) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Migration } from 'kysely';
-import { migrateSchema } from './migrate';
+import { eventLogLaterMigrations, migrateSchema } from './migrate';
 import { EVENT_LOG_MIGRATION, eventLogMigration } from './migrations/0000_event_log';
 import { createPgliteDb, type PgliteDbHandle } from './pglite-db';
 
@@ -33,6 +33,7 @@ export function migrationsKey(services: readonly SchemaMigrations[]): string {
     const all: Record<string, Migration> = {
       [EVENT_LOG_MIGRATION]: eventLogMigration(schema),
       ...migrations,
+      ...eventLogLaterMigrations(schema),
     };
     hash.update(`schema ${schema}\n`);
     for (const [name, migration] of Object.entries(all)) {
