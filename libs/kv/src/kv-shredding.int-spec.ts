@@ -16,6 +16,10 @@ import { startKvHarness, type KvHarness } from './test-support/kv-harness';
  * the barrier key in hand. A positive control shows the same method does recover the value
  * before the shred.
  */
+// Each check searches every column of every table of the database: ~1-5 s on an idle 2-core machine,
+// more when the int run shares it.
+jest.setTimeout(60_000);
+
 describe('crypto-shredding (Postgres, whole-database search)', () => {
   let h: KvHarness;
   let store: EventStore;
