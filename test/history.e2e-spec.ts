@@ -203,6 +203,94 @@ describe.each(TARGETS)('%s: history proofs', (kind) => {
     expect((await target.root.get('sys/history/state/identity/entity/id/nope')).status).toBe(404);
   });
 
+  it('answers kv v2 config, metadata and values as the live API did; destroyed data stays destroyed', async () => {
+    interface Instant {
+      at: string;
+      metadata: unknown;
+      config: unknown;
+      /** version -> the live read's status and data then */
+      data: Record<number, { status: number; data: unknown }>;
+    }
+    const instants: Instant[] = [];
+    const key = 'hist-kv';
+    const record = async (): Promise<void> => {
+      const data: Instant['data'] = {};
+      for (const v of [1, 2, 3, 4]) {
+        const res = await target.root.get(`secret/data/${key}`, { query: { version: v } });
+        data[v] = { status: res.status, data: res.body.data };
+      }
+      const metadata = (await target.root.get(`secret/metadata/${key}`)).body.data;
+      const config = (await target.root.get('secret/config')).body.data;
+      const at = new Date().toISOString();
+      instants.push({ at, metadata, config, data });
+      // the next change is recorded strictly after this instant (poll the clock, no sleep)
+      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const put = async (v: number) =>
+      expect((await target.root.put(`secret/data/${key}`, { data: { v } })).status).toBe(200);
+
+    const meta = { max_versions: 3, custom_metadata: { owner: 'ann' } };
+    expect((await target.root.put(`secret/metadata/${key}`, meta)).status).toBe(204);
+    await put(1);
+    await record();
+    await put(2);
+    await put(3);
+    expect(
+      (await target.root.post(`secret/metadata/${key}`, { custom_metadata: { owner: 'bob' } })).status,
+    ).toBe(204);
+    await record();
+    await put(4); // max_versions 3: version 1 is pruned
+    expect((await target.root.post(`secret/destroy/${key}`, { versions: [2] })).status).toBe(204);
+    await record();
+
+    const past = (path: string, at: string, query: Record<string, string | number> = {}) =>
+      target.root.get(`sys/history/state/${path}`, { query: { at, ...query } });
+    for (const then of instants) {
+      const metadata = await past(`secret/metadata/${key}`, then.at);
+      expect(metadata.status).toBe(200);
+      expect(metadata.body.data.state).toEqual(then.metadata);
+      expect(metadata.body.data.engine_wal).toBeGreaterThan(0);
+      expect((await past('secret/config', then.at)).body.data.state).toEqual(then.config);
+    }
+    const [first, second, third] = instants;
+    if (!first || !second || !third) throw new Error('three instants expected');
+    // a value live then and still held by the engine: the live read's answer then
+    const v3 = await past(`secret/data/${key}`, second.at, { version: 3 });
+    expect(v3.status).toBe(200);
+    expect(v3.body.data.state).toEqual(second.data[3]?.data);
+    expect((await past(`secret/data/${key}`, third.at)).body.data.state.data).toEqual({ v: 4 });
+    // live then, destroyed (version 2) or pruned (version 1) since: gone from history too
+    for (const [at, version] of [
+      [second.at, 2],
+      [first.at, 1],
+    ] as const) {
+      expect(instants.find((i) => i.at === at)?.data[version]?.status).toBe(200);
+      const gone = await past(`secret/data/${key}`, at, { version });
+      expect(gone.status).toBe(404);
+      expect(JSON.stringify(gone.body)).not.toContain('"v":');
+      expect(JSON.stringify(gone.body)).toContain('destroyed data stays destroyed');
+    }
+    // what was 404 then is 404 in history (version 4 did not exist at the second instant)
+    expect((await past(`secret/data/${key}`, second.at, { version: 4 })).status).toBe(404);
+
+    // values only to callers who may read the live path now; metadata to any history reader
+    const historian = 'path "sys/history/*" { capabilities = ["read", "sudo"] }';
+    expect((await target.root.put('sys/policies/acl/historian', { policy: historian })).status).toBe(204);
+    const auth = (await target.root.post('auth/token/create', { policies: ['historian'] })).body.auth;
+    const reader = target.root.withToken(auth.client_token as string);
+    expect(
+      (await reader.get(`sys/history/state/secret/metadata/${key}`, { query: { at: second.at } })).status,
+    ).toBe(200);
+    expect(
+      (await reader.get(`sys/history/state/secret/data/${key}`, { query: { at: second.at, version: 3 } }))
+        .status,
+    ).toBe(403);
+    // `at` as a core_sys WAL index: the kv state at the time that event was recorded
+    const head = (await target.root.get('sys/history/tree-head')).body.data.tree_size as number;
+    expect((await past(`secret/metadata/${key}`, String(head))).body.data.state).toEqual(third.metadata);
+    expect((await past('secret/subkeys/x', third.at)).status).toBe(400);
+  });
+
   it('the change feed says who wrote secret/data/x and changed a policy, never the values', async () => {
     const v1 = 'path "secret/data/feed-*" { capabilities = ["read"] }';
     expect((await target.root.put('sys/policies/acl/feed-writer', { policy: v1 })).status).toBe(204);
