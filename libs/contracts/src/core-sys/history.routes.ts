@@ -291,7 +291,7 @@ export const historyRouteDefs: RouteDef[] = [
     pattern: 'history/state/:path*',
     synopsis: 'What a read answered at an instant, rebuilt from the log.',
     description:
-      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id>, and of kv v2 mounts config, metadata/<key> and data/<key>?version= (values only while not destroyed, to callers who may read them now), in the caller namespace.',
+      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id>, of kv v2 mounts config, metadata/<key> and data/<key>?version= (values only while not destroyed, to callers who may read them now), and of pki mounts roles/<name>, in the caller namespace.',
     sudo: true,
     operations: { read: op(c.state, 'Read a past state') },
   },

@@ -32,7 +32,7 @@ const TOKEN_PATH = /^auth\/token\/lookup-accessor\/([^/]+)$/;
 const ENTITY_PATH = /^identity\/entity\/id\/([^/]+)$/;
 const GROUP_PATH = /^identity\/group\/id\/([^/]+)$/;
 const KNOWN_PATHS =
-  'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id> and the config, metadata/<key> and data/<key> of kv v2 mounts';
+  'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id> the config, metadata/<key> and data/<key> of kv v2 mounts and roles/<name> of pki mounts';
 
 export interface HistoryInstant {
   /** the last event of the core_sys log at that instant (0 = before the first) */
