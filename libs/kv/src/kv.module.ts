@@ -12,11 +12,13 @@ import { KV_LOGS } from './kv.events';
 import { KvConfigEventLog, KvConfigProjection } from './kv2/kv2-config.projection';
 import { Kv2ConfigService } from './kv2/kv2-config.service';
 import { Kv2DataService } from './kv2/kv2-data.service';
+import { Kv2HistoryService } from './kv2/kv2-history.service';
 import { Kv2MetadataService } from './kv2/kv2-metadata.service';
 import { Kv2VersionsService } from './kv2/kv2-versions.service';
 import {
   Kv2ConfigHandlers,
   Kv2DataHandlers,
+  Kv2HistoryHandlers,
   Kv2MetadataHandlers,
   Kv2VersionsHandlers,
 } from './kv2/kv2.handlers';
@@ -77,6 +79,7 @@ export class KvModule {
         Kv2DataService,
         Kv2VersionsService,
         Kv2MetadataService,
+        Kv2HistoryService,
         MountPurgeRepository,
         MountPurgeProjection,
         writerProvider(MountPurgeEventLog, KV_EVENT_STORE, MOUNT_PURGE_LOG, MountPurgeProjection),
@@ -90,6 +93,7 @@ export class KvModule {
         Kv2DataHandlers,
         Kv2VersionsHandlers,
         Kv2MetadataHandlers,
+        Kv2HistoryHandlers,
         KvBroadcastHandlers,
       ],
     };

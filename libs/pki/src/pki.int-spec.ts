@@ -3,6 +3,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import { Barrier, createKeyring } from '@coffer/barrier';
 import {
   encodeContext,
+  engineHistoryState,
   engineLeaseContracts,
   mountDisabled,
   type CallerContext,
@@ -226,5 +227,42 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
     await client.publish(mountDisabled, { uuid: mount.uuid, type: 'pki', path: mount.path });
     await waitFor(async () => (await rows()) === 0, { timeoutMs: 10_000, message: 'mount purged' });
     expect((await call(pki.caPem, mount, {})).status).toBe(204);
+  });
+
+  it('answers pki.history.state for roles/<name> as the live read did at each instant', async () => {
+    const mount = newMount();
+    const instant = async (): Promise<string> => {
+      const at = new Date().toISOString();
+      // the next change is recorded strictly after this instant (poll the clock, no sleep)
+      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+      return at;
+    };
+    const past = (at: string, path = 'roles/r') =>
+      client.request(engineHistoryState('pki'), {
+        mount_uuid: mount.uuid,
+        mount_type: 'pki',
+        mount_options: {},
+        path,
+        query: {},
+        at,
+        values: false,
+      });
+    const before = await instant();
+    await call(pki.roleWrite, mount, { name: 'r' }, { allow_any_name: true, key_type: 'ec', ttl: '1h' });
+    const first = { at: await instant(), live: (await call(pki.roleRead, mount, { name: 'r' })).data };
+    await call(pki.roleWrite, mount, { name: 'r' }, { allowed_domains: ['example.com'], key_type: 'rsa' });
+    const second = { at: await instant(), live: (await call(pki.roleRead, mount, { name: 'r' })).data };
+    await call(pki.roleDelete, mount, { name: 'r' });
+    const deleted = await instant();
+
+    await expect(past(before)).resolves.toMatchObject({ found: false, wal: 0 });
+    for (const then of [first, second]) {
+      const answer = await past(then.at);
+      expect(answer).toMatchObject({ found: true, wal: expect.any(Number) });
+      expect(answer.state).toEqual(then.live);
+    }
+    expect(first.live).not.toEqual(second.live);
+    await expect(past(deleted)).resolves.toMatchObject({ found: false, state: null });
+    await expect(past(deleted, 'issuers')).rejects.toMatchObject({ code: 'invalid_request' });
   });
 });

@@ -24,7 +24,8 @@ import { PkiMountEventLog, PkiMountProjection } from './mounts/pki-mount.project
 import { PKI_EVENT_STORE, PKI_OPTIONS, PKI_RUNTIME, type PkiModuleOptions } from './pki.di';
 import { PKI_LOGS } from './pki.events';
 import { ROLE_LOG, type ROLE_EVENT_TYPES } from './roles/role.events';
-import { RoleHandlers } from './roles/role.handlers';
+import { RoleHandlers, RoleHistoryHandlers } from './roles/role.handlers';
+import { RoleHistoryService } from './roles/role-history.service';
 import { RoleService } from './roles/role.service';
 import { IssuerEventLog, RoleEventLog, SettingsEventLog } from './shared/document-logs';
 import { DocumentProjection, type DocumentAppend } from './shared/document.projection';
@@ -83,6 +84,7 @@ export class PkiModule {
         IssuerService,
         CaSigningService,
         RoleService,
+        RoleHistoryService,
         IssueService,
         RevocationService,
         CrlService,
@@ -91,7 +93,14 @@ export class PkiModule {
         writerProvider(PkiMountEventLog, PKI_EVENT_STORE, PKI_MOUNT_LOG, PkiMountProjection),
         PkiMountService,
       ],
-      controllers: [IssuerHandlers, RoleHandlers, CertificateHandlers, CrlHandlers, PkiBroadcastHandlers],
+      controllers: [
+        IssuerHandlers,
+        RoleHandlers,
+        RoleHistoryHandlers,
+        CertificateHandlers,
+        CrlHandlers,
+        PkiBroadcastHandlers,
+      ],
     };
   }
 }

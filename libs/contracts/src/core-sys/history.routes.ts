@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { weakInt, weakString } from '../fields';
 import { jsonObjectSchema } from '../fields/json-object';
+import { defineContract } from '../contract';
 import { engineContract, type OperationDef, type RouteDef } from '../routes';
 
 /**
@@ -126,6 +127,9 @@ export const historyContracts = {
     query: z
       .object({
         at: weakString({ description: 'RFC 3339 time, or a WAL index of the core_sys log (default: now).' }),
+        version: weakString({
+          description: 'kv v2 data/<key>: the version (default: the current one then).',
+        }),
       })
       .prefault({}),
     data: z.object({
@@ -135,6 +139,8 @@ export const historyContracts = {
       recorded_at: z.string().nullable(),
       /** what the live read of `path` answered then (its `data`) */
       state: jsonObjectSchema,
+      /** an engine's path: the last event of the engine's own log folded into `state` */
+      engine_wal: z.number().int().optional(),
     }),
   }),
   explain: engineContract('core.sys.history.explain', {
@@ -196,6 +202,42 @@ export const historyContracts = {
   }),
 };
 
+/**
+ * State at a time of an engine's own paths (`<service>.history.state`): only the engine can decode
+ * its log, so core-sys resolves the mount as it was then (its own history) and asks the engine's
+ * service. `values` is set only when core-sys checked that the caller may read the live path now.
+ */
+export const engineHistoryStateRequest = z.object({
+  mount_uuid: z.string().min(1),
+  /** the mount's type and options then (kv: options.version picks v1 or v2) */
+  mount_type: z.string(),
+  mount_options: z.record(z.string(), z.string()).default({}),
+  /** the path inside the mount ("metadata/a/b", "config", "data/a/b") */
+  path: z.string(),
+  /** the read's query then (kv: version) */
+  query: z.record(z.string(), z.string()).default({}),
+  /** RFC 3339: the instant; absent = now. Events recorded at or before it are folded. */
+  at: z.string().optional(),
+  /** the caller may read the live path now: past secret values may be returned */
+  values: z.boolean().default(false),
+});
+export const engineHistoryStateResponse = z.object({
+  /** false: the live read answered 404 then (`state` is its body, if any) */
+  found: z.boolean(),
+  /** the last event of the engine's log folded into the answer (0 = none) */
+  wal: z.number().int().nonnegative(),
+  state: jsonObjectSchema.nullable(),
+  warnings: z.array(z.string()).default([]),
+});
+
+export type EngineHistoryStateRequest = z.infer<typeof engineHistoryStateRequest>;
+export type EngineHistoryStateResponse = z.infer<typeof engineHistoryStateResponse>;
+
+/** The contract an engine's service answers to rebuild one of its paths at an instant. */
+export function engineHistoryState(service: string) {
+  return defineContract(`${service}.history.state`, engineHistoryStateRequest, engineHistoryStateResponse);
+}
+
 const op = (contract: OperationDef['contract'], summary: string): OperationDef => ({ contract, summary });
 const c = historyContracts;
 
@@ -247,9 +289,9 @@ export const historyRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'history/state/:path*',
-    synopsis: 'What a sys read answered at an instant, rebuilt from the log.',
+    synopsis: 'What a read answered at an instant, rebuilt from the log.',
     description:
-      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id> and identity/group/id/<id>, in the caller namespace.',
+      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id>, of kv v2 mounts config, metadata/<key> and data/<key>?version= (values only while not destroyed, to callers who may read them now), and of pki mounts roles/<name>, in the caller namespace.',
     sudo: true,
     operations: { read: op(c.state, 'Read a past state') },
   },

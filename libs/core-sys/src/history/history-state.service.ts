@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { z } from 'zod';
 import {
   invalidRequest,
@@ -18,6 +18,7 @@ import { listKeys, normalisePolicyName, qualifiedPolicyName } from '../policies/
 import { POLICY_LOG, policyStream } from '../policies/policy.events';
 import { isUsable } from '../tokens/token.decider';
 import { lookupData } from '../tokens/token.view';
+import { HistoryEngines } from './history-engines';
 import { HistoryFolds } from './history-folds';
 import { HistoryIdentity } from './history-identity';
 import { HistoryStateRepository } from './history-state.repository';
@@ -31,7 +32,7 @@ const TOKEN_PATH = /^auth\/token\/lookup-accessor\/([^/]+)$/;
 const ENTITY_PATH = /^identity\/entity\/id\/([^/]+)$/;
 const GROUP_PATH = /^identity\/group\/id\/([^/]+)$/;
 const KNOWN_PATHS =
-  'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id> and identity/group/id/<id>';
+  'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id> the config, metadata/<key> and data/<key> of kv v2 mounts and roles/<name> of pki mounts';
 
 export interface HistoryInstant {
   /** the last event of the core_sys log at that instant (0 = before the first) */
@@ -58,6 +59,8 @@ export class HistoryStateService {
     @Inject(CORE_SYS_EVENT_STORE) private readonly store: EventStore,
     private readonly folds: HistoryFolds,
     private readonly identity: HistoryIdentity,
+    /** engines' paths (kv v2), asked over the transport; absent where no transport is wired (benchmarks) */
+    @Optional() private readonly engines?: HistoryEngines,
   ) {
     this.log = runtime.schema;
   }
@@ -66,6 +69,7 @@ export class HistoryStateService {
     path: string,
     at: string | undefined,
     caller: CallerContext,
+    query: Record<string, string> = {},
   ): Promise<ResponseOf<typeof c.state>> {
     const instant = await this.instant(at);
     const clean = path.replace(/^\/+|\/+$/g, '');
@@ -75,6 +79,7 @@ export class HistoryStateService {
     const entity = ENTITY_PATH.exec(clean);
     const group = GROUP_PATH.exec(clean);
     let state: Record<string, unknown>;
+    let engine: { wal: number; warnings: string[] } | undefined;
     if (clean === 'sys/mounts' || clean === 'sys/auth') {
       const mounts = (await this.mountsAt(instant.wal)).filter((m) => namespaceOf(m) === ns);
       state = mountListing(mounts, clean === 'sys/auth');
@@ -94,7 +99,18 @@ export class HistoryStateService {
     } else if (group) {
       state = await this.identity.groupAt(instant.wal, ns, group[1] ?? '', await this.mountsAt(instant.wal));
     } else {
-      throw invalidRequest(`no history of "${clean}": ${KNOWN_PATHS} have one`);
+      // a path of a secrets engine: the mount then, then the engine's own log (history-engines.ts)
+      const mount = this.engines?.mountOf(await this.mountsAt(instant.wal), clean, ns);
+      if (!this.engines || !mount) throw invalidRequest(`no history of "${clean}": ${KNOWN_PATHS} have one`);
+      const answer = await this.engines.stateAt(
+        mount,
+        clean,
+        { at, recordedAt: instant.recordedAt },
+        query,
+        caller,
+      );
+      state = answer.state;
+      engine = { wal: answer.wal, warnings: answer.warnings };
     }
     return {
       data: {
@@ -102,7 +118,9 @@ export class HistoryStateService {
         wal: instant.wal,
         recorded_at: instant.recordedAt?.toISOString() ?? null,
         state,
+        ...(engine ? { engine_wal: engine.wal } : {}),
       },
+      warnings: engine?.warnings ?? [],
     };
   }
 

@@ -50,7 +50,8 @@ export class HistoryHandlers {
     @Payload() req: RequestOf<typeof c.state>,
     @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof c.state>> {
-    return this.states.state(req.params.path, req.query.at, caller);
+    const { version } = req.query;
+    return this.states.state(req.params.path, req.query.at, caller, version === undefined ? {} : { version });
   }
   @Handles(c.explain) explain(
     @Payload() req: RequestOf<typeof c.explain>,

@@ -17,6 +17,7 @@ import { HistoryProofService } from './history-proof.service';
 import { HistoryStateRepository } from './history-state.repository';
 import { HistoryStateService } from './history-state.service';
 import { HistoryAccessService } from './history-access.service';
+import { HistoryEngines } from './history-engines';
 import { HistoryFolds } from './history-folds';
 import { HistoryIdentity } from './history-identity';
 import { HistoryChangesService } from './history-changes.service';
@@ -37,6 +38,7 @@ export const historyProviders: Provider[] = [
   HistoryStateRepository,
   HistoryFolds,
   HistoryIdentity,
+  HistoryEngines,
   HistoryStateService,
   HistoryAccessService,
   HistoryChangesService,

@@ -1,10 +1,19 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { kvV2, type EngineRequest, type RequestOf, type ResponseOf } from '@coffer/contracts';
+import {
+  engineHistoryState,
+  kvV2,
+  type EngineHistoryStateRequest,
+  type EngineHistoryStateResponse,
+  type EngineRequest,
+  type RequestOf,
+  type ResponseOf,
+} from '@coffer/contracts';
 import { Handles } from '@coffer/transport';
 import { kv2InvalidPath } from '../shared/engine-request';
 import { Kv2ConfigService } from './kv2-config.service';
 import { Kv2DataService } from './kv2-data.service';
+import { Kv2HistoryService } from './kv2-history.service';
 import { Kv2MetadataService } from './kv2-metadata.service';
 import { Kv2VersionsService } from './kv2-versions.service';
 
@@ -129,5 +138,16 @@ export class Kv2MetadataHandlers {
   @Handles(kvV2.invalidPath)
   invalid(@Payload() req: RequestOf<typeof kvV2.invalidPath>): Promise<ResponseOf<typeof kvV2.invalidPath>> {
     return Promise.reject(kv2InvalidPath(req.operation, req.path));
+  }
+}
+
+/** kv.history.state: a kv v2 path at an instant, asked by core-sys's sys/history/state. */
+@Controller()
+export class Kv2HistoryHandlers {
+  constructor(private readonly history: Kv2HistoryService) {}
+
+  @Handles(engineHistoryState('kv'))
+  state(@Payload() req: EngineHistoryStateRequest): Promise<EngineHistoryStateResponse> {
+    return this.history.state(req);
   }
 }

@@ -217,6 +217,20 @@ export class Kv2Repository {
     return rows?.[0]?.stream_version !== null && rows?.[0]?.stream_version !== undefined;
   }
 
+  /**
+   * A version's barrier-wrapped data key, while it exists: destroy, prune and metadata delete
+   * erase it, which is what keeps their data unreadable in history too.
+   */
+  async wrappedKey(keyId: string): Promise<Buffer | undefined> {
+    const row = await this.db
+      .of()
+      .selectFrom('data_keys')
+      .select('wrapped')
+      .where('key_id', '=', keyId)
+      .executeTakeFirst();
+    return row?.wrapped;
+  }
+
   /** Names (and sub-folders, ending in "/") of the keys directly in `folder`. */
   async list(mountUuid: string, folder: string): Promise<string[]> {
     return listChildren(this.db.pool, `${this.db.schema}.kv2_keys`, sql`t.mount_uuid = ${mountUuid}`, folder);

@@ -1,8 +1,15 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { RequestOf, ResponseOf } from '@coffer/contracts';
+import {
+  engineHistoryState,
+  type EngineHistoryStateRequest,
+  type EngineHistoryStateResponse,
+  type RequestOf,
+  type ResponseOf,
+} from '@coffer/contracts';
 import { pki } from '@coffer/contracts/pki';
 import { Handles } from '@coffer/transport';
+import { RoleHistoryService } from './role-history.service';
 import { RoleService } from './role.service';
 
 /** pki/roles (no logic). */
@@ -28,5 +35,16 @@ export class RoleHandlers {
   @Handles(pki.roleList)
   list(@Payload() req: RequestOf<typeof pki.roleList>): Promise<ResponseOf<typeof pki.roleList>> {
     return this.roles.list(req);
+  }
+}
+
+/** pki.history.state: roles/<name> at an instant, asked by core-sys's sys/history/state (no logic). */
+@Controller()
+export class RoleHistoryHandlers {
+  constructor(private readonly history: RoleHistoryService) {}
+
+  @Handles(engineHistoryState('pki'))
+  state(@Payload() req: EngineHistoryStateRequest): Promise<EngineHistoryStateResponse> {
+    return this.history.state(req);
   }
 }

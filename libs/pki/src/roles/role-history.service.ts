@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  invalidRequest,
+  isJsonObject,
+  type EngineHistoryStateRequest,
+  type EngineHistoryStateResponse,
+} from '@coffer/contracts';
+import { pkiRoleDataSchema } from '@coffer/contracts/pki';
+import type { EventStore, ServiceRuntime } from '@coffer/event-store';
+import { PKI_EVENT_STORE, PKI_RUNTIME } from '../pki.di';
+import { documentStream } from '../shared/document.projection';
+import { ROLE_LOG } from './role.events';
+
+const ROLE_PATH = /^roles\/([^/]+)$/;
+
+/**
+ * `pki.history.state`: `roles/<name>` of a pki mount as its live read answered at an instant. A
+ * role is its own stream (`pki-role/<mount uuid>/<name>`), each event the whole role: the last
+ * event recorded at or before the instant decides (written: the role then; deleted: 404).
+ */
+@Injectable()
+export class RoleHistoryService {
+  constructor(
+    @Inject(PKI_RUNTIME) private readonly runtime: Pick<ServiceRuntime, 'clock'>,
+    @Inject(PKI_EVENT_STORE) private readonly store: EventStore,
+  ) {}
+
+  async state(req: EngineHistoryStateRequest): Promise<EngineHistoryStateResponse> {
+    const name = ROLE_PATH.exec(req.path.replace(/^\/+|\/+$/g, ''))?.[1];
+    if (req.mount_type !== 'pki' || name === undefined) {
+      throw invalidRequest(`no history of "${req.path}": roles/<name> of a pki mount has one`);
+    }
+    const at = req.at === undefined ? this.runtime.clock() : new Date(req.at);
+    if (Number.isNaN(at.getTime())) throw invalidRequest('at must be an RFC 3339 time');
+    let role: unknown = null;
+    let wal = 0;
+    for (const stored of await this.store.readStream(
+      documentStream({ mountUuid: req.mount_uuid, kind: 'role', name }),
+    )) {
+      if (stored.recordedAt.getTime() > at.getTime()) break;
+      const event = ROLE_LOG.decode(stored);
+      role = event.type === 'PkiRoleWritten' ? event.data.role : null;
+      wal = stored.wal;
+    }
+    // the live read's shape: the role as its contract's data schema answers it
+    const state: unknown = role === null ? null : pkiRoleDataSchema.parse(role);
+    if (!isJsonObject(state)) return { found: false, wal, state: null, warnings: [] };
+    return { found: true, wal, state, warnings: [] };
+  }
+}

@@ -1,0 +1,130 @@
+import { startTarget, START_TIMEOUT_MS, TARGETS, type Target } from './support';
+
+jest.setTimeout(120_000);
+
+/** An instant between two changes: the next change is recorded strictly after it (polls the clock, no sleep). */
+async function instant(): Promise<string> {
+  const at = new Date().toISOString();
+  while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+  return at;
+}
+
+/**
+ * sys/history/state of secrets engines' paths over HTTP, in dev mode and against a cluster: core-sys
+ * resolves the mount then and the engine (kv, pki) rebuilds the path from its own log. Each answer
+ * is compared with what the live API said at that instant (docs/history.md).
+ */
+describe.each(TARGETS)('%s: history of engine paths', (kind) => {
+  let target: Target;
+
+  beforeAll(async () => {
+    target = await startTarget(kind, { label: 'history-engines', readyTimeoutMs: 150_000 });
+  }, START_TIMEOUT_MS);
+  afterAll(async () => {
+    await target?.stop();
+  });
+
+  it('answers kv v2 config, metadata and values as the live API did; destroyed data stays destroyed', async () => {
+    interface Instant {
+      at: string;
+      metadata: unknown;
+      config: unknown;
+      /** version -> the live read's status and data then */
+      data: Record<number, { status: number; data: unknown }>;
+    }
+    const instants: Instant[] = [];
+    const key = 'hist-kv';
+    const record = async (): Promise<void> => {
+      const data: Instant['data'] = {};
+      for (const v of [1, 2, 3, 4]) {
+        const res = await target.root.get(`secret/data/${key}`, { query: { version: v } });
+        data[v] = { status: res.status, data: res.body.data };
+      }
+      const metadata = (await target.root.get(`secret/metadata/${key}`)).body.data;
+      const config = (await target.root.get('secret/config')).body.data;
+      instants.push({ at: await instant(), metadata, config, data });
+    };
+    const put = async (v: number) =>
+      expect((await target.root.put(`secret/data/${key}`, { data: { v } })).status).toBe(200);
+
+    const meta = { max_versions: 3, custom_metadata: { owner: 'ann' } };
+    expect((await target.root.put(`secret/metadata/${key}`, meta)).status).toBe(204);
+    await put(1);
+    await record();
+    await put(2);
+    await put(3);
+    expect(
+      (await target.root.post(`secret/metadata/${key}`, { custom_metadata: { owner: 'bob' } })).status,
+    ).toBe(204);
+    await record();
+    await put(4); // max_versions 3: version 1 is pruned
+    expect((await target.root.post(`secret/destroy/${key}`, { versions: [2] })).status).toBe(204);
+    await record();
+
+    const past = (path: string, at: string, query: Record<string, string | number> = {}) =>
+      target.root.get(`sys/history/state/${path}`, { query: { at, ...query } });
+    for (const then of instants) {
+      const metadata = await past(`secret/metadata/${key}`, then.at);
+      expect(metadata.status).toBe(200);
+      expect(metadata.body.data.state).toEqual(then.metadata);
+      expect(metadata.body.data.engine_wal).toBeGreaterThan(0);
+      expect((await past('secret/config', then.at)).body.data.state).toEqual(then.config);
+    }
+    const [first, second, third] = instants;
+    if (!first || !second || !third) throw new Error('three instants expected');
+    // a value live then and still held by the engine: the live read's answer then
+    const v3 = await past(`secret/data/${key}`, second.at, { version: 3 });
+    expect(v3.status).toBe(200);
+    expect(v3.body.data.state).toEqual(second.data[3]?.data);
+    expect((await past(`secret/data/${key}`, third.at)).body.data.state.data).toEqual({ v: 4 });
+    // live then, destroyed (version 2) or pruned (version 1) since: gone from history too
+    for (const [at, version] of [
+      [second.at, 2],
+      [first.at, 1],
+    ] as const) {
+      expect(instants.find((i) => i.at === at)?.data[version]?.status).toBe(200);
+      const gone = await past(`secret/data/${key}`, at, { version });
+      expect(gone.status).toBe(404);
+      expect(JSON.stringify(gone.body)).not.toContain('"v":');
+      expect(JSON.stringify(gone.body)).toContain('destroyed data stays destroyed');
+    }
+    // what was 404 then is 404 in history (version 4 did not exist at the second instant)
+    expect((await past(`secret/data/${key}`, second.at, { version: 4 })).status).toBe(404);
+
+    // values only to callers who may read the live path now; metadata to any history reader
+    const historian = 'path "sys/history/*" { capabilities = ["read", "sudo"] }';
+    expect((await target.root.put('sys/policies/acl/historian', { policy: historian })).status).toBe(204);
+    const auth = (await target.root.post('auth/token/create', { policies: ['historian'] })).body.auth;
+    const reader = target.root.withToken(auth.client_token as string);
+    expect(
+      (await reader.get(`sys/history/state/secret/metadata/${key}`, { query: { at: second.at } })).status,
+    ).toBe(200);
+    expect(
+      (await reader.get(`sys/history/state/secret/data/${key}`, { query: { at: second.at, version: 3 } }))
+        .status,
+    ).toBe(403);
+    // `at` as a core_sys WAL index: the kv state at the time that event was recorded
+    const head = (await target.root.get('sys/history/tree-head')).body.data.tree_size as number;
+    expect((await past(`secret/metadata/${key}`, String(head))).body.data.state).toEqual(third.metadata);
+    expect((await past('secret/subkeys/x', third.at)).status).toBe(400);
+  });
+
+  it('answers a pki role as it read before a change, and 404 before it existed', async () => {
+    expect((await target.root.post('sys/mounts/hist-pki', { type: 'pki' })).status).toBe(204);
+    const before = await instant();
+    const role = { allow_any_name: true, key_type: 'ec', ttl: '1h' };
+    expect((await target.root.post('hist-pki/roles/web', role)).status).toBe(204);
+    const live = (await target.root.get('hist-pki/roles/web')).body.data;
+    const then = await instant();
+    expect((await target.root.post('hist-pki/roles/web', { ...role, ttl: '2h' })).status).toBe(204);
+
+    const past = await target.root.get('sys/history/state/hist-pki/roles/web', { query: { at: then } });
+    expect(past.status).toBe(200);
+    expect(past.body.data.state).toEqual(live);
+    const now = await target.root.get('sys/history/state/hist-pki/roles/web');
+    expect(now.body.data.state).toEqual((await target.root.get('hist-pki/roles/web')).body.data);
+    expect(now.body.data.state).not.toEqual(live);
+    const missing = await target.root.get('sys/history/state/hist-pki/roles/web', { query: { at: before } });
+    expect(missing.status).toBe(404);
+  });
+});
