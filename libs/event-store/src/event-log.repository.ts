@@ -180,6 +180,18 @@ export class EventLogRepository {
     return rows.map(toRaw);
   }
 
+  /** The rows at these WAL indexes, in WAL order (absent ones are left out). */
+  async atWals(db: Executor, wals: readonly number[]): Promise<RawEvent[]> {
+    if (wals.length === 0) return [];
+    const rows = await this.#q(db)
+      .selectFrom(EVENT_LOG_TABLE)
+      .select(COLUMNS)
+      .where('wal', 'in', [...wals])
+      .orderBy('wal')
+      .execute();
+    return rows.map(toRaw);
+  }
+
   /** Rows with fromWal <= wal <= toWal in WAL order. */
   async range(db: Executor, fromWal: number, toWal: number, limit: number): Promise<RawEvent[]> {
     const rows = await this.#q(db)

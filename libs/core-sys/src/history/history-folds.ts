@@ -35,23 +35,39 @@ export class HistoryFolds {
 
   /** Groups live in one graph (the root's, as GroupService keeps them), whatever the token's namespace. */
   async identityAt(entityId: string, wal: number): Promise<IdentityAt> {
-    const none: IdentityAt = { policies: [], groupIds: [], disabled: false };
-    if (entityId === '') return none;
-    let entity: EntityState | null = null;
-    for (const event of await this.store.readStream(entityStream(entityId))) {
-      if (event.wal > wal) break;
-      entity = evolveEntity(entity, IDENTITY_LOG.decode(event));
+    return (await this.identitiesAt([entityId], wal)).get(entityId) ?? NO_IDENTITY;
+  }
+
+  /** identityAt of several entities, the group graph folded once for all of them. */
+  async identitiesAt(entityIds: readonly string[], wal: number): Promise<Map<string, IdentityAt>> {
+    const out = new Map<string, IdentityAt>();
+    const entities: [string, EntityState][] = [];
+    for (const entityId of new Set(entityIds)) {
+      out.set(entityId, NO_IDENTITY);
+      if (entityId === '') continue;
+      let entity: EntityState | null = null;
+      for (const event of await this.store.readStream(entityStream(entityId))) {
+        if (event.wal > wal) break;
+        entity = evolveEntity(entity, IDENTITY_LOG.decode(event));
+      }
+      if (entity) entities.push([entityId, entity]);
     }
-    if (!entity) return none;
+    if (entities.length === 0) return out;
     const groupEvents = (await this.store.readStream(GROUP_LOG.streamOf(ROOT_GRAPH)))
       .filter((e) => e.wal <= wal)
       .map((e) => GROUP_LOG.decode(e));
-    const { direct, inherited } = entityGroups(foldGraph(new Map(), groupEvents), entity.id);
-    const groups = [...direct, ...inherited];
-    return {
-      policies: normalisePolicies([...entity.policies, ...groups.flatMap((g) => g.policies)]),
-      groupIds: groups.map((g) => g.id),
-      disabled: entity.disabled,
-    };
+    const graph = foldGraph(new Map(), groupEvents);
+    for (const [entityId, entity] of entities) {
+      const { direct, inherited } = entityGroups(graph, entity.id);
+      const groups = [...direct, ...inherited];
+      out.set(entityId, {
+        policies: normalisePolicies([...entity.policies, ...groups.flatMap((g) => g.policies)]),
+        groupIds: groups.map((g) => g.id),
+        disabled: entity.disabled,
+      });
+    }
+    return out;
   }
 }
+
+const NO_IDENTITY: IdentityAt = { policies: [], groupIds: [], disabled: false };
