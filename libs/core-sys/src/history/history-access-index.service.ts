@@ -63,7 +63,10 @@ export class HistoryAccessIndex {
   }
 
   /** The last event (its WAL, and whether it wrote the policy) of each of these policies at `wal`. */
-  async policyVersionsAt(qualifiedNames: readonly string[], wal: number): Promise<Map<string, PolicyVersionRef>> {
+  async policyVersionsAt(
+    qualifiedNames: readonly string[],
+    wal: number,
+  ): Promise<Map<string, PolicyVersionRef>> {
     await this.catchUp(wal);
     const streams = [...new Set(qualifiedNames.map(policyStream))];
     const rows = await this.repo.policyVersionsAt(streams, wal);

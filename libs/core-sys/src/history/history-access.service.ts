@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CAP, compileAcl, parsePolicy, ROOT_POLICY_NAME, type Policy } from '@coffer/acl';
+import { CAP, compileAcl, parsePolicy, ROOT_POLICY_NAME, type Acl, type Policy } from '@coffer/acl';
 import {
   historyContracts as c,
   invalidRequest,
@@ -17,8 +17,8 @@ import { HistoryAccessIndex } from './history-access-index.service';
 import { HistoryFolds, type IdentityAt } from './history-folds';
 import { HistoryStateService, type HistoryInstant } from './history-state.service';
 
-/** token streams folded at once for the allowed candidates (the pool has a few connections) */
-const FOLDS_IN_FLIGHT = 4;
+/** parsed policy versions kept in memory (a version's text never changes once logged) */
+const PARSED_CACHE_SIZE = 10_000;
 
 /** One token as it stood at an instant, and what its policies allowed on a path. */
 export interface TokenVerdict {
@@ -45,6 +45,17 @@ interface Evaluation {
   deniedBy: string[];
 }
 
+/**
+ * A policy version, parsed, with its ACL on its own compiled once (kept unless it has templated
+ * paths, which resolve against the time of the question).
+ */
+interface ParsedPolicy {
+  policy: Policy;
+  acl: Acl | undefined;
+}
+
+const aclOf = (p: ParsedPolicy): Acl => p.acl ?? compileAcl([p.policy]);
+
 /** What one policy grants or denies on its own. */
 type AloneVerdict = 'granted' | 'denied' | 'neither';
 
@@ -56,16 +67,25 @@ type AloneVerdict = 'granted' | 'denied' | 'neither';
 function evaluate(
   namespace: string,
   names: readonly string[],
-  texts: ReadonlyMap<string, Policy>,
+  texts: ReadonlyMap<string, ParsedPolicy>,
   path: string,
   operation: Operation,
   alone: Map<string, AloneVerdict>,
 ): Evaluation {
-  const policies = names.flatMap((name) => {
-    const policy = texts.get(namespace + name);
-    return policy ? [policy] : [];
+  const present = names.flatMap((name) => {
+    const parsed = texts.get(namespace + name);
+    return parsed ? [parsed] : [];
   });
-  const acl = compileAcl(policies, { root: names.includes(ROOT_POLICY_NAME) });
+  const root = names.includes(ROOT_POLICY_NAME);
+  const [only] = present;
+  // a set of one policy is that policy's own ACL, compiled once
+  const acl =
+    !root && present.length === 1 && only
+      ? aclOf(only)
+      : compileAcl(
+          present.map((p) => p.policy),
+          { root },
+        );
   const result = acl.allowOperation({ path, operation });
   const grantedBy: string[] = [];
   const deniedBy: string[] = [];
@@ -75,9 +95,7 @@ function evaluate(
     if (verdict === undefined) {
       const own = texts.get(key);
       if (name !== ROOT_POLICY_NAME && !own) continue;
-      const one = compileAcl(name === ROOT_POLICY_NAME || !own ? [] : [own], {
-        root: name === ROOT_POLICY_NAME,
-      });
+      const one = name === ROOT_POLICY_NAME || !own ? compileAcl([], { root: true }) : aclOf(own);
       verdict = one.allowOperation({ path, operation }).allowed
         ? 'granted'
         : ((one.permissions(path, operation)?.bitmap ?? 0) & CAP.deny) !== 0
@@ -127,6 +145,8 @@ function verdictOf(
 @Injectable()
 export class HistoryAccessService {
   private readonly clock: () => Date;
+  /** parsed policy versions by (WAL of the version, name): null when it did not parse */
+  private readonly parsed = new Map<string, ParsedPolicy | null>();
 
   constructor(
     @Inject(SERVICE_RUNTIME) runtime: Pick<ServiceRuntime, 'clock'>,
@@ -174,7 +194,13 @@ export class HistoryAccessService {
     namespace: string,
   ): Promise<ResponseOf<typeof c.access>> {
     const { instant, nowMs, operation } = await this.question(body);
-    const { allowed, denying } = await this.allowedAt(namespace + body.path, operation, instant, nowMs, namespace);
+    const { allowed, denying } = await this.allowedAt(
+      namespace + body.path,
+      operation,
+      instant,
+      nowMs,
+      namespace,
+    );
     const sorted = (xs: Iterable<string>) => [...new Set(xs)].filter((x) => x !== '').sort();
     return {
       data: {
@@ -269,17 +295,18 @@ export class HistoryAccessService {
       const identity = identities.get(t.entityId);
       if (!evaluation || !identity) return;
       for (const name of evaluation.deniedBy) denying.add(name);
-      if (evaluation.allowed && !identity.disabled) candidates.push({ accessor: t.accessor, evaluation, identity });
+      if (evaluation.allowed && !identity.disabled)
+        candidates.push({ accessor: t.accessor, evaluation, identity });
     });
+    const folded = await this.folds.tokensAt(
+      candidates.map((c) => c.accessor),
+      instant.wal,
+    );
     const allowed: TokenVerdict[] = [];
-    for (let i = 0; i < candidates.length; i += FOLDS_IN_FLIGHT) {
-      const verdicts = await Promise.all(
-        candidates.slice(i, i + FOLDS_IN_FLIGHT).map(async (c) => {
-          const token = await this.folds.tokenAt(c.accessor, instant.wal);
-          return token ? verdictOf(c.accessor, token, c.identity, c.evaluation, nowMs) : undefined;
-        }),
-      );
-      for (const v of verdicts) if (v?.allowed) allowed.push(v);
+    for (const c of candidates) {
+      const token = folded.get(c.accessor);
+      const v = token && verdictOf(c.accessor, token, c.identity, c.evaluation, nowMs);
+      if (v?.allowed) allowed.push(v);
     }
     return { allowed, denying: [...denying] };
   }
@@ -292,7 +319,7 @@ export class HistoryAccessService {
   private async policiesAt(
     sets: readonly { namespace: string; names: readonly string[] }[],
     wal: number,
-  ): Promise<Map<string, Policy>> {
+  ): Promise<Map<string, ParsedPolicy>> {
     const wanted = new Map<string, { qualified: string; root: boolean }>();
     for (const { namespace, names } of sets) {
       for (const name of names) {
@@ -307,23 +334,53 @@ export class HistoryAccessService {
     }
     const stored = [...wanted.values()].filter((w) => !w.root).map((w) => w.qualified);
     const versions = await this.index.policyVersionsAt(stored, wal);
-    const written = [...versions.values()].filter((v) => v.written).map((v) => v.wal);
+    // a logged version never changes: parsed once, kept by (its WAL, the name it is read under)
+    const cached = (key: string, wal: number) => `${wal}\u0000${key}`;
+    const toRead = new Set<number>();
+    for (const [key, w] of wanted) {
+      const version = versions.get(policyStream(w.qualified));
+      if (!w.root && version?.written && !this.parsed.has(cached(key, version.wal))) toRead.add(version.wal);
+    }
     const textAt = new Map<number, string>();
-    for (const event of await this.store.readWals(written)) {
+    for (const event of await this.store.readWals([...toRead])) {
       const decoded = POLICY_LOG.decode(event);
       if (decoded.type === 'PolicyWritten') textAt.set(event.wal, decoded.data.policy);
     }
-    const out = new Map<string, Policy>();
+    const out = new Map<string, ParsedPolicy>();
     for (const [key, w] of wanted) {
       const version = versions.get(policyStream(w.qualified));
-      const text = w.root ? '' : version?.written ? textAt.get(version.wal) : undefined;
-      if (text === undefined) continue;
-      try {
-        out.set(key, parsePolicy(key, text));
-      } catch {
-        // unparseable then: contributes nothing, as it would have live
-      }
+      const policy = w.root
+        ? parseOrNull(key, '')
+        : version?.written
+          ? this.parsedAt(key, version.wal, textAt)
+          : null;
+      if (policy) out.set(key, policy);
     }
     return out;
+  }
+
+  private parsedAt(key: string, wal: number, textAt: ReadonlyMap<number, string>): ParsedPolicy | null {
+    const cacheKey = `${wal}\u0000${key}`;
+    const hit = this.parsed.get(cacheKey);
+    if (hit !== undefined) return hit;
+    const text = textAt.get(wal);
+    if (text === undefined) return null;
+    const policy = parseOrNull(key, text);
+    if (this.parsed.size >= PARSED_CACHE_SIZE) {
+      const oldest = this.parsed.keys().next();
+      if (!oldest.done) this.parsed.delete(oldest.value);
+    }
+    this.parsed.set(cacheKey, policy);
+    return policy;
+  }
+}
+
+/** A policy that does not parse contributes nothing, as it would have live. */
+function parseOrNull(name: string, text: string): ParsedPolicy | null {
+  try {
+    const policy = parsePolicy(name, text);
+    return { policy, acl: policy.paths.some((r) => r.templated) ? undefined : compileAcl([policy]) };
+  } catch {
+    return null;
   }
 }

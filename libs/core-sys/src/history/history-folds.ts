@@ -33,6 +33,18 @@ export class HistoryFolds {
     return state;
   }
 
+  /** tokenAt of several tokens, their streams read in one query; absent ones are left out. */
+  async tokensAt(accessors: readonly string[], wal: number): Promise<Map<string, TokenState>> {
+    const states = new Map<string, TokenState | null>();
+    for (const event of await this.store.readStreamsTo(accessors.map(tokenStream), wal)) {
+      const accessor = event.stream.slice(tokenStream('').length);
+      states.set(accessor, evolveToken(states.get(accessor) ?? null, TOKEN_LOG.decode(event)));
+    }
+    const out = new Map<string, TokenState>();
+    for (const [accessor, state] of states) if (state) out.set(accessor, state);
+    return out;
+  }
+
   /** Groups live in one graph (the root's, as GroupService keeps them), whatever the token's namespace. */
   async identityAt(entityId: string, wal: number): Promise<IdentityAt> {
     return (await this.identitiesAt([entityId], wal)).get(entityId) ?? NO_IDENTITY;
