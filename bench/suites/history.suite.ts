@@ -83,6 +83,12 @@ export const historySuite: BenchSuite = {
       label: 'state at T p99 < 50 ms on 1M events',
     },
     {
+      scenario: 'history state-at-T policy list, 1M events',
+      minRps: 0,
+      maxP99: 50,
+      label: 'state at T p99 < 50 ms on 1M events',
+    },
+    {
       scenario: 'history access (who could read), 1M events',
       minRps: 0,
       maxP99: 50,

@@ -169,6 +169,20 @@ export class EventLogRepository {
     await sql`rollback to savepoint coffer_append; release savepoint coffer_append`.execute(trx);
   }
 
+  /** Every event of these streams up to `maxWal`, by stream then version. */
+  async readStreamsTo(db: Executor, streams: readonly string[], maxWal: number): Promise<RawEvent[]> {
+    if (streams.length === 0) return [];
+    const rows = await this.#q(db)
+      .selectFrom(EVENT_LOG_TABLE)
+      .select(COLUMNS)
+      .where('stream', 'in', [...streams])
+      .where('wal', '<=', maxWal)
+      .orderBy('stream')
+      .orderBy('stream_version')
+      .execute();
+    return rows.map(toRaw);
+  }
+
   async readStream(db: Executor, stream: string, fromVersion: number): Promise<RawEvent[]> {
     const rows = await this.#q(db)
       .selectFrom(EVENT_LOG_TABLE)
@@ -176,6 +190,18 @@ export class EventLogRepository {
       .where('stream', '=', stream)
       .where('stream_version', '>=', fromVersion)
       .orderBy('stream_version')
+      .execute();
+    return rows.map(toRaw);
+  }
+
+  /** The rows at these WAL indexes, in WAL order (absent ones are left out). */
+  async atWals(db: Executor, wals: readonly number[]): Promise<RawEvent[]> {
+    if (wals.length === 0) return [];
+    const rows = await this.#q(db)
+      .selectFrom(EVENT_LOG_TABLE)
+      .select(COLUMNS)
+      .where('wal', 'in', [...wals])
+      .orderBy('wal')
       .execute();
     return rows.map(toRaw);
   }

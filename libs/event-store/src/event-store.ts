@@ -176,6 +176,18 @@ export class EventStore {
     return rows.map((r) => this.#decode(r));
   }
 
+  /** The events of several streams up to event `maxWal` (one query), by stream then version. */
+  async readStreamsTo(streams: readonly string[], maxWal: number): Promise<StoredEvent[]> {
+    const rows = await this.#repo.readStreamsTo(this.#db, streams, maxWal);
+    return rows.map((r) => this.#decode(r));
+  }
+
+  /** The events at these WAL indexes (one batch, in WAL order), decrypted and validated. */
+  async readWals(wals: readonly number[]): Promise<StoredEvent[]> {
+    const rows = await this.#repo.atWals(this.#db, wals);
+    return rows.map((r) => this.#decode(r));
+  }
+
   /**
    * Up to `limit` events with wal > afterWal, in WAL order. Because WAL numbers become visible in
    * commit order without gaps, a follower that passes back the last wal it saw never skips one.

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CAP, compileAcl, parsePolicy, ROOT_POLICY_NAME, type Policy } from '@coffer/acl';
+import { CAP, compileAcl, parsePolicy, ROOT_POLICY_NAME, type Acl, type Policy } from '@coffer/acl';
 import {
   historyContracts as c,
   invalidRequest,
@@ -8,13 +8,17 @@ import {
   type RequestOf,
   type ResponseOf,
 } from '@coffer/contracts';
-import { EventLogReader, type ServiceRuntime } from '@coffer/event-store';
-import { SERVICE_RUNTIME } from '../core-sys.di';
+import type { EventStore, ServiceRuntime } from '@coffer/event-store';
+import { CORE_SYS_EVENT_STORE, SERVICE_RUNTIME } from '../core-sys.di';
+import { normalisePolicyName, qualifiedPolicyName } from '../policies/policy.decider';
+import { POLICY_LOG, policyStream } from '../policies/policy.events';
 import { isUsable, type TokenState } from '../tokens/token.decider';
-import { HistoryFolds } from './history-folds';
+import { HistoryAccessIndex } from './history-access-index.service';
+import { HistoryFolds, type IdentityAt } from './history-folds';
 import { HistoryStateService, type HistoryInstant } from './history-state.service';
 
-const TOKEN_PREFIX = 'token/';
+/** parsed policy versions kept in memory (a version's text never changes once logged) */
+const PARSED_CACHE_SIZE = 10_000;
 
 /** One token as it stood at an instant, and what its policies allowed on a path. */
 export interface TokenVerdict {
@@ -33,6 +37,106 @@ export interface TokenVerdict {
   deniedBy: string[];
 }
 
+/** What one policy set allows on a path (the same for every token holding that set). */
+interface Evaluation {
+  allowed: boolean;
+  capabilities: string[];
+  grantedBy: string[];
+  deniedBy: string[];
+}
+
+/**
+ * A policy version, parsed, with its ACL on its own compiled once (kept unless it has templated
+ * paths, which resolve against the time of the question).
+ */
+interface ParsedPolicy {
+  policy: Policy;
+  acl: Acl | undefined;
+}
+
+const aclOf = (p: ParsedPolicy): Acl => p.acl ?? compileAcl([p.policy]);
+
+/** What one policy grants or denies on its own. */
+type AloneVerdict = 'granted' | 'denied' | 'neither';
+
+/**
+ * The gateway's evaluator on one policy set: the set's capabilities on the path, and which of
+ * its policies grant the operation on their own and which hold a deny stanza matching it.
+ * `alone` caches the per-policy answers across the sets of one question.
+ */
+function evaluate(
+  namespace: string,
+  names: readonly string[],
+  texts: ReadonlyMap<string, ParsedPolicy>,
+  path: string,
+  operation: Operation,
+  alone: Map<string, AloneVerdict>,
+): Evaluation {
+  const present = names.flatMap((name) => {
+    const parsed = texts.get(namespace + name);
+    return parsed ? [parsed] : [];
+  });
+  const root = names.includes(ROOT_POLICY_NAME);
+  const [only] = present;
+  // a set of one policy is that policy's own ACL, compiled once
+  const acl =
+    !root && present.length === 1 && only
+      ? aclOf(only)
+      : compileAcl(
+          present.map((p) => p.policy),
+          { root },
+        );
+  const result = acl.allowOperation({ path, operation });
+  const grantedBy: string[] = [];
+  const deniedBy: string[] = [];
+  for (const name of names) {
+    const key = namespace + name;
+    let verdict = alone.get(key);
+    if (verdict === undefined) {
+      const own = texts.get(key);
+      if (name !== ROOT_POLICY_NAME && !own) continue;
+      const one = name === ROOT_POLICY_NAME || !own ? compileAcl([], { root: true }) : aclOf(own);
+      verdict = one.allowOperation({ path, operation }).allowed
+        ? 'granted'
+        : ((one.permissions(path, operation)?.bitmap ?? 0) & CAP.deny) !== 0
+          ? 'denied'
+          : 'neither';
+      alone.set(key, verdict);
+    }
+    if (verdict === 'granted') grantedBy.push(name);
+    else if (verdict === 'denied') deniedBy.push(name);
+  }
+  return {
+    allowed: result.allowed,
+    capabilities: result.capabilities,
+    grantedBy: grantedBy.sort(),
+    deniedBy: deniedBy.sort(),
+  };
+}
+
+function verdictOf(
+  accessor: string,
+  token: TokenState,
+  identity: IdentityAt,
+  evaluation: Evaluation,
+  nowMs: number,
+): TokenVerdict {
+  const usable = isUsable(token, nowMs) && !identity.disabled;
+  return {
+    accessor,
+    usable,
+    namespace: token.namespace ?? '',
+    entityId: token.entityId,
+    tokenPolicies: token.policies,
+    identityPolicies: identity.policies,
+    groupIds: identity.groupIds,
+    allowed: usable && evaluation.allowed,
+    capabilities: evaluation.capabilities,
+    grantedBy: evaluation.grantedBy,
+    deniedBy: evaluation.deniedBy,
+  };
+}
+
 /**
  * POST sys/history/explain and sys/history/access: the ACL evaluator of libs/acl (the gateway's)
  * fed with the tokens, entities, group memberships and policy texts as they were at an instant,
@@ -40,16 +144,17 @@ export interface TokenVerdict {
  */
 @Injectable()
 export class HistoryAccessService {
-  private readonly log: string;
   private readonly clock: () => Date;
+  /** parsed policy versions by (WAL of the version, name): null when it did not parse */
+  private readonly parsed = new Map<string, ParsedPolicy | null>();
 
   constructor(
-    @Inject(SERVICE_RUNTIME) runtime: Pick<ServiceRuntime, 'schema' | 'clock'>,
-    private readonly reader: EventLogReader,
+    @Inject(SERVICE_RUNTIME) runtime: Pick<ServiceRuntime, 'clock'>,
     private readonly states: HistoryStateService,
     private readonly folds: HistoryFolds,
+    private readonly index: HistoryAccessIndex,
+    @Inject(CORE_SYS_EVENT_STORE) private readonly store: EventStore,
   ) {
-    this.log = runtime.schema;
     this.clock = runtime.clock;
   }
 
@@ -89,8 +194,13 @@ export class HistoryAccessService {
     namespace: string,
   ): Promise<ResponseOf<typeof c.access>> {
     const { instant, nowMs, operation } = await this.question(body);
-    const verdicts = await this.everyToken(namespace + body.path, operation, instant, nowMs, namespace);
-    const allowed = verdicts.filter((v) => v.allowed);
+    const { allowed, denying } = await this.allowedAt(
+      namespace + body.path,
+      operation,
+      instant,
+      nowMs,
+      namespace,
+    );
     const sorted = (xs: Iterable<string>) => [...new Set(xs)].filter((x) => x !== '').sort();
     return {
       data: {
@@ -108,7 +218,7 @@ export class HistoryAccessService {
         entities: sorted(allowed.map((v) => v.entityId)),
         groups: sorted(allowed.flatMap((v) => v.groupIds)),
         policies: sorted(allowed.flatMap((v) => v.grantedBy)),
-        denying_policies: sorted(verdicts.flatMap((v) => v.deniedBy)),
+        denying_policies: sorted(denying),
       },
     };
   }
@@ -135,85 +245,142 @@ export class HistoryAccessService {
     instant: HistoryInstant,
     nowMs: number,
     within: string,
-  ) {
+  ): Promise<TokenVerdict | undefined> {
     const token = await this.folds.tokenAt(accessor, instant.wal);
     if (!token || !(token.namespace ?? '').startsWith(within)) return undefined;
-    return this.verdict(accessor, token, path, operation, instant.wal, nowMs);
+    const namespace = token.namespace ?? '';
+    const identity = await this.folds.identityAt(token.entityId, instant.wal);
+    const names = [...new Set([...token.policies, ...identity.policies])];
+    const texts = await this.policiesAt([{ namespace, names }], instant.wal);
+    const evaluation = evaluate(namespace, names, texts, path, operation, new Map());
+    return verdictOf(accessor, token, identity, evaluation, nowMs);
   }
 
-  /** Every token that existed at `instant`, with its verdict; the caller filters the allowed ones. */
-  async everyToken(
+  /**
+   * The tokens allowed at `instant` and the policies denying the path to any token then. The
+   * access index lists the tokens that existed then (with their policies, entity and namespace),
+   * the policy texts of the instant are read in one batch, each distinct policy set is evaluated
+   * once, and only the tokens whose set allows the operation are folded (expiry, uses left).
+   */
+  async allowedAt(
     path: string,
     operation: Operation,
     instant: HistoryInstant,
     nowMs: number,
     within: string,
-  ) {
-    const streams = await this.reader.lastTypes(this.log, TOKEN_PREFIX, instant.wal);
-    const out: TokenVerdict[] = [];
-    for (const { stream, type } of streams) {
-      if (type === 'TokenRevoked') continue;
-      const accessor = stream.slice(TOKEN_PREFIX.length);
-      const token = await this.folds.tokenAt(accessor, instant.wal);
-      // a namespace sees its own tokens and its children's, never its parents' or siblings'
-      if (token && (token.namespace ?? '').startsWith(within))
-        out.push(await this.verdict(accessor, token, path, operation, instant.wal, nowMs));
+  ): Promise<{ allowed: TokenVerdict[]; denying: string[] }> {
+    // a namespace sees its own tokens and its children's, never its parents' or siblings'
+    const tokens = (await this.index.tokensAt(instant.wal)).filter((t) => t.namespace.startsWith(within));
+    const identities = await this.folds.identitiesAt(
+      tokens.map((t) => t.entityId),
+      instant.wal,
+    );
+    const sets = new Map<string, { namespace: string; names: string[] }>();
+    const setOf = tokens.map((t) => {
+      const identity = identities.get(t.entityId);
+      const names = [...new Set([...t.policies, ...(identity?.policies ?? [])])];
+      const key = JSON.stringify([t.namespace, names]);
+      if (!sets.has(key)) sets.set(key, { namespace: t.namespace, names });
+      return key;
+    });
+    const texts = await this.policiesAt([...sets.values()], instant.wal);
+    const alone = new Map<string, AloneVerdict>();
+    const evaluations = new Map(
+      [...sets].map(([key, set]) => [key, evaluate(set.namespace, set.names, texts, path, operation, alone)]),
+    );
+    const denying = new Set<string>();
+    const candidates: { accessor: string; evaluation: Evaluation; identity: IdentityAt }[] = [];
+    tokens.forEach((t, i) => {
+      const evaluation = evaluations.get(setOf[i] ?? '');
+      const identity = identities.get(t.entityId);
+      if (!evaluation || !identity) return;
+      for (const name of evaluation.deniedBy) denying.add(name);
+      if (evaluation.allowed && !identity.disabled)
+        candidates.push({ accessor: t.accessor, evaluation, identity });
+    });
+    const folded = await this.folds.tokensAt(
+      candidates.map((c) => c.accessor),
+      instant.wal,
+    );
+    const allowed: TokenVerdict[] = [];
+    for (const c of candidates) {
+      const token = folded.get(c.accessor);
+      const v = token && verdictOf(c.accessor, token, c.identity, c.evaluation, nowMs);
+      if (v?.allowed) allowed.push(v);
     }
-    return out;
+    return { allowed, denying: [...denying] };
   }
 
-  private async verdict(
-    accessor: string,
-    token: TokenState,
-    path: string,
-    operation: Operation,
+  /**
+   * The policy texts of these sets as of event `wal`, parsed, keyed by namespace + name as the
+   * sets name them. Root and names with a "/" are no stored policy; a policy that did not exist
+   * then (or does not parse) contributes nothing, as it would have live.
+   */
+  private async policiesAt(
+    sets: readonly { namespace: string; names: readonly string[] }[],
     wal: number,
-    nowMs: number,
-  ): Promise<TokenVerdict> {
-    const namespace = token.namespace ?? '';
-    const identity = await this.folds.identityAt(token.entityId, wal);
-    const names = [...new Set([...token.policies, ...identity.policies])];
-    const policies = await this.policiesAt(names, namespace, wal);
-    const usable = isUsable(token, nowMs) && !identity.disabled;
-    const acl = compileAcl(policies, { root: names.includes(ROOT_POLICY_NAME) });
-    const result = acl.allowOperation({ path, operation });
-    const grantedBy: string[] = [];
-    const deniedBy: string[] = [];
-    for (const name of names) {
-      const own = policies.find((p) => p.name === namespace + name);
-      if (name !== ROOT_POLICY_NAME && !own) continue;
-      const alone = compileAcl(name === ROOT_POLICY_NAME ? [] : [own], {
-        root: name === ROOT_POLICY_NAME,
-      });
-      if (alone.allowOperation({ path, operation }).allowed) grantedBy.push(name);
-      else if (((alone.permissions(path, operation)?.bitmap ?? 0) & CAP.deny) !== 0) deniedBy.push(name);
-    }
-    return {
-      accessor,
-      usable,
-      namespace,
-      entityId: token.entityId,
-      tokenPolicies: token.policies,
-      identityPolicies: identity.policies,
-      groupIds: identity.groupIds,
-      allowed: usable && result.allowed,
-      capabilities: result.capabilities,
-      grantedBy: grantedBy.sort(),
-      deniedBy: deniedBy.sort(),
-    };
-  }
-
-  private async policiesAt(names: readonly string[], namespace: string, wal: number): Promise<Policy[]> {
-    const out: Policy[] = [];
-    for (const name of names) {
-      if (name === ROOT_POLICY_NAME || name.includes('/')) continue;
-      try {
-        const { policy } = await this.states.policyAt(wal, namespace, name);
-        out.push(parsePolicy(namespace + name, policy));
-      } catch {
-        // a policy that did not exist then contributes nothing, as it would have live
+  ): Promise<Map<string, ParsedPolicy>> {
+    const wanted = new Map<string, { qualified: string; root: boolean }>();
+    for (const { namespace, names } of sets) {
+      for (const name of names) {
+        if (name === ROOT_POLICY_NAME || name.includes('/')) continue;
+        const normalised = normalisePolicyName(name);
+        wanted.set(namespace + name, {
+          qualified: qualifiedPolicyName(namespace, normalised),
+          // "Root" and the like read as root's empty text, as GET sys/policies/acl/Root does
+          root: normalised === ROOT_POLICY_NAME,
+        });
       }
     }
+    const stored = [...wanted.values()].filter((w) => !w.root).map((w) => w.qualified);
+    const versions = await this.index.policyVersionsAt(stored, wal);
+    // a logged version never changes: parsed once, kept by (its WAL, the name it is read under)
+    const cached = (key: string, wal: number) => `${wal}\u0000${key}`;
+    const toRead = new Set<number>();
+    for (const [key, w] of wanted) {
+      const version = versions.get(policyStream(w.qualified));
+      if (!w.root && version?.written && !this.parsed.has(cached(key, version.wal))) toRead.add(version.wal);
+    }
+    const textAt = new Map<number, string>();
+    for (const event of await this.store.readWals([...toRead])) {
+      const decoded = POLICY_LOG.decode(event);
+      if (decoded.type === 'PolicyWritten') textAt.set(event.wal, decoded.data.policy);
+    }
+    const out = new Map<string, ParsedPolicy>();
+    for (const [key, w] of wanted) {
+      const version = versions.get(policyStream(w.qualified));
+      const policy = w.root
+        ? parseOrNull(key, '')
+        : version?.written
+          ? this.parsedAt(key, version.wal, textAt)
+          : null;
+      if (policy) out.set(key, policy);
+    }
     return out;
+  }
+
+  private parsedAt(key: string, wal: number, textAt: ReadonlyMap<number, string>): ParsedPolicy | null {
+    const cacheKey = `${wal}\u0000${key}`;
+    const hit = this.parsed.get(cacheKey);
+    if (hit !== undefined) return hit;
+    const text = textAt.get(wal);
+    if (text === undefined) return null;
+    const policy = parseOrNull(key, text);
+    if (this.parsed.size >= PARSED_CACHE_SIZE) {
+      const oldest = this.parsed.keys().next();
+      if (!oldest.done) this.parsed.delete(oldest.value);
+    }
+    this.parsed.set(cacheKey, policy);
+    return policy;
+  }
+}
+
+/** A policy that does not parse contributes nothing, as it would have live. */
+function parseOrNull(name: string, text: string): ParsedPolicy | null {
+  try {
+    const policy = parsePolicy(name, text);
+    return { policy, acl: policy.paths.some((r) => r.templated) ? undefined : compileAcl([policy]) };
+  } catch {
+    return null;
   }
 }

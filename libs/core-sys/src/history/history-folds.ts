@@ -33,25 +33,53 @@ export class HistoryFolds {
     return state;
   }
 
+  /** tokenAt of several tokens, their streams read in one query; absent ones are left out. */
+  async tokensAt(accessors: readonly string[], wal: number): Promise<Map<string, TokenState>> {
+    const states = new Map<string, TokenState | null>();
+    for (const event of await this.store.readStreamsTo(accessors.map(tokenStream), wal)) {
+      const accessor = event.stream.slice(tokenStream('').length);
+      states.set(accessor, evolveToken(states.get(accessor) ?? null, TOKEN_LOG.decode(event)));
+    }
+    const out = new Map<string, TokenState>();
+    for (const [accessor, state] of states) if (state) out.set(accessor, state);
+    return out;
+  }
+
   /** Groups live in one graph (the root's, as GroupService keeps them), whatever the token's namespace. */
   async identityAt(entityId: string, wal: number): Promise<IdentityAt> {
-    const none: IdentityAt = { policies: [], groupIds: [], disabled: false };
-    if (entityId === '') return none;
-    let entity: EntityState | null = null;
-    for (const event of await this.store.readStream(entityStream(entityId))) {
-      if (event.wal > wal) break;
-      entity = evolveEntity(entity, IDENTITY_LOG.decode(event));
+    return (await this.identitiesAt([entityId], wal)).get(entityId) ?? NO_IDENTITY;
+  }
+
+  /** identityAt of several entities, the group graph folded once for all of them. */
+  async identitiesAt(entityIds: readonly string[], wal: number): Promise<Map<string, IdentityAt>> {
+    const out = new Map<string, IdentityAt>();
+    const entities: [string, EntityState][] = [];
+    for (const entityId of new Set(entityIds)) {
+      out.set(entityId, NO_IDENTITY);
+      if (entityId === '') continue;
+      let entity: EntityState | null = null;
+      for (const event of await this.store.readStream(entityStream(entityId))) {
+        if (event.wal > wal) break;
+        entity = evolveEntity(entity, IDENTITY_LOG.decode(event));
+      }
+      if (entity) entities.push([entityId, entity]);
     }
-    if (!entity) return none;
+    if (entities.length === 0) return out;
     const groupEvents = (await this.store.readStream(GROUP_LOG.streamOf(ROOT_GRAPH)))
       .filter((e) => e.wal <= wal)
       .map((e) => GROUP_LOG.decode(e));
-    const { direct, inherited } = entityGroups(foldGraph(new Map(), groupEvents), entity.id);
-    const groups = [...direct, ...inherited];
-    return {
-      policies: normalisePolicies([...entity.policies, ...groups.flatMap((g) => g.policies)]),
-      groupIds: groups.map((g) => g.id),
-      disabled: entity.disabled,
-    };
+    const graph = foldGraph(new Map(), groupEvents);
+    for (const [entityId, entity] of entities) {
+      const { direct, inherited } = entityGroups(graph, entity.id);
+      const groups = [...direct, ...inherited];
+      out.set(entityId, {
+        policies: normalisePolicies([...entity.policies, ...groups.flatMap((g) => g.policies)]),
+        groupIds: groups.map((g) => g.id),
+        disabled: entity.disabled,
+      });
+    }
+    return out;
   }
 }
+
+const NO_IDENTITY: IdentityAt = { policies: [], groupIds: [], disabled: false };

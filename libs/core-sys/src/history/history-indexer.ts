@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EventLogReader, type ServiceRuntime } from '@coffer/event-store';
 import { SweepJob } from '@coffer/scheduling';
 import { SERVICE_RUNTIME } from '../core-sys.di';
+import { HistoryAccessIndex } from './history-access-index.service';
 import { MerkleIndex } from './merkle-index.service';
 
 const INDEX_INTERVAL_MS = 5_000;
@@ -9,7 +10,8 @@ const INDEX_INTERVAL_MS = 5_000;
 /**
  * Keeps the Merkle index of every log close to its head in the background, so a proof request
  * finds at most a few seconds of events left to index. It reads ciphertext-free (wal, hash)
- * pairs only, so it runs while sealed too.
+ * pairs only, so it runs while sealed too. The access index of the core_sys log (tokens and
+ * policy versions at a time) is kept up the same way while unsealed.
  */
 @Injectable()
 export class HistoryIndexer extends SweepJob {
@@ -17,14 +19,21 @@ export class HistoryIndexer extends SweepJob {
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly reader: EventLogReader,
     private readonly index: MerkleIndex,
+    private readonly access: HistoryAccessIndex,
   ) {
     super('HistoryIndexer', 'history index', INDEX_INTERVAL_MS);
   }
 
-  /** One pass over every log; answers how many logs it looked at. */
+  /**
+   * One pass over every log (and the core_sys access index, which decrypts token creations:
+   * unsealed only); answers how many logs it looked at.
+   */
   override async sweep(): Promise<number> {
     const logs = await this.reader.schemas();
     for (const log of logs) await this.index.catchUp(log, (await this.reader.head(log)).lastWal);
+    if (!this.runtime.cipher.sealed) {
+      await this.access.catchUp((await this.reader.head(this.runtime.schema)).lastWal);
+    }
     return logs.length;
   }
 }

@@ -18,6 +18,7 @@ import { listKeys, normalisePolicyName, qualifiedPolicyName } from '../policies/
 import { POLICY_LOG, policyStream } from '../policies/policy.events';
 import { isUsable } from '../tokens/token.decider';
 import { lookupData } from '../tokens/token.view';
+import { HistoryAccessIndex } from './history-access-index.service';
 import { HistoryEngines } from './history-engines';
 import { HistoryFolds } from './history-folds';
 import { HistoryIdentity } from './history-identity';
@@ -59,6 +60,7 @@ export class HistoryStateService {
     @Inject(CORE_SYS_EVENT_STORE) private readonly store: EventStore,
     private readonly folds: HistoryFolds,
     private readonly identity: HistoryIdentity,
+    private readonly index: HistoryAccessIndex,
     /** engines' paths (kv v2), asked over the transport; absent where no transport is wired (benchmarks) */
     @Optional() private readonly engines?: HistoryEngines,
   ) {
@@ -196,12 +198,8 @@ export class HistoryStateService {
 
   /** LIST sys/policies/acl as of event `wal`, in the namespace `ns`. */
   async policyNamesAt(wal: number, ns: string): Promise<string[]> {
-    const prefix = policyStream(ns);
-    const rows = await this.reader.lastTypes(this.log, prefix, wal);
-    const names = rows
-      .filter((r) => r.type === 'PolicyWritten')
-      .map((r) => r.stream.slice(prefix.length))
-      .filter((n) => !n.includes('/'));
+    // the access index: each policy stream's last event then, one indexed lookup per policy
+    const names = (await this.index.policiesWrittenAt(ns, wal)).filter((n) => !n.includes('/'));
     return listKeys(names);
   }
 

@@ -29,7 +29,45 @@ export interface HistoryStateSnapshotsTable {
   state: string;
 }
 
+/** How far the access index has read a log (its last indexed WAL). */
+export interface HistoryIndexHeadsTable {
+  log: string;
+  wal: number;
+}
+
+/** Every event of a policy stream: its WAL, and whether the policy existed after it. */
+export interface HistoryPolicyVersionsTable {
+  stream: string;
+  wal: number;
+  written: boolean;
+}
+
+/** Every policy stream ever written (the LIST at a time looks each one up). */
+export interface HistoryPolicyStreamsTable {
+  stream: string;
+}
+
+/**
+ * Every token ever created: what never changes after TokenCreated (namespace, entity, policies)
+ * and the WAL range [created_wal, revoked_wal) during which its stream held it. Token metadata,
+ * never the token.
+ */
+export interface HistoryTokensTable {
+  stream: string;
+  accessor: string;
+  namespace: string;
+  entity_id: string;
+  /** JSON array of the token's own policy names */
+  policies: string;
+  created_wal: number;
+  revoked_wal: number | null;
+}
+
 export interface HistoryDatabase {
+  history_index_heads: HistoryIndexHeadsTable;
+  history_policy_versions: HistoryPolicyVersionsTable;
+  history_policy_streams: HistoryPolicyStreamsTable;
+  history_tokens: HistoryTokensTable;
   history_state_snapshots: HistoryStateSnapshotsTable;
   history_merkle_nodes: HistoryMerkleNodesTable;
   history_merkle_heads: HistoryMerkleHeadsTable;

@@ -24,6 +24,9 @@ import { HistoryChangesService } from './history-changes.service';
 import { MerkleIndexRepository } from './merkle-index.repository';
 import { MerkleIndex } from './merkle-index.service';
 import { historyMerkleMigration } from './migrations/0180_history_merkle';
+import { historyAccessIndexMigration } from './migrations/0191_history_access_index';
+import { HistoryAccessIndexRepository } from './history-access-index.repository';
+import { HistoryAccessIndex } from './history-access-index.service';
 
 export const historyProviders: Provider[] = [
   {
@@ -39,6 +42,8 @@ export const historyProviders: Provider[] = [
   HistoryFolds,
   HistoryIdentity,
   HistoryEngines,
+  HistoryAccessIndexRepository,
+  HistoryAccessIndex,
   HistoryStateService,
   HistoryAccessService,
   HistoryChangesService,
@@ -47,6 +52,7 @@ export const historyProviders: Provider[] = [
 export const historyControllers: Type[] = [HistoryHandlers];
 export const historyMigrations: Record<string, Migration> = {
   '0180_history_merkle': historyMerkleMigration,
+  '0191_history_access_index': historyAccessIndexMigration,
 };
 export { HISTORY_KEY_LOG } from './history-key.events';
 export { MERKLE_STORED_LEVEL } from './merkle-index.service';
@@ -72,13 +78,14 @@ export function createCoreSysEventStore(
 export function createHistoryQueries(
   runtime: Pick<ServiceRuntime, 'db' | 'schema' | 'clock'>,
   store: EventStore,
-): { states: HistoryStateService; access: HistoryAccessService } {
+): { states: HistoryStateService; access: HistoryAccessService; index: HistoryAccessIndex } {
   const reader = new EventLogReader(runtime.db);
   const db = new CoreSysDb(runtime);
   const snapshots = new HistoryStateRepository(db);
   const folds = new HistoryFolds(store);
+  const index = new HistoryAccessIndex(runtime, new HistoryAccessIndexRepository(db), store);
   const identity = new HistoryIdentity(runtime, reader, store, snapshots, new NamespaceRepository(db));
-  const states = new HistoryStateService(runtime, reader, snapshots, store, folds, identity);
-  return { states, access: new HistoryAccessService(runtime, reader, states, folds) };
+  const states = new HistoryStateService(runtime, reader, snapshots, store, folds, identity, index);
+  return { states, access: new HistoryAccessService(runtime, states, folds, index, store), index };
 }
-export type { HistoryStateService, HistoryAccessService };
+export type { HistoryStateService, HistoryAccessService, HistoryAccessIndex };
