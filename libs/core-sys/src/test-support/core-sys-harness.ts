@@ -14,7 +14,13 @@ import {
   sysContracts,
 } from '@coffer/contracts';
 import { createPgDb, migrateSchema, type DbHandle } from '@coffer/event-store';
-import { createTestDatabase, natsUrl, uniqueSubjectPrefix, type TestDatabase } from '@coffer/testing';
+import {
+  createTestDatabase,
+  natsUrl,
+  uniqueSubjectPrefix,
+  waitFor,
+  type TestDatabase,
+} from '@coffer/testing';
 import { connectNatsTransport, createServiceApp, type Subscription, type Transport } from '@coffer/transport';
 import type { z } from 'zod';
 import { CoreSysModule } from '../core-sys.module';
@@ -213,11 +219,22 @@ export class CoreSysHarness {
       .body as InitResult;
   }
 
+  /**
+   * Submits the keys; once the cluster reports unsealed, waits until every running replica is
+   * (followers fetch the keyring from the leader a moment later, and a request the queue group
+   * hands to one of them before that is answered "Vault is sealed").
+   */
   async unseal(keys: readonly string[]): Promise<Record<string, unknown>> {
     let status: Record<string, unknown> = {};
     for (const key of keys) {
       status = (await this.sys(sysContracts.unseal, { operation: 'update', path: 'unseal', body: { key } }))
         .body as Record<string, unknown>;
+    }
+    if (status['sealed'] === false) {
+      await waitFor(() => this.replicas.every((r) => r.closed || !r.barrier.sealed), {
+        timeoutMs: 30_000,
+        message: 'every core-sys replica unsealed',
+      });
     }
     return status;
   }
