@@ -186,11 +186,17 @@ export class GatewayService {
     if (sealed && !(routing.kind === 'route' && routing.route.allowSealed)) {
       throw new DomainError('sealed', 'Vault is sealed');
     }
-    // a DR secondary serves only its own routes; a performance secondary does not write replicated data
-    await this.replication.admit(
+    // a DR secondary serves only its own routes; a performance secondary forwards replicated writes
+    const served = await this.replication.admit(
       fullPath,
       kind !== 'read' && kind !== 'list' && kind !== 'help',
-      routing.kind === 'route' ? (routing.route.service ?? routing.table.service) : undefined,
+      routing.kind === 'route'
+        ? {
+            service: routing.route.service ?? routing.table.service,
+            local: routing.match.entry.local,
+            mountType: routing.match.mount.type,
+          }
+        : undefined,
       req.headers,
     );
     if (!sealed) await this.locks.assertOpen(routing, fullPath);
@@ -298,12 +304,20 @@ export class GatewayService {
       trace.requestLogged = true;
     }
 
-    const answer = await this.transport.request(def.contract, engineRequest, {
-      headers,
-      timeoutMs: this.engineTimeoutMs,
-      write: operation !== 'read' && operation !== 'list',
-    });
     const service = routing.route.service ?? routing.table.service;
+    const write = operation !== 'read' && operation !== 'list';
+    // a performance secondary's replicated write runs on the primary, as the caller resolved here
+    const forwarded =
+      served === 'forward' && write
+        ? await this.replication.forward(def.contract, service, engineRequest, headers)
+        : undefined;
+    const answer =
+      forwarded?.answer ??
+      (await this.transport.request(def.contract, engineRequest, {
+        headers,
+        timeoutMs: this.engineTimeoutMs,
+        write,
+      }));
     const leaseAt = { path, mount: routing.match.mount, service };
     const leased = await registerLease(this.transport, withSentinelWarnings(answer, sentinel), leaseAt, {
       headers,
@@ -328,8 +342,9 @@ export class GatewayService {
       await this.audit.logResponse(audited, auditedResult(result, answered.wrapInfo));
     }
     return this.replication.answer(fullPath, query.values, answered.http, {
-      write: operation !== 'read' && operation !== 'list',
+      write,
       service,
+      ...(forwarded ? { forwarded: forwarded.index } : {}),
     });
   }
 
