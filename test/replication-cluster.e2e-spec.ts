@@ -121,4 +121,49 @@ describe('DR replication between two clusters (cluster mode)', () => {
     const served = await b.client.get(secret);
     expect([served.status, served.body.data?.data]).toEqual([200, { team: 'green' }]);
   });
+
+  it('the fenced old primary rejoins as a performance secondary and forwards its kv writes to the new primary', async () => {
+    // a is a DR secondary following no one (it stepped down): it leaves DR, then follows b
+    expect((await a.client.post('sys/replication/dr/secondary/disable', {})).status).toBe(204);
+    expect((await b.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
+    const issued = await b.client.post('sys/replication/performance/primary/secondary-token', {
+      id: 'perf-a',
+    });
+    expect(issued.status).toBe(200);
+    const token = issued.body.wrap_info.token as string;
+    expect((await a.client.post('sys/replication/performance/secondary/enable', { token })).status).toBe(204);
+    await replicasInSync(b.client, a.client, 'performance');
+
+    const path = `secret/data/${uniq('forwarded')}`;
+    const written = await a.client.post(path, { data: { via: 'a' } });
+    expect(written.status).toBe(200);
+    const index = written.headers.get('x-service-index') ?? '';
+    expect(index).not.toBe('');
+    const onPrimary = await b.client.get(path);
+    expect([onPrimary.status, onPrimary.body.data?.data]).toEqual([200, { via: 'a' }]);
+    const local = await waitFor(
+      async () => {
+        const res = await a.client.get(path, { headers: { 'X-Service-Index': index } });
+        expect([200, 412]).toContain(res.status);
+        return res.status === 200 ? res : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    expect(local.body.data.data).toEqual({ via: 'a' });
+
+    // a write the secondary's own policy denies: 403 there, nothing on the primary
+    const policy = uniq('reader');
+    expect(
+      (
+        await a.client.put(`sys/policies/acl/${policy}`, {
+          policy: 'path "secret/data/*" { capabilities = ["read"] }',
+        })
+      ).status,
+    ).toBe(204);
+    const created = await a.client.post('auth/token/create', { policies: [policy] });
+    const reader = a.client.withToken(created.body.auth.client_token as string);
+    const deniedPath = `secret/data/${uniq('denied')}`;
+    expect((await reader.post(deniedPath, { data: { n: 1 } })).status).toBe(403);
+    expect((await b.client.get(deniedPath)).status).toBe(404);
+  });
 });
