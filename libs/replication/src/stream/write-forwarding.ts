@@ -175,7 +175,7 @@ export async function runForwarded(
 }
 
 /** The frame answering a forwarded write (its error as a DomainError body, never a stack). */
-export function forwardedResult(outcome: ForwardedAnswer | unknown): ForwardedFrame['result'] {
+export function forwardedResult(outcome: unknown): ForwardedFrame['result'] {
   if (!isDomainError(outcome)) {
     // the primary logged it; the secondary learns no more than a client would
     if (outcome instanceof Error) return { error: { code: 'internal', message: 'internal error' } };
