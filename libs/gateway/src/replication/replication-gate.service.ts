@@ -91,9 +91,16 @@ export class ReplicationGate implements OnModuleInit, OnModuleDestroy {
     request: EngineRequest,
     context: Record<string, string>,
   ): Promise<{ answer: ContractResponse<AnyEngineContract>; index: IndexState }> {
-    return this.transport
-      .request(replicationForward, { subject: contract.subject, service, request, context })
-      .then(({ answer, index }) => ({ answer: contract.response.parse(answer), index }));
+    return (
+      this.transport
+        // a write: a time-out tells the client it may have been applied on the primary
+        .request(
+          replicationForward,
+          { subject: contract.subject, service, request, context },
+          { write: true },
+        )
+        .then(({ answer, index }) => ({ answer: contract.response.parse(answer), index }))
+    );
   }
 
   /**
