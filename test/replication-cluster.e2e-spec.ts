@@ -121,4 +121,51 @@ describe('DR replication between two clusters (cluster mode)', () => {
     const served = await b.client.get(secret);
     expect([served.status, served.body.data?.data]).toEqual([200, { team: 'green' }]);
   });
+
+  it('the fenced old primary becomes a performance primary; the promoted cluster, its performance secondary, forwards kv writes to it', async () => {
+    // a is a DR secondary following no one (it stepped down): it leaves DR and becomes the
+    // performance primary of b (a cluster of its own history: the promoted b hands on its own
+    // core-sys log, not the mount table it replayed; see docs/replication.md "Limits")
+    expect((await a.client.post('sys/replication/dr/secondary/disable', {})).status).toBe(204);
+    expect((await a.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
+    const issued = await a.client.post('sys/replication/performance/primary/secondary-token', {
+      id: 'perf-b',
+    });
+    expect(issued.status).toBe(200);
+    const token = issued.body.wrap_info.token as string;
+    expect((await b.client.post('sys/replication/performance/secondary/enable', { token })).status).toBe(204);
+    await replicasInSync(a.client, b.client, 'performance');
+
+    const path = `secret/data/${uniq('forwarded')}`;
+    const written = await b.client.post(path, { data: { via: 'b' } });
+    expect([written.status, written.body.errors]).toEqual([200, undefined]);
+    const index = written.headers.get('x-service-index') ?? '';
+    expect(index).not.toBe('');
+    const onPrimary = await a.client.get(path);
+    expect([onPrimary.status, onPrimary.body.data?.data]).toEqual([200, { via: 'b' }]);
+    const local = await waitFor(
+      async () => {
+        const res = await b.client.get(path, { headers: { 'X-Service-Index': index } });
+        expect([200, 412]).toContain(res.status);
+        return res.status === 200 ? res : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    expect(local.body.data.data).toEqual({ via: 'b' });
+
+    // a write the secondary's own policy denies: 403 there, nothing on the primary
+    const policy = uniq('reader');
+    expect(
+      (
+        await b.client.put(`sys/policies/acl/${policy}`, {
+          policy: 'path "secret/data/*" { capabilities = ["read"] }',
+        })
+      ).status,
+    ).toBe(204);
+    const created = await b.client.post('auth/token/create', { policies: [policy] });
+    const reader = b.client.withToken(created.body.auth.client_token as string);
+    const deniedPath = `secret/data/${uniq('denied')}`;
+    expect((await reader.post(deniedPath, { data: { n: 1 } })).status).toBe(403);
+    expect((await a.client.get(deniedPath)).status).toBe(404);
+  });
 });

@@ -88,7 +88,63 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     expect([served.status, served.body.data?.data]).toEqual([200, { team: 'blue' }]);
     const read = await perf.client.get('secret/data/anything', { headers: { 'X-Service-Index': index } });
     expect(read.status).not.toBe(412);
-    expect((await perf.client.post(`secret/data/${uniq('local')}`, { data: { n: 1 } })).status).toBe(400);
+  });
+
+  it('forwards kv writes on the performance secondary to the primary, with its index for read-after-write', async () => {
+    // create: runs on the primary, which answers its X-Service-Index (and Vault's name)
+    const path = `secret/data/${uniq('forwarded')}`;
+    const written = await perf.client.post(path, { data: { origin: 'perf' } });
+    expect(written.status).toBe(200);
+    expect(written.body.data.version).toBe(1);
+    const index = written.headers.get('x-service-index') ?? '';
+    expect(index).not.toBe('');
+    expect(written.headers.get('x-vault-index')).toBe(index);
+    const onPrimary = await primary.client.get(path);
+    expect([onPrimary.status, onPrimary.body.data?.data]).toEqual([200, { origin: 'perf' }]);
+    // the secondary, asked with the index: 412 until it has streamed the write, then the value
+    const local = await waitFor(
+      async () => {
+        const res = await perf.client.get(path, { headers: { 'X-Vault-Index': index } });
+        expect([200, 412]).toContain(res.status);
+        return res.status === 200 ? res : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    expect(local.body.data.data).toEqual({ origin: 'perf' });
+
+    // patch and delete are forwarded too
+    const patched = await perf.client.patch(path, { data: { more: 1 } });
+    expect(patched.status).toBe(200);
+    expect((await primary.client.get(path)).body.data.data).toEqual({ origin: 'perf', more: 1 });
+    expect((await perf.client.delete(path)).status).toBe(204);
+    expect((await primary.client.get(path)).status).toBe(404);
+
+    // the client asked for no forwarding: the secondary's storage is read-only for replicated data
+    const kept = await perf.client.post(
+      `secret/data/${uniq('kept')}`,
+      { data: { n: 1 } },
+      { headers: { 'X-Vault-No-Request-Forwarding': 'true' } },
+    );
+    expect([kept.status, kept.body.errors]).toEqual([400, ['cannot write to readonly storage']]);
+  });
+
+  it("a write the secondary's policies deny is 403 there and never reaches the primary", async () => {
+    // policies and tokens of the secondary's own (tokens stay local on a performance secondary)
+    const policy = uniq('readonly');
+    const defined = await perf.client.put(`sys/policies/acl/${policy}`, {
+      policy: 'path "secret/data/*" { capabilities = ["read"] }',
+    });
+    expect(defined.status).toBe(204);
+    const created = await perf.client.post('auth/token/create', { policies: [policy] });
+    expect(created.status).toBe(200);
+    const reader = perf.client.withToken(created.body.auth.client_token as string);
+    const path = `secret/data/${uniq('denied')}`;
+    const denied = await reader.post(path, { data: { n: 1 } });
+    expect(denied.status).toBe(403);
+    expect(String(denied.body.errors)).toContain('permission denied');
+    expect((await primary.client.get(path)).status).toBe(404);
+    // the same token may read there (the policy is checked on the secondary)
+    expect((await reader.get(sharedSecret)).status).toBe(200);
   });
 
   it('promoting the DR secondary fences the primary; the performance secondary follows the new primary', async () => {

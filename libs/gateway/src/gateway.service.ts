@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Acl } from '@coffer/acl';
 import {
@@ -7,18 +6,17 @@ import {
   encodeContext,
   cidrAllows,
   permissionDenied,
-  type CallerContext,
   type EngineRequest,
   type Operation,
   type ResolvedToken,
 } from '@coffer/contracts';
 import { activeTraceId, describeCause, wasLogged, type Transport } from '@coffer/transport';
-import { context as otelContext, propagation } from '@opentelemetry/api';
 import { AuditBroker } from './audit/audit-broker.service';
 import type { AuditedRequest } from './audit/audit-entry';
-import { auditedError, auditedResult, isAudited, provisionalOperation } from './audit/audit-trail';
+import { auditedError, auditedRequestOf, auditedResult, isAudited } from './audit/audit-trail';
 import { AclEvaluator } from './auth/acl-evaluator.service';
 import { authorize } from './auth/authorizer';
+import { callerContextOf, forwardedHeaders, mayAccess } from './auth/gateway-caller';
 import { TokenResolver } from './auth/token-resolver.service';
 import { GatewayError } from './errors/gateway-error';
 import { renderError } from './errors/error-table';
@@ -35,7 +33,7 @@ import { registerLease } from './response/lease-registration';
 import { parseRequestHead, requestBody, type RawRequest } from './request/parse-request';
 import type { RequestKind } from './request/request-kind';
 import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.service';
-import { operationsOf, resolveRoute, type MountServing, type ResolvedRoute } from './routing/route-resolver';
+import { resolveRoute, type MountServing, type ResolvedRoute } from './routing/route-resolver';
 import { SealStateService } from './routing/seal-state.service';
 import { ReplicationGate } from './replication/replication-gate.service';
 import { SentinelEnforcer, withSentinelWarnings } from './sentinel/sentinel-enforcer.service';
@@ -188,41 +186,22 @@ export class GatewayService {
     if (sealed && !(routing.kind === 'route' && routing.route.allowSealed)) {
       throw new DomainError('sealed', 'Vault is sealed');
     }
-    // a DR secondary serves only its own routes; a performance secondary does not write replicated data
-    await this.replication.admit(
+    // a DR secondary serves only its own routes; a performance secondary forwards replicated writes
+    const served = await this.replication.admit(
       fullPath,
       kind !== 'read' && kind !== 'list' && kind !== 'help',
-      routing.kind === 'route' ? (routing.route.service ?? routing.table.service) : undefined,
+      routing.kind === 'route'
+        ? {
+            service: routing.route.service ?? routing.table.service,
+            local: routing.match.entry.local,
+            mountType: routing.match.mount.type,
+          }
+        : undefined,
       req.headers,
     );
     if (!sealed) await this.locks.assertOpen(routing, fullPath);
     if (isAudited(routing, kind, sealed)) {
-      const mount = routing.kind === 'failed' ? undefined : routing.match.mount;
-      const entry = routing.kind === 'failed' ? undefined : routing.match.entry;
-      trace.audit = {
-        id: requestId,
-        time: new Date(),
-        operation: provisionalOperation(kind),
-        path,
-        namespace: mount?.namespace ?? '',
-        ...(mount
-          ? {
-              mount: {
-                type: mount.type,
-                accessor: mount.accessor,
-                path: mount.path,
-                nonHmacRequestKeys: entry?.audit_non_hmac_request_keys ?? [],
-                nonHmacResponseKeys: entry?.audit_non_hmac_response_keys ?? [],
-              },
-            }
-          : {}),
-        ...(token !== undefined ? { clientToken: token } : {}),
-        policies: [],
-        remoteAddress: req.clientAddress,
-        headers: req.headers,
-        traceId: activeTraceId(),
-        ...(wrapTtl !== undefined ? { wrapTtl } : {}),
-      };
+      trace.audit = auditedRequestOf(routing, { requestId, path, kind, token, wrapTtl, req });
     }
 
     const unauthenticated = routing.kind !== 'help' && routing.route?.unauthenticated === true;
@@ -245,7 +224,7 @@ export class GatewayService {
       requestBody(head, head.hasJsonBody ? await req.readBody(!form) : undefined, form);
 
     if (routing.kind === 'failed') {
-      if (caller.acl && !this.mayAccess(caller.acl, kind, aclPath, (await readBody()).aclParams, wrapTtl))
+      if (caller.acl && !mayAccess(caller.acl, kind, aclPath, (await readBody()).aclParams, wrapTtl))
         throw permissionDenied();
       throw routing.error;
     }
@@ -258,7 +237,13 @@ export class GatewayService {
 
     const { body, aclParams } = await readBody();
     if (trace.audit) trace.audit.data = body;
-    const ctx = this.callerContext(requestId, fullPath, routing, caller.token, req.clientAddress);
+    const ctx = callerContextOf(this.acls, {
+      requestId,
+      path: fullPath,
+      routing,
+      token: caller.token,
+      clientAddress: req.clientAddress,
+    });
     const engineRequest: EngineRequest = {
       operation: 'read',
       mount: routing.match.mount,
@@ -319,12 +304,20 @@ export class GatewayService {
       trace.requestLogged = true;
     }
 
-    const answer = await this.transport.request(def.contract, engineRequest, {
-      headers,
-      timeoutMs: this.engineTimeoutMs,
-      write: operation !== 'read' && operation !== 'list',
-    });
     const service = routing.route.service ?? routing.table.service;
+    const write = operation !== 'read' && operation !== 'list';
+    // a performance secondary's replicated write runs on the primary, as the caller resolved here
+    const forwarded =
+      served === 'forward' && write
+        ? await this.replication.forward(def.contract, service, engineRequest, headers)
+        : undefined;
+    const answer =
+      forwarded?.answer ??
+      (await this.transport.request(def.contract, engineRequest, {
+        headers,
+        timeoutMs: this.engineTimeoutMs,
+        write,
+      }));
     const leaseAt = { path, mount: routing.match.mount, service };
     const leased = await registerLease(this.transport, withSentinelWarnings(answer, sentinel), leaseAt, {
       headers,
@@ -349,23 +342,10 @@ export class GatewayService {
       await this.audit.logResponse(audited, auditedResult(result, answered.wrapInfo));
     }
     return this.replication.answer(fullPath, query.values, answered.http, {
-      write: operation !== 'read' && operation !== 'list',
+      write,
       service,
+      ...(forwarded ? { forwarded: forwarded.index } : {}),
     });
-  }
-
-  /** Whether a failed routing may be told (404/405/503) or must look like a denial (403). */
-  private mayAccess(
-    acl: Acl,
-    kind: RequestKind,
-    path: string,
-    params: Record<string, unknown>,
-    wrapTtl: number | undefined,
-  ): boolean {
-    if (kind === 'help') return !acl.capabilities(path).includes('deny');
-    return operationsOf(kind).some(
-      (operation) => acl.allowOperation({ path, operation, params, wrapTtl }).allowed,
-    );
   }
 
   private async authenticate(
@@ -381,36 +361,6 @@ export class GatewayService {
     return { token: resolved, acl: await this.acls.forToken(resolved) };
   }
 
-  private callerContext(
-    requestId: string,
-    path: string,
-    routing: ResolvedRoute,
-    token: ResolvedToken | undefined,
-    clientAddress: string,
-  ): CallerContext {
-    const ctx: CallerContext = {
-      requestId,
-      path,
-      namespace: routing.match.mount.namespace,
-      clientAddress,
-      policies: token ? this.acls.policyNames(token) : [],
-      root: token ? this.acls.isRoot(token) : false,
-      sudo: false,
-    };
-    if (token) {
-      ctx.accessor = token.accessor;
-      ctx.tokenRef = token.tokenRef;
-      if (token.entityId) ctx.entityId = token.entityId;
-      if (token.displayName) ctx.displayName = token.displayName;
-      if (token.namespace) ctx.tokenNamespace = token.namespace;
-      if (token.externalPolicies) ctx.externalPolicies = token.externalPolicies;
-    }
-    const carrier: Record<string, string> = {};
-    propagation.inject(otelContext.active(), carrier);
-    if (carrier['traceparent']) ctx.traceparent = carrier['traceparent'];
-    return ctx;
-  }
-
   /** Drops the caches the route declares stale after a write (belt and braces next to the broadcasts). */
   private afterSuccess(routing: ResolvedRoute, operation: Operation): void {
     if (operation === 'read' || operation === 'list') return;
@@ -421,15 +371,4 @@ export class GatewayService {
       else this.tokens.clear();
     }
   }
-}
-
-function forwardedHeaders(routing: ResolvedRoute, headers: IncomingHttpHeaders): Record<string, string> {
-  const names = routing.route.headers;
-  if (!names || names.length === 0) return {};
-  const out: Record<string, string> = {};
-  for (const name of names) {
-    const value = headers[name];
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
 }

@@ -21,6 +21,7 @@ import { ReplicationModesHandlers, ReplicationModesService } from './state/repli
 import { ReplicaKeyringsRepository } from './stream/replica-keyrings.repository';
 import { ReplicationSupervisor } from './stream/replication-supervisor';
 import { StreamStatus } from './stream/stream-status';
+import { ReplicationForwardHandlers } from './stream/replication-forward.handlers';
 import { WalSource } from './wal/wal-source';
 
 /**
@@ -58,7 +59,12 @@ export class ReplicationModule {
         PathsFilterService,
         OperationTokenService,
       ],
-      controllers: [DrReplicationHandlers, PerformanceReplicationHandlers, ReplicationModesHandlers],
+      controllers: [
+        DrReplicationHandlers,
+        PerformanceReplicationHandlers,
+        ReplicationModesHandlers,
+        ReplicationForwardHandlers,
+      ],
     };
   }
 }

@@ -3,3 +3,4 @@ export * from './replication-fields.schema';
 export * from './replication.routes';
 export * from './replica-apply.contracts';
 export * from './replication-modes.contracts';
+export * from './replication-forward.contracts';

@@ -1,11 +1,15 @@
 import type { ReplicationModes } from '@coffer/contracts/replication';
 import {
-  assertServedInMode,
   DR_SECONDARY_REFUSAL,
   drSecondaryAllows,
   healthWithReplication,
-  PERFORMANCE_SECONDARY_WRITE_REFUSAL,
+  PERFORMANCE_SECONDARY_LOCAL_WRITE_REFUSAL,
+  READ_ONLY_STORAGE,
+  servedInMode,
+  type ModeTarget,
 } from './dr-secondary.gate';
+
+const kv: ModeTarget = { service: 'kv', local: false, mountType: 'kv' };
 
 const modes = (dr: ReplicationModes['dr'], performance: ReplicationModes['performance'] = 'disabled') => ({
   dr,
@@ -40,19 +44,48 @@ describe('the replication gate', () => {
       'auth/token/lookup-self',
     ])
       expect(drSecondaryAllows(path)).toBe(false);
-    expect(() => assertServedInMode(modes('secondary'), 'secret/data/a', false, 'kv')).toThrow(
+    expect(() => servedInMode(modes('secondary'), 'secret/data/a', false, kv, {})).toThrow(
       DR_SECONDARY_REFUSAL,
     );
-    expect(() => assertServedInMode(modes('primary'), 'secret/data/a', true, 'kv')).not.toThrow();
+    expect(servedInMode(modes('primary'), 'secret/data/a', true, kv, {})).toBe('local');
   });
 
-  it('refuses kv writes on a performance secondary, never its reads or other services', () => {
+  it('forwards replicated kv writes on a performance secondary, serves its reads and other services', () => {
     const perf = modes('disabled', 'secondary');
-    expect(() => assertServedInMode(perf, 'secret/data/a', true, 'kv')).toThrow(
-      PERFORMANCE_SECONDARY_WRITE_REFUSAL,
+    expect(servedInMode(perf, 'secret/data/a', true, kv, {})).toBe('forward');
+    expect(servedInMode(perf, 'secret/data/a', false, kv, {})).toBe('local');
+    expect(
+      servedInMode(perf, 'pki/issue/r', true, { service: 'pki', local: false, mountType: 'pki' }, {}),
+    ).toBe('local');
+    // not a secondary: nothing is forwarded
+    expect(servedInMode(modes('disabled', 'primary'), 'secret/data/a', true, kv, {})).toBe('local');
+    expect(servedInMode(modes('disabled'), 'secret/data/a', true, kv, {})).toBe('local');
+  });
+
+  it('keeps local mounts and cubbyhole off the forwarding path (refused: they would fork the log)', () => {
+    const perf = modes('disabled', 'secondary');
+    expect(() => servedInMode(perf, 'local-kv/a', true, { ...kv, local: true }, {})).toThrow(
+      PERFORMANCE_SECONDARY_LOCAL_WRITE_REFUSAL,
     );
-    expect(() => assertServedInMode(perf, 'secret/data/a', false, 'kv')).not.toThrow();
-    expect(() => assertServedInMode(perf, 'pki/issue/r', true, 'pki')).not.toThrow();
+    expect(() =>
+      servedInMode(perf, 'cubbyhole/a', true, { service: 'kv', local: true, mountType: 'cubbyhole' }, {}),
+    ).toThrow(PERFORMANCE_SECONDARY_LOCAL_WRITE_REFUSAL);
+  });
+
+  it('honours X-Vault-No-Request-Forwarding / X-Service-No-Request-Forwarding (Vault: read-only storage)', () => {
+    const perf = modes('disabled', 'secondary');
+    for (const name of ['x-vault-no-request-forwarding', 'x-service-no-request-forwarding'])
+      expect(() => servedInMode(perf, 'secret/data/a', true, kv, { [name]: 'true' })).toThrow(
+        READ_ONLY_STORAGE,
+      );
+    // an empty value is no value (Vault checks for a non-empty header)
+    expect(servedInMode(perf, 'secret/data/a', true, kv, { 'x-vault-no-request-forwarding': '' })).toBe(
+      'forward',
+    );
+    // reads are served here whatever the header says
+    expect(servedInMode(perf, 'secret/data/a', false, kv, { 'x-vault-no-request-forwarding': '1' })).toBe(
+      'local',
+    );
   });
 
   it('answers health with the modes, and drsecondarycode on an unsealed DR secondary', () => {

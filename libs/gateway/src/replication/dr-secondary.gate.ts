@@ -1,5 +1,6 @@
 import { DomainError } from '@coffer/contracts';
 import type { ReplicationModes } from '@coffer/contracts/replication';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { HttpResult } from '../response/envelope';
 
 /** Vault's answer to a client request on a DR secondary. */
@@ -29,25 +30,58 @@ export function drSecondaryAllows(fullPath: string): boolean {
  */
 export const REPLAYED_SERVICES: ReadonlySet<string> = new Set(['kv']);
 
-export const PERFORMANCE_SECONDARY_WRITE_REFUSAL =
-  'this cluster is a performance secondary: write to the primary, the secondary serves the replicated data once streamed';
+/**
+ * A write to a local mount of a replayed service on a performance secondary: kv's log there is
+ * the primary's stream, so a local write would fork it (see docs/replication.md, "Limits").
+ */
+export const PERFORMANCE_SECONDARY_LOCAL_WRITE_REFUSAL =
+  'this cluster is a performance secondary: writes to its local kv mounts (and cubbyhole) are not served yet';
+
+/** Vault's text for a write a secondary was told not to forward (X-Vault-No-Request-Forwarding). */
+export const READ_ONLY_STORAGE = 'cannot write to readonly storage';
+
+/** Request headers that keep a request on this cluster (Vault's, and Coffer's name for it). */
+const NO_FORWARDING_HEADERS = ['x-service-no-request-forwarding', 'x-vault-no-request-forwarding'];
+
+export function noForwardingAsked(headers: IncomingHttpHeaders): boolean {
+  return NO_FORWARDING_HEADERS.some((name) => {
+    const raw = headers[name];
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    // Vault: any non-empty value
+    return value !== undefined && value !== '';
+  });
+}
+
+/** What a request goes to: its service, and whether its mount is local to this cluster. */
+export interface ModeTarget {
+  service: string;
+  local: boolean;
+  mountType: string;
+}
 
 /**
- * Refuses a request this cluster does not serve in its replication mode: on a DR secondary
- * every client request but replication, health and seal (400 with Vault's text); on a
- * performance secondary writes to replicated services (Vault forwards them to the primary;
- * Coffer does not forward yet, and refuses rather than fork the replicated log).
+ * Where a request is served in this cluster's replication mode: on a DR secondary every client
+ * request but replication, health and seal is refused (400 with Vault's text); on a performance
+ * secondary a write to a replicated mount of a replayed service is forwarded to the primary
+ * (`forward`), unless the client asked for no forwarding (Vault's read-only refusal); a write to
+ * a local mount or cubbyhole of such a service is refused (it would fork the replicated log).
+ * Everything else is served here (`local`).
  */
-export function assertServedInMode(
+export function servedInMode(
   modes: ReplicationModes,
   fullPath: string,
   write: boolean,
-  service: string | undefined,
-): void {
+  target: ModeTarget | undefined,
+  headers: IncomingHttpHeaders,
+): 'local' | 'forward' {
   if (modes.dr === 'secondary' && !drSecondaryAllows(fullPath))
     throw new DomainError('invalid_request', DR_SECONDARY_REFUSAL);
-  if (modes.performance === 'secondary' && write && service !== undefined && REPLAYED_SERVICES.has(service))
-    throw new DomainError('invalid_request', PERFORMANCE_SECONDARY_WRITE_REFUSAL);
+  if (modes.performance !== 'secondary' || !write || !target || !REPLAYED_SERVICES.has(target.service))
+    return 'local';
+  if (target.local || target.mountType === 'cubbyhole')
+    throw new DomainError('invalid_request', PERFORMANCE_SECONDARY_LOCAL_WRITE_REFUSAL);
+  if (noForwardingAsked(headers)) throw new DomainError('invalid_request', READ_ONLY_STORAGE);
+  return 'forward';
 }
 
 interface HealthBody {

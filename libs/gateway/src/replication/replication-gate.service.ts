@@ -1,8 +1,14 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import { DomainError } from '@coffer/contracts';
+import {
+  DomainError,
+  type AnyEngineContract,
+  type EngineRequest,
+  type ContractResponse,
+} from '@coffer/contracts';
 import {
   replicaApplyContract,
+  replicationForward,
   replicationModes,
   replicationModesChanged,
   type ReplicationModes,
@@ -11,8 +17,8 @@ import type { Subscription, Transport } from '@coffer/transport';
 import { CachedValue } from '../cache/cached-value';
 import { CORE_LOOKUP_TIMEOUT_MS, GATEWAY_TRANSPORT } from '../gateway.options';
 import type { HttpResult } from '../response/envelope';
-import { assertServedInMode, healthWithReplication, REPLAYED_SERVICES } from './dr-secondary.gate';
-import { indexHeaders, indexStateOf, MISSING_INDEX_STATE } from './consistency-index';
+import { healthWithReplication, REPLAYED_SERVICES, servedInMode, type ModeTarget } from './dr-secondary.gate';
+import { indexHeaders, indexStateOf, MISSING_INDEX_STATE, type IndexState } from './consistency-index';
 
 /** a safety net for a missed broadcast */
 const MODES_MAX_AGE_MS = 5_000;
@@ -62,14 +68,39 @@ export class ReplicationGate implements OnModuleInit, OnModuleDestroy {
   async admit(
     fullPath: string,
     write: boolean,
-    service: string | undefined,
+    target: ModeTarget | undefined,
     headers: IncomingHttpHeaders,
-  ): Promise<void> {
-    assertServedInMode(await this.modes.get(), fullPath, write, service);
+  ): Promise<'local' | 'forward'> {
+    const served = servedInMode(await this.modes.get(), fullPath, write, target, headers);
     const wanted = indexStateOf(headers);
-    if (!wanted || write || service !== wanted.source || !REPLAYED_SERVICES.has(wanted.source)) return;
+    const service = target?.service;
+    if (!wanted || write || service !== wanted.source || !REPLAYED_SERVICES.has(wanted.source)) return served;
     const head = await this.transport.request(replicaApplyContract(wanted.source), { op: 'head' });
     if (head.lastWal < wanted.wal) throw new DomainError('precondition_failed', MISSING_INDEX_STATE);
+    return served;
+  }
+
+  /**
+   * A performance secondary's write, forwarded to its primary by this cluster's replication
+   * service over the cluster connection: the engine request and the resolved caller (encoded
+   * context), never the token. Answers the primary's engine answer and its index state.
+   */
+  forward(
+    contract: AnyEngineContract,
+    service: string,
+    request: EngineRequest,
+    context: Record<string, string>,
+  ): Promise<{ answer: ContractResponse<AnyEngineContract>; index: IndexState }> {
+    return (
+      this.transport
+        // a write: a time-out tells the client it may have been applied on the primary
+        .request(
+          replicationForward,
+          { subject: contract.subject, service, request, context },
+          { write: true },
+        )
+        .then(({ answer, index }) => ({ answer: contract.response.parse(answer), index }))
+    );
   }
 
   /**
@@ -80,11 +111,13 @@ export class ReplicationGate implements OnModuleInit, OnModuleDestroy {
     fullPath: string,
     query: Readonly<Record<string, string | undefined>>,
     result: HttpResult,
-    sent: { write: boolean; service: string },
+    sent: { write: boolean; service: string; forwarded?: IndexState },
   ): Promise<HttpResult> {
     if (fullPath.replace(/\/+$/, '') === 'sys/health')
       return healthWithReplication(result, await this.modes.get(), query);
     if (!sent.write || result.status >= 300 || !REPLAYED_SERVICES.has(sent.service)) return result;
+    // forwarded: the primary's position of the write, for a read here once it has streamed
+    if (sent.forwarded) return { ...result, headers: { ...result.headers, ...indexHeaders(sent.forwarded) } };
     const modes = await this.modes.get();
     if (modes.dr !== 'primary' && modes.performance !== 'primary') return result;
     // the log's head once the write committed: at or past the write's own position

@@ -1,7 +1,13 @@
 import { Logger } from '@nestjs/common';
+import { DomainError, isDomainError } from '@coffer/contracts';
 import type { TLSSocket } from 'node:tls';
 import { createServer, type Server } from 'node:tls';
-import type { ReplicaAttachment, ReplicationMode } from '@coffer/contracts/replication';
+import type {
+  ForwardedAnswer,
+  ForwardedWrite,
+  ReplicaAttachment,
+  ReplicationMode,
+} from '@coffer/contracts/replication';
 import type { RawEvent } from '@coffer/event-store';
 import type { ModeState } from '../state/replication-state.decider';
 import type { WalSource } from '../wal/wal-source';
@@ -18,6 +24,7 @@ import {
   type UnstampedFrame,
 } from './stream.wire';
 import { supersededPrimaryReason } from './frame-epoch';
+import { forwardedResult } from './write-forwarding';
 
 const BATCH = 500;
 const IDLE_POLL_MS = 25;
@@ -37,6 +44,8 @@ export interface ListenerDeps {
   stepDown: (mode: ReplicationMode, secondaryId: string) => Promise<void>;
   /** what rows of a replayed source need beyond the log, barrier-encrypted as stored */
   attachments: (source: string, rows: readonly RawEvent[]) => Promise<ReplicaAttachment[]>;
+  /** a write a performance secondary forwarded: run it here as the caller it resolved */
+  forward: (secondaryId: string, forward: ForwardedWrite) => Promise<ForwardedAnswer>;
 }
 
 /** `<mode>:<secondary id>`: the TLS-PSK identity of a secondary. */
@@ -154,6 +163,24 @@ export class ClusterListener {
     }
   }
 
+  /** Write forwarding: one write per connection, answered and closed (performance only). */
+  private async forward(
+    socket: TLSSocket,
+    mode: ReplicationMode,
+    secondaryId: string,
+    forward: ForwardedWrite,
+  ): Promise<void> {
+    let outcome: unknown;
+    if (mode !== 'performance')
+      outcome = new DomainError('invalid_request', 'only performance secondaries forward');
+    else
+      outcome = await this.deps.forward(secondaryId, forward).catch((error: unknown) => {
+        if (!isDomainError(error)) this.logger.warn(`a forwarded write failed: ${messageOf(error)}`);
+        return error;
+      });
+    socket.end(stampedFrame(this.deps.stateOf(mode), { t: 'forwarded', result: forwardedResult(outcome) }));
+  }
+
   private pskFor(identity: string): Buffer | null {
     const who = parseIdentity(identity);
     if (!who) return null;
@@ -203,6 +230,10 @@ export class ClusterListener {
             }
             if (f.stepDown === true) {
               void this.stepDown(socket, f.mode, f.secondaryId);
+              return;
+            }
+            if (f.forward) {
+              void this.forward(socket, f.mode, f.secondaryId, f.forward);
               return;
             }
             stream = new PrimaryStream(socket, f, this.deps, this.logger);

@@ -5,10 +5,12 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { coreMountTable, type MountEntry } from '@coffer/contracts';
+import { coreMountTable, DomainError, type MountEntry } from '@coffer/contracts';
 import {
   REPLICATION_MODES,
   replicaExportContract,
+  type ForwardedAnswer,
+  type ForwardedWrite,
   type ReplicaAttachment,
   type ReplicationMode,
 } from '@coffer/contracts/replication';
@@ -26,6 +28,7 @@ import { StreamClient } from './stream-client';
 import { dynamicFilter } from './paths-filter';
 import type { StreamFilter } from './stream-filter';
 import { StreamStatus } from './stream-status';
+import { forwardToPrimary, runForwarded } from './write-forwarding';
 
 const SYNC_MS = 1_000;
 
@@ -69,6 +72,16 @@ export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicat
       keyrings: () => keyrings.toSend(),
       stepDown: (mode) => this.stepDown(mode),
       attachments: (source, rows) => this.attachments(source, rows),
+      forward: (id, forward) =>
+        runForwarded(
+          {
+            transport: runtime.transport,
+            mounts: () => this.mounts(),
+            filterFor: (secondaryId) => this.filters.get(`performance:${secondaryId}`),
+          },
+          id,
+          forward,
+        ),
     });
     this.loop = new IntervalLoop({
       intervalMs: SYNC_MS,
@@ -128,6 +141,24 @@ export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicat
       this.fencers.set(mode, fencer);
       fencer.start();
     }
+  }
+
+  /**
+   * A performance secondary's side of write forwarding: the write goes to the primary it
+   * follows, over a connection authenticated with its pre-shared key.
+   */
+  async forward(forward: ForwardedWrite): Promise<ForwardedAnswer> {
+    const { state } = await this.stateService.load('performance');
+    if (state.state !== 'secondary' || !state.link)
+      throw new DomainError(
+        'invalid_request',
+        'this cluster is not a performance secondary following a primary',
+      );
+    return forwardToPrimary(state.link, forward, {
+      apiAddr: this.options.apiAddr,
+      clusterAddr: this.options.advertisedClusterAddr,
+      epoch: state.epoch,
+    });
   }
 
   /** Asks the source's service what its rows need beyond the log, their payloads opened here. */

@@ -114,6 +114,7 @@ describe('replication stream: epoch per frame (TLS-PSK + Postgres + NATS)', () =
       keyrings: async () => [],
       stepDown: async () => undefined,
       attachments: async () => [],
+      forward: async () => Promise.reject(new Error('not forwarding here')),
     });
     await listener.start(clusterAddr);
   }

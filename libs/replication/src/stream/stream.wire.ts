@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { REPLICATION_MODES, replicaAttachmentSchema } from '@coffer/contracts/replication';
+import { ERROR_CODES } from '@coffer/contracts';
+import {
+  forwardedAnswerSchema,
+  forwardedWriteSchema,
+  REPLICATION_MODES,
+  replicaAttachmentSchema,
+} from '@coffer/contracts/replication';
 
 /**
  * The cluster connection's protocol: newline-delimited JSON frames over TLS-PSK (the secondary
@@ -40,6 +46,11 @@ export const clientFrameSchema = z.discriminatedUnion('t', [
     stepDown: z.boolean().optional(),
     /** the highest primary epoch this secondary has seen: a primary below it is superseded */
     epoch: z.number().int().nonnegative().optional(),
+    /**
+     * Write forwarding (performance): this connection carries one write the secondary's gateway
+     * authorised, to run on the primary as the caller it resolved (see write-forwarding.ts).
+     */
+    forward: forwardedWriteSchema.optional(),
   }),
   z.object({ t: z.literal('ack'), positions: z.array(headSchema) }),
 ]);
@@ -75,6 +86,21 @@ export const serverFrameSchema = z.discriminatedUnion('t', [
     events: z.array(wireEventSchema),
     /** what the rows need beyond the log (kv's data keys), barrier-encrypted as stored */
     attachments: z.array(replicaAttachmentSchema).optional(),
+  }),
+  /** the primary's answer to a forwarded write: its engine's answer and index, or its error */
+  stamped({
+    t: z.literal('forwarded'),
+    result: z.union([
+      z.object({ ok: forwardedAnswerSchema }),
+      z.object({
+        error: z.object({
+          code: z.enum(ERROR_CODES),
+          message: z.string(),
+          data: z.record(z.string(), z.unknown()).nullable().optional(),
+          warnings: z.array(z.string()).optional(),
+        }),
+      }),
+    ]),
   }),
   stamped({
     t: z.literal('heartbeat'),

@@ -1,0 +1,80 @@
+import type { MountEntry } from '@coffer/contracts';
+import type { ForwardedWrite } from '@coffer/contracts/replication';
+import { forwardedResult, forwardRefusal } from './write-forwarding';
+import { DomainError } from '@coffer/contracts';
+
+const mount: MountEntry = {
+  path: 'secret/',
+  uuid: 'm-1',
+  accessor: 'kv_1',
+  type: 'kv',
+  namespace: '',
+  options: { version: '2' },
+  config: { default_lease_ttl: 0, max_lease_ttl: 0 },
+  description: '',
+  table: 'secret',
+  local: false,
+  seal_wrap: false,
+};
+
+const write = (
+  over: Partial<ForwardedWrite> = {},
+  operation: ForwardedWrite['request']['operation'] = 'create',
+) => ({
+  subject: 'kv.v2.data.write',
+  service: 'kv',
+  context: {},
+  ...over,
+  request: {
+    operation,
+    mount,
+    path: 'data/a',
+    params: { path: 'a' },
+    body: { data: { v: 1 } },
+    query: {},
+    headers: {},
+  },
+});
+
+describe('write forwarding: what the primary re-checks', () => {
+  it('runs a write to a replicated kv mount', () => {
+    expect(forwardRefusal(write(), mount, undefined)).toBeUndefined();
+    for (const op of ['update', 'patch', 'delete'] as const)
+      expect(forwardRefusal(write({}, op), mount, undefined)).toBeUndefined();
+  });
+
+  it('refuses reads, other services, replication and cubbyhole subjects', () => {
+    expect(forwardRefusal(write({}, 'read'), mount, undefined)).toBe('only writes are forwarded');
+    expect(forwardRefusal(write({}, 'list'), mount, undefined)).toBe('only writes are forwarded');
+    expect(forwardRefusal(write({ service: 'pki', subject: 'pki.issue' }), mount, undefined)).toMatch(
+      /not forwarded/,
+    );
+    expect(forwardRefusal(write({ subject: 'core.mounts.table' }), mount, undefined)).toMatch(
+      /not forwarded/,
+    );
+    expect(forwardRefusal(write({ subject: 'kv.replication.apply' }), mount, undefined)).toMatch(/local/);
+    expect(forwardRefusal(write({ subject: 'kv.cubbyhole.write' }), mount, undefined)).toMatch(/local/);
+  });
+
+  it('refuses an unknown, local, cubbyhole or filtered mount', () => {
+    expect(forwardRefusal(write(), undefined, undefined)).toBe('no such mount on the primary');
+    expect(forwardRefusal(write(), { ...mount, namespace: 'ns1/' }, undefined)).toBe(
+      'no such mount on the primary',
+    );
+    expect(forwardRefusal(write(), { ...mount, local: true }, undefined)).toMatch(/local/);
+    expect(forwardRefusal(write(), { ...mount, type: 'cubbyhole' }, undefined)).toMatch(/local/);
+    const filter = { excludedMountUuids: new Set(['m-1']), mounts: ['secret/'], namespaces: [] };
+    expect(forwardRefusal(write(), mount, filter)).toBe('the mount is filtered out for this secondary');
+  });
+
+  it('answers a domain error as its body and any other failure as an opaque internal error', () => {
+    expect(forwardedResult(new DomainError('not_found', '', null, ['w']))).toEqual({
+      error: { code: 'not_found', message: '', data: null, warnings: ['w'] },
+    });
+    expect(forwardedResult(new Error('db password=hunter2 rejected'))).toEqual({
+      error: { code: 'internal', message: 'internal error' },
+    });
+    const ok = { answer: { data: null }, index: { source: 'kv', wal: 3 } };
+    expect(forwardedResult(ok)).toEqual({ ok });
+  });
+});

@@ -1,0 +1,193 @@
+import { connect } from 'node:tls';
+import {
+  defineContract,
+  DomainError,
+  engineRequestSchema,
+  isDomainError,
+  mountInfoSchema,
+  type MountEntry,
+} from '@coffer/contracts';
+import {
+  replicaApplyContract,
+  type ForwardedAnswer,
+  type ForwardedWrite,
+} from '@coffer/contracts/replication';
+import type { Transport } from '@coffer/transport';
+import { z } from 'zod';
+import type { PrimaryLink } from '../state/replication-state.decider';
+import { pskIdentity, splitHostPort } from './cluster-listener';
+import { judgeEpoch, staleEpochReason } from './frame-epoch';
+import type { StreamFilter } from './stream-filter';
+import { frame, frameReader, PSK_CIPHERS, serverFrameSchema, type ServerFrame } from './stream.wire';
+
+/** The services whose writes a performance secondary forwards (its replayed engines: kv). */
+export const FORWARDED_SERVICES: ReadonlySet<string> = new Set(['kv']);
+
+/** a forwarded write: the handshake, the primary's engine call and its answer */
+const FORWARD_TIMEOUT_MS = 15_000;
+
+/** The text a client gets when the primary cannot be reached (503, Vault's "unavailable"). */
+export const PRIMARY_UNREACHABLE =
+  'cannot forward the write to the performance primary: it is unreachable; retry later or write to the primary';
+
+type ForwardedFrame = Extract<ServerFrame, { t: 'forwarded' }>;
+
+/**
+ * Secondary side: one write over a fresh TLS-PSK connection to the primary's cluster address,
+ * authenticated with this secondary's pre-shared key (the primary knows which secondary sent it
+ * and refuses a revoked or unknown one at the handshake). The answer's epoch must not be below
+ * the highest this secondary has seen (a superseded primary does not take writes from it).
+ */
+export function forwardToPrimary(
+  link: PrimaryLink,
+  forward: ForwardedWrite,
+  self: { apiAddr: string; clusterAddr: string; epoch: number },
+): Promise<ForwardedAnswer> {
+  const [host, port] = splitHostPort(link.primaryClusterAddr);
+  return new Promise<ForwardedAnswer>((resolve, reject) => {
+    let settled = false;
+    const settle = (outcome: ForwardedAnswer | DomainError): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      if (outcome instanceof DomainError) reject(outcome);
+      else resolve(outcome);
+    };
+    const unreachable = () => new DomainError('service_unavailable', PRIMARY_UNREACHABLE);
+    const socket = connect({
+      host,
+      port: Number(port),
+      ciphers: PSK_CIPHERS,
+      minVersion: 'TLSv1.2',
+      maxVersion: 'TLSv1.2',
+      checkServerIdentity: () => undefined,
+      pskCallback: () => ({
+        identity: pskIdentity('performance', link.secondaryId),
+        psk: Buffer.from(link.psk, 'base64'),
+      }),
+    });
+    const timer = setTimeout(() => settle(unreachable()), FORWARD_TIMEOUT_MS);
+    timer.unref();
+    socket.on('secureConnect', () => {
+      socket.write(
+        frame({
+          t: 'hello',
+          mode: 'performance',
+          clusterId: link.clusterId,
+          secondaryId: link.secondaryId,
+          apiAddr: self.apiAddr,
+          clusterAddr: self.clusterAddr,
+          positions: [],
+          epoch: self.epoch,
+          forward,
+        }),
+      );
+    });
+    socket.on(
+      'data',
+      frameReader(
+        serverFrameSchema,
+        (f) => {
+          if (judgeEpoch(self.epoch, f.epoch) === 'stale')
+            return settle(new DomainError('service_unavailable', staleEpochReason(self.epoch, f.epoch)));
+          if (f.t === 'refused')
+            return settle(
+              new DomainError(
+                'service_unavailable',
+                `the performance primary refused the write: ${f.reason}`,
+              ),
+            );
+          if (f.t === 'forwarded') settle(answerOf(f));
+        },
+        () => settle(unreachable()),
+      ),
+    );
+    socket.on('error', () => settle(unreachable()));
+    socket.on('close', () => settle(unreachable()));
+  });
+}
+
+function answerOf(f: ForwardedFrame): ForwardedAnswer | DomainError {
+  if ('ok' in f.result) return f.result.ok;
+  const e = f.result.error;
+  return new DomainError(e.code, e.message, e.data, e.warnings);
+}
+
+/** Any engine contract by subject: the engine validates the request with its own schema. */
+const engineContractAt = (subject: string) =>
+  defineContract(subject, engineRequestSchema, z.record(z.string(), z.unknown()));
+
+export interface PrimarySide {
+  transport: Transport;
+  mounts: () => Promise<MountEntry[]>;
+  filterFor: (secondaryId: string) => StreamFilter | undefined;
+}
+
+/**
+ * Why the primary will not run a forwarded write (undefined: it will). The secondary already
+ * checked the caller's token and ACL; the primary re-checks what the secondary cannot be trusted
+ * with or may have stale: that it is a write to a forwarded engine's own route (not its
+ * replication or cubbyhole subjects), to a mount the primary has, that is replicated (not local)
+ * and not filtered out for this secondary.
+ */
+export function forwardRefusal(
+  forward: ForwardedWrite,
+  mount: MountEntry | undefined,
+  filter: StreamFilter | undefined,
+): string | undefined {
+  const { service, subject, request } = forward;
+  if (!FORWARDED_SERVICES.has(service) || !subject.startsWith(`${service}.`))
+    return `writes to ${service} are not forwarded`;
+  if (subject.startsWith(`${service}.replication.`) || subject.startsWith('kv.cubbyhole.'))
+    return 'this path is local to the secondary';
+  if (request.operation === 'read' || request.operation === 'list') return 'only writes are forwarded';
+  if (!mount || mount.namespace !== request.mount.namespace) return 'no such mount on the primary';
+  if (mount.local || mount.type === 'cubbyhole') return 'the mount is local: it is not replicated';
+  if (filter?.excludedMountUuids.has(mount.uuid)) return 'the mount is filtered out for this secondary';
+  return undefined;
+}
+
+/**
+ * Primary side: runs a forwarded write on this cluster's engine as the caller the secondary
+ * resolved, with the primary's own mount entry (not the secondary's copy), and answers the
+ * service's log head once it committed (the client's X-Service-Index). An engine's refusal
+ * (404, 400...) goes back as the same DomainError.
+ */
+export async function runForwarded(
+  side: PrimarySide,
+  secondaryId: string,
+  forward: ForwardedWrite,
+): Promise<ForwardedAnswer> {
+  const mounts = await side.mounts();
+  const mount = mounts.find((m) => m.uuid === forward.request.mount.uuid);
+  const refusal = forwardRefusal(forward, mount, side.filterFor(secondaryId));
+  if (refusal !== undefined || !mount)
+    throw new DomainError('invalid_request', `forwarding refused: ${refusal}`);
+  // the primary's own entry (a zod object strips the table-only fields), not the secondary's copy
+  const request = { ...forward.request, mount: mountInfoSchema.parse(mount) };
+  const answer = await side.transport.request(engineContractAt(forward.subject), request, {
+    headers: forward.context,
+    write: true,
+  });
+  const head = await side.transport.request(replicaApplyContract(forward.service), { op: 'head' });
+  return { answer, index: { source: forward.service, wal: head.lastWal } };
+}
+
+/** The frame answering a forwarded write (its error as a DomainError body, never a stack). */
+export function forwardedResult(outcome: unknown): ForwardedFrame['result'] {
+  if (!isDomainError(outcome)) {
+    // the primary logged it; the secondary learns no more than a client would
+    if (outcome instanceof Error) return { error: { code: 'internal', message: 'internal error' } };
+    return { ok: outcome as ForwardedAnswer };
+  }
+  const body = outcome.toBody();
+  return {
+    error: {
+      code: body.code,
+      message: body.message,
+      ...(body.data !== undefined ? { data: body.data } : {}),
+      ...(body.warnings !== undefined ? { warnings: body.warnings } : {}),
+    },
+  };
+}
