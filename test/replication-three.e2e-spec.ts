@@ -147,6 +147,26 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     expect((await reader.get(sharedSecret)).status).toBe(200);
   });
 
+  it("the performance secondary proves the primary's kv events in the same Merkle tree", async () => {
+    await inSync(primary.client, perf.client, 'performance');
+    const head = await primary.client.get('sys/history/tree-head', { query: { log: 'kv' } });
+    expect(head.status).toBe(200);
+    const size = head.body.data.tree_size as number;
+    expect(size).toBeGreaterThan(15);
+    const there = await perf.client.get('sys/history/tree-head', { query: { log: 'kv', tree_size: size } });
+    expect(there.status).toBe(200);
+    // same tree, each cluster signing it with its own history key
+    expect(there.body.data.root_hash).toBe(head.body.data.root_hash);
+    for (const wal of [1, Math.ceil(size / 2), size]) {
+      const query = { log: 'kv', wal, tree_size: size };
+      const onPrimary = await primary.client.get('sys/history/proof', { query });
+      const onSecondary = await perf.client.get('sys/history/proof', { query });
+      expect(onSecondary.status).toBe(200);
+      const { leaf_index, audit_path, root_hash } = onPrimary.body.data as Record<string, unknown>;
+      expect(onSecondary.body.data).toMatchObject({ leaf_index, audit_path, root_hash });
+    }
+  });
+
   it('promoting the DR secondary fences the primary; the performance secondary follows the new primary', async () => {
     const base = 'sys/replication/dr/secondary/generate-operation-token';
     const start = await dr.client.post(`${base}/attempt`, {});
