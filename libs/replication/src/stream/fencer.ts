@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { connect } from 'node:tls';
 import type { ReplicationMode } from '@coffer/contracts/replication';
 import type { PrimaryLink } from '../state/replication-state.decider';
-import { messageOf, pskIdentity, splitHostPort } from './cluster-listener';
-import { frame, frameReader, PSK_CIPHERS, serverFrameSchema } from './stream.wire';
+import { messageOf } from './cluster-listener';
+import { frame, frameReader, serverFrameSchema } from './stream.wire';
+import { connectToPrimary } from './primary-connection';
 
 const RETRY_MS = 2_000;
 const ANSWER_TIMEOUT_MS = 10_000;
@@ -40,19 +40,7 @@ export class Fencer {
 
   private attempt(): void {
     if (this.stopped || this.done) return;
-    const [host, port] = splitHostPort(this.former.primaryClusterAddr);
-    const socket = connect({
-      host,
-      port: Number(port),
-      ciphers: PSK_CIPHERS,
-      minVersion: 'TLSv1.2',
-      maxVersion: 'TLSv1.2',
-      checkServerIdentity: () => undefined,
-      pskCallback: () => ({
-        identity: pskIdentity(this.mode, this.former.secondaryId),
-        psk: Buffer.from(this.former.psk, 'base64'),
-      }),
-    });
+    const socket = connectToPrimary(this.former, this.mode);
     const timeout = setTimeout(() => socket.destroy(), ANSWER_TIMEOUT_MS);
     timeout.unref();
     socket.on('secureConnect', () => {

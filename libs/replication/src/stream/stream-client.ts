@@ -1,14 +1,15 @@
 import { Logger } from '@nestjs/common';
-import { connect, type TLSSocket } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
 import type { ReplicationMode } from '@coffer/contracts/replication';
 import type { PrimaryLink } from '../state/replication-state.decider';
-import { messageOf, pskIdentity, splitHostPort } from './cluster-listener';
+import { messageOf } from './cluster-listener';
 import { Barrier, parseKeyring, type Cipher } from '@coffer/barrier';
 import { KeyringSet, type ReplicaKeyringsRepository } from './replica-keyrings.repository';
 import type { ReplicaSink } from './replica-sink';
 import type { StreamStatus } from './stream-status';
-import { frame, frameReader, PSK_CIPHERS, serverFrameSchema, type ServerFrame } from './stream.wire';
+import { frame, frameReader, serverFrameSchema, type ServerFrame } from './stream.wire';
 import { judgeEpoch, staleEpochReason } from './frame-epoch';
+import { connectToPrimary } from './primary-connection';
 
 const MIN_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 5_000;
@@ -91,20 +92,8 @@ export class StreamClient {
       return;
     }
     if (this.stopped) return;
-    const [host, port] = splitHostPort(this.link.primaryClusterAddr);
     const live = this.deps.status.primary(this.mode);
-    const socket = connect({
-      host,
-      port: Number(port),
-      ciphers: PSK_CIPHERS,
-      minVersion: 'TLSv1.2',
-      maxVersion: 'TLSv1.2',
-      checkServerIdentity: () => undefined,
-      pskCallback: () => ({
-        identity: pskIdentity(this.mode, this.link.secondaryId),
-        psk: Buffer.from(this.link.psk, 'base64'),
-      }),
-    });
+    const socket = connectToPrimary(this.link, this.mode);
     this.socket = socket;
     let silence: NodeJS.Timeout | undefined;
     const alive = () => {
@@ -232,6 +221,11 @@ export class StreamClient {
           this.logger.warn(`applying a batch of ${f.source} failed: ${messageOf(error)}; reconnecting`);
           socket.destroy();
         }
+        return;
+      case 'forwarded':
+        // the answer to a forwarded write comes on that write's own connection, never on the stream
+        this.logger.warn('the primary sent a forwarded-write answer on the stream; reconnecting');
+        socket.destroy();
         return;
     }
   }

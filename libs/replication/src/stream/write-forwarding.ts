@@ -1,4 +1,3 @@
-import { connect } from 'node:tls';
 import {
   defineContract,
   DomainError,
@@ -15,10 +14,10 @@ import {
 import type { Transport } from '@coffer/transport';
 import { z } from 'zod';
 import type { PrimaryLink } from '../state/replication-state.decider';
-import { pskIdentity, splitHostPort } from './cluster-listener';
 import { judgeEpoch, staleEpochReason } from './frame-epoch';
 import type { StreamFilter } from './stream-filter';
-import { frame, frameReader, PSK_CIPHERS, serverFrameSchema, type ServerFrame } from './stream.wire';
+import { frame, frameReader, serverFrameSchema, type ServerFrame } from './stream.wire';
+import { connectToPrimary } from './primary-connection';
 
 /** The services whose writes a performance secondary forwards (its replayed engines: kv). */
 export const FORWARDED_SERVICES: ReadonlySet<string> = new Set(['kv']);
@@ -43,7 +42,6 @@ export function forwardToPrimary(
   forward: ForwardedWrite,
   self: { apiAddr: string; clusterAddr: string; epoch: number },
 ): Promise<ForwardedAnswer> {
-  const [host, port] = splitHostPort(link.primaryClusterAddr);
   return new Promise<ForwardedAnswer>((resolve, reject) => {
     let settled = false;
     const settle = (outcome: ForwardedAnswer | DomainError): void => {
@@ -55,18 +53,7 @@ export function forwardToPrimary(
       else resolve(outcome);
     };
     const unreachable = () => new DomainError('service_unavailable', PRIMARY_UNREACHABLE);
-    const socket = connect({
-      host,
-      port: Number(port),
-      ciphers: PSK_CIPHERS,
-      minVersion: 'TLSv1.2',
-      maxVersion: 'TLSv1.2',
-      checkServerIdentity: () => undefined,
-      pskCallback: () => ({
-        identity: pskIdentity('performance', link.secondaryId),
-        psk: Buffer.from(link.psk, 'base64'),
-      }),
-    });
+    const socket = connectToPrimary(link, 'performance');
     const timer = setTimeout(() => settle(unreachable()), FORWARD_TIMEOUT_MS);
     timer.unref();
     socket.on('secureConnect', () => {
