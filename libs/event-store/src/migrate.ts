@@ -82,6 +82,12 @@ export async function migrateSchema(
   return [...results, ...(await migrateEventLog(db, schema))];
 }
 
+/**
+ * Where migrations record themselves: kysely's default tables (the service's migrations) and the
+ * event log's own (see migrateEventLog). Whatever clears a schema's data must keep these.
+ */
+export const MIGRATION_TABLE_PREFIXES = ['kysely_migration', 'event_log_migration'] as const;
+
 /** The event log's migrations after 0000_event_log (also what identifies a dev-mode snapshot). */
 export function eventLogLaterMigrations(schema: string): Record<string, Migration> {
   return { '0001_event_log_actor': eventLogActorMigration(schema) };

@@ -10,6 +10,7 @@ import {
 import type { Subscription } from '@coffer/transport';
 import type { AnyDb } from './event-store-types';
 import { DomainError } from '@coffer/contracts';
+import { MIGRATION_TABLE_PREFIXES } from './migrate';
 import { applyReplicaRows, ReplicaApplyError, replicaHead, type ReplicaRow } from './replica-apply';
 import { ReplayRegistry, type Replayable } from './replay';
 import type { ServiceRuntime } from './runtime';
@@ -53,18 +54,21 @@ const toRow = (e: ReplicaEvent): ReplicaRow => ({
 });
 
 /**
- * Clears a service's data on a new secondary: its event log and read models (every table of its
- * schema but kysely's migration history), in one transaction.
+ * Clears a service's data on a new secondary: its event log and read models, i.e. every table of
+ * its schema but the migration histories, in one transaction. (Clearing the event log's migration
+ * history made the next start run 0001_event_log_actor again: "column ... already exists".)
  */
 export async function wipeServiceData(db: AnyDb, schema: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const tables = await sql<{ name: string }>`
+    const found = await sql<{ name: string }>`
       select table_name as name from information_schema.tables
        where table_schema = ${schema} and table_type = 'BASE TABLE'
-         and table_name not like 'kysely_migration%'
        order by table_name`.execute(trx);
-    if (tables.rows.length === 0) return;
-    const list = sql.join(tables.rows.map((t) => sql.table(`${schema}.${t.name}`)));
+    const tables = found.rows.filter(
+      (t) => !MIGRATION_TABLE_PREFIXES.some((prefix) => t.name.startsWith(prefix)),
+    );
+    if (tables.length === 0) return;
+    const list = sql.join(tables.map((t) => sql.table(`${schema}.${t.name}`)));
     await sql`truncate ${list}`.execute(trx);
   });
 }

@@ -1,7 +1,8 @@
 import { kvV1, kvV2, type MountInfo } from '@coffer/contracts';
 import { replicaApplyContract, replicaExportContract } from '@coffer/contracts/replication';
-import { EventRegistry, EventStore, openReplicaPayload } from '@coffer/event-store';
+import { EventRegistry, EventStore, migrateSchema, openReplicaPayload } from '@coffer/event-store';
 import { KV_SCHEMA } from '../kv.di';
+import { kvMigrations } from '../migrations';
 import { startKvHarness, type KvHarness } from '../test-support/kv-harness';
 
 /**
@@ -197,5 +198,8 @@ describe('kv replica: the primary log replayed on a secondary (NATS + Postgres)'
     });
     await ship();
     expect((await readV2(secondary, 'a')).data).toMatchObject({ data: { n: 2 } });
+    // the migration histories survive the wipe: the next start of the service migrates nothing
+    const again = await migrateSchema(secondary.database.db, KV_SCHEMA, kvMigrations);
+    expect(again.filter((r) => r.status !== 'NotExecuted')).toEqual([]);
   });
 });
