@@ -7,14 +7,12 @@ import {
   OPEN_TIMEOUT_MS,
   nextSchema,
   openDialect,
-  SecretWritten,
   testRegistry,
   unsealedBarrier,
+  written,
   type DialectFixture,
 } from './int-spec.fixtures';
 import { migrateSchema } from './migrate';
-
-const written = (path: string) => SecretWritten.create({ path, value: 'v', size: 1 });
 
 /** Appends decided on an earlier append of their stream before it committed (AppendOptions.after). */
 describe.each(DIALECTS)('chained appends on %s', (dialect) => {

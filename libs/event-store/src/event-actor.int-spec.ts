@@ -8,14 +8,13 @@ import {
   OPEN_TIMEOUT_MS,
   nextSchema,
   openDialect,
-  SecretWritten,
   testRegistry,
   unsealedBarrier,
+  written,
   type DialectFixture,
 } from './int-spec.fixtures';
 import type { AnyDb } from './event-store-types';
 
-const written = (path: string) => SecretWritten.create({ path, value: 'v', size: 1 });
 const caller = {
   requestId: 'req-1',
   namespace: 'ns1/',

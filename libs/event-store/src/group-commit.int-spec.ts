@@ -9,16 +9,14 @@ import {
   OPEN_TIMEOUT_MS,
   nextSchema,
   openDialect,
-  SecretWritten,
   testRegistry,
   unsealedBarrier,
+  written,
   type DialectFixture,
 } from './int-spec.fixtures';
 import { migrateSchema } from './migrate';
 import { pgTypeParsers } from './type-parsers';
 import type { AnyDb, AnyTrx, AppendedEvent, AppendResult } from './event-store-types';
-
-const written = (path: string) => SecretWritten.create({ path, value: 'v', size: 1 });
 
 /** Read model of these tests: one row per stream, with the version its projection last saw. */
 const readModel = {

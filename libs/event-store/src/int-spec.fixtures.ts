@@ -58,6 +58,8 @@ export const SecretWritten = defineEvent(
   z.object({ path: z.string(), value: z.string(), size: z.number().int() }),
 );
 export const SecretDeleted = defineEvent('SecretDeleted', 1, z.object({ path: z.string() }));
+/** A SecretWritten event of `path` with a fixed small value (the specs care about streams, not values). */
+export const written = (path: string) => SecretWritten.create({ path, value: 'v', size: 1 });
 export const testRegistry = (): EventRegistry => new EventRegistry([SecretWritten, SecretDeleted]);
 
 export function unsealedBarrier(): Barrier {
