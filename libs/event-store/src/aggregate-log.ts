@@ -45,8 +45,8 @@ export interface Projection<T extends EventTable, R = void, K = void> {
    */
   manyKey?(key: K, events: readonly EventOf<T>[]): string | undefined;
   /**
-   * Optional: the update of several appends (in order, distinct manyKeys) in one statement, one
-   * result per append (see ManyProjection). `apply` must do the same for one append.
+   * Optional: the update of several appends (in order; several may share a manyKey) in one
+   * statement, one result per append (see ManyProjection). `apply` must do the same for one append.
    */
   applyMany?(trx: AnyTrx, appends: ReadonlyArray<{ events: AppendedOf<T>[]; key: K }>): Promise<R[]>;
 }

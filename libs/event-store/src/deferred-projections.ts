@@ -9,23 +9,21 @@ interface Pending {
 
 /**
  * The appends of a batch whose projection waits to run together with its neighbours' (see
- * ManyProjection): consecutive appends of one projection and distinct keys, flushed as one call
- * before any other projection runs, so projections still take effect in arrival order.
+ * ManyProjection): consecutive appends of one projection, flushed as one call before any other
+ * projection runs, so projections still take effect in arrival order.
  */
 export class DeferredProjections {
   #pending: Pending[] = [];
-  readonly #keys = new Set<string>();
 
   /** whether an append with `call` can join the pending group (else: flush first) */
   fits(call: ManyProjectionCall | undefined): boolean {
     const first = this.#pending[0];
     if (!call) return first === undefined;
-    return first === undefined || (first.call.projection === call.projection && !this.#keys.has(call.key));
+    return first === undefined || first.call.projection === call.projection;
   }
 
   add(call: ManyProjectionCall, events: AppendedEvent[], target: { projected: unknown }): void {
     this.#pending.push({ call, events, target });
-    this.#keys.add(call.key);
   }
 
   /** Runs the pending group, if any; throws what its projection threw. */
@@ -33,7 +31,6 @@ export class DeferredProjections {
     const group = this.#pending;
     const first = group[0];
     this.#pending = [];
-    this.#keys.clear();
     if (!first) return;
     const results = await first.call.projection.apply(
       trx,

@@ -122,8 +122,9 @@ export interface AppendOptions<T> {
 
 /**
  * A projection of several appends in one go. The committer hands consecutive appends that carry
- * the same `projection` and pairwise different `key`s (the read-model row each writes) to one
- * `apply` call, in order; it answers one result per append, in order. When it throws, the batch
+ * the same `projection` to one `apply` call, in order (several may write one read-model row: a hot
+ * key's pipelined writes); it must leave what applying them one by one would, and answers one
+ * result per append, in order. When it throws, the batch
  * runs again with each append's own `project` (which pins the failure on its append).
  */
 export interface ManyProjection {
@@ -135,7 +136,7 @@ export interface ManyProjection {
 
 export interface ManyProjectionCall {
   projection: ManyProjection;
-  /** the row this append's projection writes: two appends of one key never share a call */
+  /** the read-model row this append's projection writes (appends of one row come in order) */
   key: string;
   /** what `apply` gets for this append beside its events */
   context: unknown;

@@ -122,6 +122,52 @@ describe('two kv replicas on one database (NATS + Postgres)', () => {
     expect(meta.data).toMatchObject({ current_version: 65, oldest_version: 56 });
   });
 
+  it('creates a hot key and rewrites it in shared batches: the window kept, pruned versions and keys gone', async () => {
+    const writes = Array.from({ length: 48 }, (_, i) =>
+      h.call(
+        kvV2.dataWrite,
+        { mount, operation: 'update', path: 'data/burst', body: { data: { i } } },
+        via(0),
+      ),
+    );
+    const versions = (await Promise.all(writes)).map((r) => (r.data as { version: number }).version);
+    expect([...versions].sort((a, b) => a - b)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
+    const meta = await h.call(
+      kvV2.metadataRead,
+      { mount, operation: 'read', path: 'metadata/burst' },
+      via(1),
+    );
+    expect(meta.data).toMatchObject({ current_version: 48, oldest_version: 39 });
+    expect(Object.keys((meta.data as { versions: object }).versions)).toHaveLength(10);
+    for (const version of [39, 48]) {
+      const got = await h.call(
+        kvV2.dataRead,
+        { mount, operation: 'read', path: 'data/burst', query: { version: String(version) } },
+        via(1),
+      );
+      expect(got.data).toMatchObject({ data: { i: versions.indexOf(version) } });
+    }
+    const rows = await h.database.db
+      .withSchema('kv')
+      .selectFrom('kv2_versions')
+      .innerJoin('data_keys', 'data_keys.key_id', 'kv2_versions.key_id')
+      .select(['kv2_versions.version'])
+      .where('kv2_versions.mount_uuid', '=', mount.uuid)
+      .where('kv2_versions.path', '=', 'burst')
+      .execute();
+    // exactly the ten versions kept, each with its data key; no data key of a pruned version left
+    expect(rows.map((r: { version: number }) => r.version).sort((a: number, b: number) => a - b)).toEqual(
+      Array.from({ length: 10 }, (_, i) => i + 39),
+    );
+    const keys = await h.database.db
+      .withSchema('kv')
+      .selectFrom('data_keys')
+      .select(['key_id'])
+      .where('mount_uuid', '=', mount.uuid)
+      .execute();
+    expect(keys).toHaveLength(10);
+  });
+
   it('projects a burst of creations and updates of many keys (one statement per batch), each readable', async () => {
     const paths = Array.from({ length: 30 }, (_, i) => `burst/k${i}`);
     await Promise.all(

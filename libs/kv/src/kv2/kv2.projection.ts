@@ -56,31 +56,33 @@ export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
        ${version}
        select count(*)::int as updated from up`,
     );
-    // bytea travels as base64 text: both drivers (pg, PGlite) pass text arrays alike
+    // bytea travels as base64 text: both drivers (pg, PGlite) pass text arrays alike. One row per
+    // key ($1-$7, the key row after the batch's last write of it) and one per version kept ($8-$15).
     this.versionsManySql = new Statement(
       db.schema,
-      `with q as (select * from unnest($1::text[], $2::text[], $3::int[], $4::int8[], $5::int[], $6::text[],
-                         $7::text[], $8::int8[], $9::text[], $10::int[], $11::bool[])
-                    as q (mount_uuid, path, version, created_ms, stream_version, key_id, wrapped, deletion_ms,
-                          ciphertext, oldest, created)),
-       up as (update {schema}.kv2_keys k
-                 set current_version = q.version, updated_ms = q.created_ms, stream_version = q.stream_version,
-                     oldest_version = greatest(k.oldest_version, q.oldest)
-                from q
-               where not q.created and k.mount_uuid = q.mount_uuid and k.path = q.path collate "C" returning 1),
+      `with k as (select * from unnest($1::text[], $2::text[], $3::int[], $4::int8[], $5::int[], $6::int[], $7::bool[])
+                    as k (mount_uuid, path, version, updated_ms, stream_version, oldest, created)),
+       v as (select * from unnest($8::text[], $9::text[], $10::int[], $11::int8[], $12::text[], $13::text[],
+                         $14::int8[], $15::text[])
+                    as v (mount_uuid, path, version, created_ms, key_id, wrapped, deletion_ms, ciphertext)),
+       up as (update {schema}.kv2_keys r
+                 set current_version = k.version, updated_ms = k.updated_ms, stream_version = k.stream_version,
+                     oldest_version = greatest(r.oldest_version, k.oldest)
+                from k
+               where not k.created and r.mount_uuid = k.mount_uuid and r.path = k.path collate "C" returning 1),
        ins as (insert into {schema}.kv2_keys (mount_uuid, path, current_version, oldest_version, max_versions,
                   cas_required, delete_version_after, custom_metadata, created_ms, updated_ms, stream_version)
-               select mount_uuid, path, version, oldest, 0, false, 0, null, created_ms, created_ms, stream_version
-                 from q where q.created returning 1),
+               select mount_uuid, path, version, oldest, 0, false, 0, null, updated_ms, updated_ms, stream_version
+                 from k where k.created returning 1),
        dk as (insert into {schema}.data_keys (key_id, mount_uuid, owner, wrapped)
-              select key_id, mount_uuid, '', decode(wrapped, 'base64') from q),
+              select key_id, mount_uuid, '', decode(wrapped, 'base64') from v),
        ver as (insert into {schema}.kv2_versions (mount_uuid, path, version, created_ms, deletion_ms, destroyed,
                   key_id, ciphertext)
                select mount_uuid, path, version, created_ms, deletion_ms, false, key_id, decode(ciphertext, 'base64')
-                 from q),
-       pruned as (delete from {schema}.kv2_versions v using q
-                   where v.mount_uuid = q.mount_uuid and v.path = q.path collate "C" and v.version < q.oldest
-                  returning v.key_id),
+                 from v),
+       pruned as (delete from {schema}.kv2_versions r using k
+                   where r.mount_uuid = k.mount_uuid and r.path = k.path collate "C" and r.version < k.oldest
+                  returning r.key_id),
        pruned_keys as (delete from {schema}.data_keys where key_id in (select key_id from pruned where key_id is not null))
        select ((select count(*) from up) + (select count(*) from ins))::int as updated`,
     );
@@ -92,14 +94,19 @@ export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
   }
 
   /**
-   * The version writes of a batch (distinct keys, see manyKey) in one statement: what
-   * versionWritten does for one, for all of them.
+   * The version writes of a batch in one statement: what versionWritten does for each, in order.
+   * A hot key's pipelined writes share a batch, so one key may come many times: its row takes the
+   * last write, and versions that a later write of the batch prunes are never inserted (the
+   * statement's delete cannot see rows its own inserts add; the end state is the same).
    */
   async applyMany(
     trx: KvTrx,
     appends: ReadonlyArray<{ events: AppendedOf<Kv2Events>[]; key: Kv2Append }>,
   ): Promise<void[]> {
-    const cols: unknown[][] = Array.from({ length: 11 }, () => []);
+    const byKey = new Map<
+      string,
+      { key: Kv2Append; created: boolean; last: VersionRow; oldest: number; rows: VersionRow[] }
+    >();
     for (const { events, key } of appends) {
       const write = versionWriteOf(events);
       if (!write) throw new Error('kv2 projection: applyMany takes version writes only');
@@ -107,23 +114,47 @@ export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
       const wrapped = key.wrappedKeys.get(written.keyId);
       const ciphertext = key.ciphertexts.get(written.keyId);
       if (!wrapped || !ciphertext) throw new Error('kv2 projection: missing data key of a written version');
-      const row = [
+      const row: VersionRow = { written, streamVersion: versionAfter(events), wrapped, ciphertext };
+      const id = `${key.mountUuid}\u0000${key.path}`;
+      const group = byKey.get(id);
+      if (group) {
+        group.last = row;
+        group.oldest = Math.max(group.oldest, oldestVersion);
+        group.rows.push(row);
+      } else {
+        byKey.set(id, { key, created: key.created, last: row, oldest: oldestVersion, rows: [row] });
+      }
+    }
+    const keyCols: unknown[][] = Array.from({ length: 7 }, () => []);
+    const versionCols: unknown[][] = Array.from({ length: 8 }, () => []);
+    for (const { key, created, last, oldest, rows } of byKey.values()) {
+      const keyRow = [
         key.mountUuid,
         key.path,
-        written.version,
-        Date.parse(written.createdTime),
-        versionAfter(events),
-        written.keyId,
-        wrapped.toString('base64'),
-        written.deletionTime === null ? null : Date.parse(written.deletionTime),
-        ciphertext.toString('base64'),
-        oldestVersion,
-        key.created,
+        last.written.version,
+        Date.parse(last.written.createdTime),
+        last.streamVersion,
+        oldest,
+        created,
       ];
-      row.forEach((v, i) => cols[i]?.push(v));
+      keyRow.forEach((v, i) => keyCols[i]?.push(v));
+      for (const { written, wrapped, ciphertext } of rows) {
+        if (written.version < oldest) continue;
+        const versionRow = [
+          key.mountUuid,
+          key.path,
+          written.version,
+          Date.parse(written.createdTime),
+          written.keyId,
+          wrapped.toString('base64'),
+          written.deletionTime === null ? null : Date.parse(written.deletionTime),
+          ciphertext.toString('base64'),
+        ];
+        versionRow.forEach((v, i) => versionCols[i]?.push(v));
+      }
     }
-    const result = await this.versionsManySql.first(trx, cols);
-    if (result?.updated !== appends.length) throw new Error('kv2 projection: a key row to update is missing');
+    const result = await this.versionsManySql.first(trx, [...keyCols, ...versionCols]);
+    if (result?.updated !== byKey.size) throw new Error('kv2 projection: a key row to update is missing');
     return appends.map(() => undefined);
   }
 
@@ -265,6 +296,14 @@ export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
 type Kv2EventOf = EventOf<Kv2Events>;
 
 /** The common append: one version written, alone or with the prune it causes. */
+/** One version write of a batch, as applyMany stores it. */
+interface VersionRow {
+  written: SecretVersionWritten;
+  streamVersion: number;
+  wrapped: Buffer;
+  ciphertext: Buffer;
+}
+
 function versionWriteOf(
   events: readonly Kv2EventOf[],
 ): { written: SecretVersionWritten; oldestVersion: number } | undefined {
