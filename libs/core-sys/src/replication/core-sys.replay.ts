@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { sql } from 'kysely';
 import { invalidation } from '@coffer/contracts';
 import {
   noProjection,
@@ -24,6 +23,22 @@ import { POLICY_LOG } from '../policies/policy.events';
 import { PolicyProjection } from '../policies/policy.projection';
 import { SENTINEL_POLICY_LOG, type SentinelPolicyKey } from '../sentinel-policies/sentinel-policy.events';
 import { SentinelPolicyProjection } from '../sentinel-policies/sentinel-policy.projection';
+import { ApproleRoleProjection, ApproleSecretIdProjection } from '../approle/approle.projection';
+import { GroupProjection } from '../identity/group.projection';
+import { IdentityProjection } from '../identity/identity.projection';
+import { LeaseProjection } from '../leases/lease.projection';
+import { PasswordPolicyProjection } from '../password-policies/password-policy.projection';
+import { TokenRoleProjection } from '../token-roles/token-role.projection';
+import { TokenProjection } from '../tokens/token.projection';
+import { UserpassProjection } from '../userpass/userpass.projection';
+import {
+  AUTH_REPLAYED_LOGS,
+  authReplayables,
+  ownStreamVersion,
+  wipeReplicatedAuth,
+  type AuthReplayDeps,
+} from './core-sys-auth.replay';
+import { ReplicaSaltRepository } from './replica-salt.repository';
 
 /**
  * Where a secondary keeps the primary's core-sys rows. core-sys keeps writing locally on a
@@ -38,24 +53,16 @@ const BUILTIN_TYPES = ['system', 'token', 'identity', 'cubbyhole'];
 
 type MountEvents = typeof MOUNT_EVENT_TYPES;
 
-/**
- * The version of `stream` in this cluster's own core-sys log, read in the apply's transaction
- * (dev mode's PGlite has one connection: a read beside the transaction would wait for it forever).
- */
-async function ownStreamVersion(db: CoreSysDb, trx: CoreSysTrx, stream: string): Promise<number> {
-  const { rows } = await sql<{ version: number | string | null }>`
-    select max(stream_version) as version from ${sql.table(`${db.schema}.event_log`)}
-     where stream = ${stream}`.execute(trx);
-  return Number(rows[0]?.version ?? 0);
-}
+/** The gateway caches a batch may have made stale. */
+type ChangedKind = 'mounts' | 'policy' | 'token' | 'entity';
 
-export interface CoreSysReplayDeps {
+export interface CoreSysReplayDeps extends AuthReplayDeps {
   db: CoreSysDb;
   mounts: MountsProjection;
   namespaces: NamespaceProjection;
   policies: PolicyProjection;
   sentinel: SentinelPolicyProjection;
-  publish: (kind: 'mounts' | 'policy') => Promise<void>;
+  publish: (kind: ChangedKind) => Promise<void>;
 }
 
 /**
@@ -64,7 +71,7 @@ export interface CoreSysReplayDeps {
  */
 interface Batch {
   mode: ReplayContext['mode'];
-  changed: Set<'mounts' | 'policy'>;
+  changed: Set<ChangedKind>;
 }
 
 /**
@@ -160,8 +167,15 @@ export function coreSysReplica(d: CoreSysReplayDeps): ReplicaEndpointSpec {
       const key: SentinelPolicyKey = { kind: kind === 'egp' ? 'egp' : 'rgp', name: name.join('/') };
       return key;
     }),
+    ...authReplayables(d, (kind) => changed.add(kind)),
   ].map((item) => withMode(item, batch));
-  const projectedLogs = new Set<unknown>([MOUNTS_LOG, NAMESPACE_LOG, POLICY_LOG, SENTINEL_POLICY_LOG]);
+  const projectedLogs = new Set<unknown>([
+    MOUNTS_LOG,
+    NAMESPACE_LOG,
+    POLICY_LOG,
+    SENTINEL_POLICY_LOG,
+    ...AUTH_REPLAYED_LOGS,
+  ]);
   const logger = new Logger('CoreSysReplica');
   return {
     logSchema: CORE_SYS_REPLICA_SCHEMA,
@@ -182,8 +196,7 @@ export function coreSysReplica(d: CoreSysReplayDeps): ReplicaEndpointSpec {
     },
     wipe: async (db: AnyDb, wiped) => {
       await wipeReplicated(new CoreSysDb({ db, schema: d.db.schema }), wiped);
-      changed.add('mounts');
-      changed.add('policy');
+      for (const kind of ['mounts', 'policy', 'token', 'entity'] as const) changed.add(kind);
     },
   };
 }
@@ -200,6 +213,7 @@ async function wipeReplicated(db: CoreSysDb, wiped: ReplayContext['mode']): Prom
     await db.of(trx).deleteFrom('acl_policies').where('name', 'not in', ['default', 'root']).execute();
     await db.of(trx).deleteFrom('sentinel_policies').execute();
     await db.of(trx).deleteFrom('namespaces').execute();
+    await wipeReplicatedAuth(db, trx);
   });
 }
 
@@ -207,13 +221,39 @@ async function wipeReplicated(db: CoreSysDb, wiped: ReplayContext['mode']): Prom
 export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
   replicaEndpointProvider(
     runtime,
-    [CoreSysDb, MountsProjection, NamespaceProjection, PolicyProjection, SentinelPolicyProjection],
+    [
+      CoreSysDb,
+      MountsProjection,
+      NamespaceProjection,
+      PolicyProjection,
+      SentinelPolicyProjection,
+      IdentityProjection,
+      GroupProjection,
+      UserpassProjection,
+      ApproleRoleProjection,
+      ApproleSecretIdProjection,
+      TokenRoleProjection,
+      PasswordPolicyProjection,
+      TokenProjection,
+      LeaseProjection,
+      ReplicaSaltRepository,
+    ],
     (
       db: CoreSysDb,
       mounts: MountsProjection,
       namespaces: NamespaceProjection,
       policies: PolicyProjection,
       sentinel: SentinelPolicyProjection,
+      identity: IdentityProjection,
+      groups: GroupProjection,
+      userpass: UserpassProjection,
+      approleRoles: ApproleRoleProjection,
+      approleSecretIds: ApproleSecretIdProjection,
+      tokenRoles: TokenRoleProjection,
+      passwordPolicies: PasswordPolicyProjection,
+      tokens: TokenProjection,
+      leases: LeaseProjection,
+      salts: ReplicaSaltRepository,
     ) =>
       coreSysReplica({
         db,
@@ -221,6 +261,16 @@ export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
         namespaces,
         policies,
         sentinel,
+        identity,
+        groups,
+        userpass,
+        approleRoles,
+        approleSecretIds,
+        tokenRoles,
+        passwordPolicies,
+        tokens,
+        leases,
+        salts,
         publish: (kind) => runtime.transport.publish(invalidation, { kind, keys: [] }),
       }),
   );

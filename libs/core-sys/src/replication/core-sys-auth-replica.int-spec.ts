@@ -1,0 +1,268 @@
+import {
+  approleContracts,
+  coreMountTable,
+  coreTokenResolve,
+  identityContracts,
+  passwordPolicyContracts,
+  sysContracts,
+  tokenContracts,
+  userpassContracts,
+  type CallerContext,
+  type Contract,
+  type MountInfo,
+} from '@coffer/contracts';
+import { replicaApplyContract } from '@coffer/contracts/replication';
+import { EventRegistry, EventStore, openReplicaPayload } from '@coffer/event-store';
+import { CORE_SYS_SCHEMA } from '../migrations';
+import { CoreSysHarness, ROOT_CALLER } from '../test-support/core-sys-harness';
+
+/**
+ * The primary's identity, auth backends' data, token roles and password policies replayed on a
+ * secondary (both modes), its tokens and leases on a DR secondary only, and the secondary's own
+ * writes to replicated rows appending to its own log (as a promoted DR secondary does).
+ */
+describe("core-sys replica: the primary's users, identity and tokens on a secondary (NATS + Postgres)", () => {
+  let primary: CoreSysHarness;
+  let secondary: CoreSysHarness;
+  let primaryRoot: string;
+  let secondaryRoot: string;
+  let log: EventStore;
+  const apply = replicaApplyContract(CORE_SYS_SCHEMA);
+  const caller = (): CallerContext => ({ ...ROOT_CALLER, requestId: `r-${Math.random()}` });
+  const anonymous = (): CallerContext => ({ ...caller(), policies: [], root: false, sudo: false });
+
+  beforeAll(async () => {
+    primary = await CoreSysHarness.start('cs_repl_auth_primary');
+    secondary = await CoreSysHarness.start('cs_repl_auth_secondary');
+    for (const h of [primary, secondary]) {
+      const init = await h.initialise(1, 1);
+      await h.unseal(init.keys);
+      if (h === secondary) secondaryRoot = init.root_token;
+      else primaryRoot = init.root_token;
+    }
+    log = new EventStore({
+      db: primary.replica(0).db.db,
+      schema: CORE_SYS_SCHEMA,
+      cipher: primary.replica(0).barrier,
+      registry: new EventRegistry([]),
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await primary?.close();
+    await secondary?.close();
+  }, 30_000);
+
+  /** One round of the replication service: from the secondary's head to the primary's. */
+  async function ship(mode: 'dr' | 'performance'): Promise<{ lastWal: number; hash: string }> {
+    const head = await secondary.client.request(apply, { op: 'head' });
+    const rows = await log.readRawFrom(head.lastWal, 1000);
+    if (rows.length === 0) return head;
+    const events = rows.map((r) => ({
+      wal: r.wal,
+      stream: r.stream,
+      streamVersion: r.streamVersion,
+      type: r.type,
+      schemaVersion: r.schemaVersion,
+      payload: r.payload.toString('base64'),
+      recordedAt: r.recordedAt.toISOString(),
+      hash: r.hash,
+      data: openReplicaPayload(primary.replica(0).barrier, CORE_SYS_SCHEMA, r),
+    }));
+    return secondary.client.request(apply, { op: 'apply', mode, events, attachments: {} });
+  }
+
+  const mount = async (h: CoreSysHarness, path: string): Promise<MountInfo> => {
+    const m = (await h.client.request(coreMountTable, {})).mounts.find((e) => e.path === path);
+    if (!m) throw new Error(`no mount ${path}`);
+    const { uuid, accessor, type, namespace, options, config } = m;
+    return { path, uuid, accessor, type, namespace, options, config };
+  };
+  const on = <C extends Contract>(h: CoreSysHarness, contract: C, m: MountInfo, path: string, body = {}) =>
+    h.call(contract, { mount: m, path, operation: 'update', body, params: paramsOf(path) }, caller());
+  const paramsOf = (path: string): Record<string, string> => {
+    const [kind, name] = path.split('/');
+    if (kind === 'users' || kind === 'login') return { username: name ?? '' };
+    if (kind === 'role') return { role_name: name ?? '' };
+    return {};
+  };
+  const userLogin = (h: CoreSysHarness, m: MountInfo, username: string, password: string) =>
+    h.call(
+      userpassContracts.login,
+      { mount: m, path: `login/${username}`, params: { username }, body: { password } },
+      anonymous(),
+    );
+  const enableAuth = (path: string, type: string, local = false) =>
+    primary.sys(sysContracts.authEnable, {
+      operation: 'update',
+      path: `auth/${path}`,
+      params: { path },
+      body: { type, local },
+    });
+
+  let shared: MountInfo;
+  let secretId = '';
+  let roleId = '';
+  let primaryToken = '';
+
+  it('performance: users, AppRole, identity, token roles and password policies arrive; local mounts and tokens do not', async () => {
+    await enableAuth('userpass', 'userpass');
+    await enableAuth('local-up', 'userpass', true);
+    shared = await mount(primary, 'auth/userpass/');
+    const local = await mount(primary, 'auth/local-up/');
+    await on(primary, userpassContracts.userWrite, shared, 'users/alice', {
+      password: 'pw-a',
+      token_policies: 'reader',
+    });
+    await on(primary, userpassContracts.userWrite, local, 'users/bob', { password: 'pw-b' });
+    // a login on the primary makes alice's entity there
+    const first = await userLogin(primary, shared, 'alice', 'pw-a');
+    primaryToken = first.auth?.client_token ?? '';
+    expect(primaryToken).not.toBe('');
+
+    await enableAuth('approle', 'approle');
+    const ar = await mount(primary, 'auth/approle/');
+    await primary.call(
+      approleContracts.roleWrite,
+      {
+        mount: ar,
+        path: 'role/web',
+        operation: 'create',
+        params: { role_name: 'web' },
+        body: { token_policies: 'web' },
+      },
+      caller(),
+    );
+    roleId =
+      (
+        await primary.call(
+          approleContracts.roleIdRead,
+          { mount: ar, path: 'role/web/role-id', operation: 'read', params: { role_name: 'web' } },
+          caller(),
+        )
+      ).data?.role_id ?? '';
+    secretId =
+      (
+        await primary.call(
+          approleContracts.secretIdCreate,
+          { mount: ar, path: 'role/web/secret-id', params: { role_name: 'web' } },
+          caller(),
+        )
+      ).data?.secret_id ?? '';
+    await primary.sys(tokenContracts.roleWrite, {
+      operation: 'update',
+      path: 'auth/token/roles/ops',
+      params: { name: 'ops' },
+      body: { allowed_policies: 'ops' },
+    });
+    await primary.sys(passwordPolicyContracts.write, {
+      operation: 'update',
+      path: 'policies/password/strong',
+      params: { name: 'strong' },
+      body: { policy: 'length = 20\nrule "charset" { charset = "abcdefghij" }' },
+    });
+
+    expect((await secondary.client.request(apply, { op: 'wipe', mode: 'performance' })).lastWal).toBe(0);
+    const head = await ship('performance');
+    expect(head).toEqual(await log.head());
+
+    // alice logs in on the secondary: a token of the secondary's own, her primary's entity
+    const there = await userLogin(secondary, shared, 'alice', 'pw-a');
+    expect(there.auth?.policies).toContain('reader');
+    expect(there.auth?.entity_id).toBe(first.auth?.entity_id);
+    const resolved = await secondary.client.request(coreTokenResolve, {
+      token: there.auth?.client_token ?? '',
+    });
+    expect(resolved.policies).toContain('reader');
+    // the primary's local mount stays there, and so do its users
+    expect(
+      (await secondary.client.request(coreMountTable, {})).mounts.some((m) => m.path === 'auth/local-up/'),
+    ).toBe(false);
+    // AppRole: the secret id checks out under the primary's salt
+    const approle = await secondary.call(
+      approleContracts.login,
+      { mount: ar, path: 'login', body: { role_id: roleId, secret_id: secretId } },
+      anonymous(),
+    );
+    expect(approle.auth?.policies).toContain('web');
+    // token roles and password policies
+    const role = await secondary.sys(tokenContracts.roleRead, {
+      operation: 'read',
+      path: 'auth/token/roles/ops',
+      params: { name: 'ops' },
+    });
+    expect(role.data).toEqual(expect.objectContaining({ allowed_policies: ['ops'] }));
+    const generated = await secondary.sys(passwordPolicyContracts.generate, {
+      operation: 'read',
+      path: 'policies/password/strong/generate',
+      params: { name: 'strong' },
+    });
+    expect(generated.data?.password).toHaveLength(20);
+    // tokens stay local on a performance secondary
+    await expect(secondary.client.request(coreTokenResolve, { token: primaryToken })).rejects.toThrow();
+    // its own root token still works
+    expect((await secondary.client.request(coreTokenResolve, { token: secondaryRoot })).policies).toContain(
+      'root',
+    );
+  });
+
+  it('DR: the primary tokens resolve; a revoke and a user update append to the secondary own log', async () => {
+    expect((await secondary.client.request(apply, { op: 'wipe', mode: 'dr' })).lastWal).toBe(0);
+    await ship('dr');
+    const resolved = await secondary.client.request(coreTokenResolve, { token: primaryToken });
+    expect(resolved.policies).toContain('reader');
+    expect((await secondary.client.request(coreTokenResolve, { token: primaryRoot })).policies).toContain(
+      'root',
+    );
+    expect((await secondary.client.request(coreTokenResolve, { token: secondaryRoot })).policies).toContain(
+      'root',
+    );
+    // the local mount's users come along on DR
+    const local = await mount(secondary, 'auth/local-up/');
+    expect((await userLogin(secondary, local, 'bob', 'pw-b')).auth?.client_token).toBeDefined();
+
+    // as a promoted cluster would: the replicated token is revoked, the replicated user changed
+    await secondary.sys(tokenContracts.revoke, {
+      operation: 'update',
+      path: 'auth/token/revoke',
+      body: { token: primaryToken },
+    });
+    await expect(secondary.client.request(coreTokenResolve, { token: primaryToken })).rejects.toThrow();
+    await on(secondary, userpassContracts.userPassword, shared, 'users/alice/password', {
+      password: 'pw-new',
+    });
+    // userPassword's route params name the user
+    expect((await userLogin(secondary, shared, 'alice', 'pw-new')).auth?.policies).toContain('reader');
+    await on(secondary, userpassContracts.userPolicies, shared, 'users/alice/policies', {
+      token_policies: 'writer',
+    });
+    expect((await userLogin(secondary, shared, 'alice', 'pw-new')).auth?.policies).toContain('writer');
+    // an entity of the primary can be updated there too
+    const idm = await mount(secondary, 'identity/');
+    const entity = { mount: idm, path: `entity/id/${resolved.entityId}`, params: { id: resolved.entityId } };
+    await secondary.call(
+      identityContracts.entityByIdWrite,
+      { ...entity, body: { policies: ['from-dr'] } },
+      caller(),
+    );
+    const read = await secondary.call(
+      identityContracts.entityByIdRead,
+      { ...entity, operation: 'read' },
+      caller(),
+    );
+    expect(read.data?.policies).toEqual(['from-dr']);
+  });
+
+  it('a wipe clears what was replicated and keeps what the secondary wrote itself', async () => {
+    await secondary.client.request(apply, { op: 'wipe', mode: 'dr' });
+    await expect(secondary.client.request(coreTokenResolve, { token: primaryRoot })).rejects.toThrow();
+    expect((await secondary.client.request(coreTokenResolve, { token: secondaryRoot })).policies).toContain(
+      'root',
+    );
+    const role = secondary.sys(tokenContracts.roleRead, {
+      operation: 'read',
+      path: 'auth/token/roles/ops',
+      params: { name: 'ops' },
+    });
+    await expect(role).rejects.toThrow();
+  });
+});
