@@ -33,6 +33,8 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
   let dr: DevServer;
   let perf: DevServer;
   let sharedSecret = '';
+  /** a token issued on the primary (a policy of the primary's), used on the promoted DR secondary */
+  let primaryToken = '';
 
   beforeAll(async () => {
     const boot = async () =>
@@ -128,6 +130,42 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     expect([kept.status, kept.body.errors]).toEqual([400, ['cannot write to readonly storage']]);
   });
 
+  it("a userpass user of the primary logs in on the performance secondary and reads the primary's kv data there", async () => {
+    // everything on the primary: the auth method, the user, the policy
+    const policy = uniq('kv-reader');
+    const defined = await primary.client.put(`sys/policies/acl/${policy}`, {
+      policy: 'path "secret/data/*" { capabilities = ["read"] }',
+    });
+    expect(defined.status).toBe(204);
+    expect((await primary.client.post('sys/auth/userpass', { type: 'userpass' })).status).toBe(204);
+    const user = uniq('alice');
+    const written = await primary.client.post(`auth/userpass/users/${user}`, {
+      password: 'pw-of-alice',
+      token_policies: policy,
+    });
+    expect(written.status).toBe(204);
+    const created = await primary.client.post('auth/token/create', { policies: [policy] });
+    expect(created.status).toBe(200);
+    primaryToken = created.body.auth.client_token as string;
+    await inSync(primary.client, perf.client, 'performance');
+    await inSync(primary.client, dr.client, 'dr');
+
+    // the login runs on the secondary: the token is the secondary's own (tokens stay local)
+    const login = await perf.client
+      .withToken(undefined)
+      .post(`auth/userpass/login/${user}`, { password: 'pw-of-alice' });
+    expect(login.status).toBe(200);
+    expect(login.body.auth.policies).toContain(policy);
+    const alice = perf.client.withToken(login.body.auth.client_token as string);
+    const read = await alice.get(sharedSecret);
+    expect([read.status, read.body.data?.data]).toEqual([200, { team: 'blue' }]);
+    expect(
+      (await primary.client.withToken(login.body.auth.client_token as string).get(sharedSecret)).status,
+    ).toBe(403);
+    // the primary's tokens do not work there (performance secondaries keep their own)
+    expect((await perf.client.withToken(primaryToken).get('auth/token/lookup-self')).status).toBe(403);
+  });
+
   it("a write the secondary's policies deny is 403 there and never reaches the primary", async () => {
     // policies and tokens of the secondary's own (tokens stay local on a performance secondary)
     const policy = uniq('readonly');
@@ -192,6 +230,15 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     // the promoted cluster serves the primary's kv data under the primary's mount table
     const served = await dr.client.get(sharedSecret);
     expect([served.status, served.body.data?.data]).toEqual([200, { team: 'blue' }]);
+    // a token the primary issued works there (DR takes tokens): lookup, a read, then its revoke
+    const theirs = dr.client.withToken(primaryToken);
+    const self = await theirs.get('auth/token/lookup-self');
+    expect(self.status).toBe(200);
+    expect(self.body.data.policies).toEqual(expect.arrayContaining([expect.stringMatching(/^kv-reader/)]));
+    const read = await theirs.get(sharedSecret);
+    expect([read.status, read.body.data?.data]).toEqual([200, { team: 'blue' }]);
+    expect((await theirs.post('auth/token/revoke-self', {})).status).toBe(204);
+    expect((await theirs.get('auth/token/lookup-self')).status).toBe(403);
 
     // the performance secondary is pointed at the promoted cluster (no wipe) and catches up
     expect((await dr.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
