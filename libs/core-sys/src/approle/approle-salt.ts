@@ -9,7 +9,7 @@ import {
   type ServiceRuntime,
 } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE, SERVICE_RUNTIME } from '../core-sys.di';
-import { ReplicaSaltRepository } from '../replication/replica-salt.repository';
+import { ReplicaSealedRepository } from '../replication/replica-sealed.repository';
 import { APPROLE_SALT_LOG } from './approle.events';
 
 /** HMACs a role's secret ids under its mount's salt; compares in constant time. */
@@ -41,7 +41,7 @@ export class ApproleSalt {
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(CORE_SYS_EVENT_STORE) store: EventStore,
-    private readonly replicated: ReplicaSaltRepository,
+    private readonly replicated: ReplicaSealedRepository,
   ) {
     this.log = APPROLE_SALT_LOG.writer(store, noProjection());
   }

@@ -2,11 +2,13 @@ import {
   approleContracts,
   coreMountTable,
   coreTokenResolve,
+  coreWrapResponse,
   identityContracts,
   passwordPolicyContracts,
   sysContracts,
   tokenContracts,
   userpassContracts,
+  wrappingContracts,
   type CallerContext,
   type Contract,
   type MountInfo,
@@ -206,6 +208,15 @@ describe("core-sys replica: the primary's users, identity and tokens on a second
   });
 
   it('DR: the primary tokens resolve; a revoke and a user update append to the secondary own log', async () => {
+    // two responses the primary wrapped (one as Vault's JWT), unwrapped on the secondary below
+    const wrap = (format?: 'jwt') =>
+      primary.client.request(coreWrapResponse, {
+        response: { data: { secret: format ?? 'plain' } },
+        ttl: 300,
+        creationPath: 'secret/data/app',
+        ...(format ? { format } : {}),
+      });
+    const wrapped = [await wrap(), await wrap('jwt')];
     expect((await secondary.client.request(apply, { op: 'wipe', mode: 'dr' })).lastWal).toBe(0);
     await ship('dr');
     const resolved = await secondary.client.request(coreTokenResolve, { token: primaryToken });
@@ -219,6 +230,25 @@ describe("core-sys replica: the primary's users, identity and tokens on a second
     // the local mount's users come along on DR
     const local = await mount(secondary, 'auth/local-up/');
     expect((await userLogin(secondary, local, 'bob', 'pw-b')).auth?.client_token).toBeDefined();
+
+    // the primary's wrapped responses unwrap there, once
+    const sysMount = await mount(secondary, 'sys/');
+    const unwrap = (token: string) =>
+      secondary.call(
+        wrappingContracts.unwrap,
+        {
+          mount: sysMount,
+          path: 'wrapping/unwrap',
+          body: { token },
+          headers: { 'x-vault-token': secondaryRoot },
+        },
+        caller(),
+      );
+    for (const info of wrapped) {
+      const body = (await unwrap(info.token)).body as { data: { secret: string } };
+      expect(body.data.secret).toBe(info.token.startsWith('hvs.') ? 'plain' : 'jwt');
+      await expect(unwrap(info.token)).rejects.toThrow();
+    }
 
     // as a promoted cluster would: the replicated token is revoked, the replicated user changed
     await secondary.sys(tokenContracts.revoke, {

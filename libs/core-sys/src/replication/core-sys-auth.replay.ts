@@ -17,7 +17,8 @@ import { TOKEN_LOG, TOKEN_SALT_LOG, TOKEN_SALT_STREAM } from '../tokens/token.ev
 import { TokenProjection } from '../tokens/token.projection';
 import { USERPASS_LOG } from '../userpass/userpass.events';
 import { UserpassProjection } from '../userpass/userpass.projection';
-import { ReplicaSaltRepository } from './replica-salt.repository';
+import { WRAPPING_LOG } from '../wrapping/wrapping.events';
+import { ReplicaSealedRepository } from './replica-sealed.repository';
 
 /**
  * The version of `stream` in this cluster's own core-sys log, read in the apply's transaction
@@ -41,7 +42,7 @@ export interface AuthReplayDeps {
   passwordPolicies: PasswordPolicyProjection;
   tokens: TokenProjection;
   leases: LeaseProjection;
-  salts: ReplicaSaltRepository;
+  sealed: ReplicaSealedRepository;
 }
 
 /**
@@ -67,7 +68,7 @@ function atOwnVersion(db: CoreSysDb, item: Replayable): Replayable {
   };
 }
 
-/** Tokens, their salt and leases: a performance secondary keeps its own (Vault's rule). */
+/** Tokens, their salt, leases and wrapped responses: a performance secondary keeps its own (Vault's rule). */
 function drOnly(item: Replayable): Replayable {
   return {
     ...item,
@@ -106,20 +107,36 @@ async function mountReplicated(
 /** The primary's AppRole salt of a mount, kept under its stream name (barrier-encrypted here). */
 const approleSaltKept = (d: AuthReplayDeps): Projection<typeof APPROLE_SALT_LOG.table, void, string> => ({
   async apply(trx, events, stream) {
-    for (const e of events) await d.salts.save(trx as CoreSysTrx, stream, e.data.salt);
+    for (const e of events) await d.sealed.save(trx as CoreSysTrx, stream, e.data.salt);
   },
 });
 
 /** The primary's token salt likewise. */
 const tokenSaltKept = (d: AuthReplayDeps): Projection<typeof TOKEN_SALT_LOG.table, void, void> => ({
   async apply(trx, events) {
-    for (const e of events) await d.salts.save(trx as CoreSysTrx, TOKEN_SALT_STREAM, e.data.salt);
+    for (const e of events) await d.sealed.save(trx as CoreSysTrx, TOKEN_SALT_STREAM, e.data.salt);
+  },
+});
+
+/**
+ * The primary's pending wrapped responses (DR): core-sys reads a response from its own log's
+ * stream, which on this cluster holds none of the primary's, so the replay keeps each pending one
+ * (barrier-encrypted here) until the primary releases it; an unwrap here appends the release to
+ * this cluster's own log (see WrappingService.pending).
+ */
+const wrappedKept = (d: AuthReplayDeps): Projection<typeof WRAPPING_LOG.table, void, string> => ({
+  async apply(trx, events, stream) {
+    for (const e of events) {
+      if (e.type === 'ResponseWrapped')
+        await d.sealed.save(trx as CoreSysTrx, stream, JSON.stringify(e.data));
+      else await d.sealed.delete(trx as CoreSysTrx, stream);
+    }
   },
 });
 
 /**
  * The primary's identity, auth backends' data, token roles and password policies (both modes),
- * and its tokens, token salt and leases (DR only), with core-sys's own projections.
+ * and its tokens, token salt, leases and wrapped responses (DR only), with core-sys's own projections.
  */
 export function authReplayables(
   d: AuthReplayDeps,
@@ -165,6 +182,7 @@ export function authReplayables(
     noting('token', atOwnVersion(db, replayable(TOKEN_LOG, d.tokens, rest('token/')))),
     atOwnVersion(db, replayable(LEASE_LOG, d.leases, rest('lease/'))),
     replayable(TOKEN_SALT_LOG, tokenSaltKept(d), () => undefined),
+    replayable(WRAPPING_LOG, wrappedKept(d), (_trx, stream) => stream),
   ].map(drOnly);
   return [...both, approleSalt, ...dr];
 }
@@ -182,6 +200,7 @@ export const AUTH_REPLAYED_LOGS: readonly unknown[] = [
   TOKEN_LOG,
   LEASE_LOG,
   TOKEN_SALT_LOG,
+  WRAPPING_LOG,
 ];
 
 /**
@@ -198,7 +217,7 @@ async function deleteReplicatedRows(db: CoreSysDb, trx: CoreSysTrx, table: strin
 
 /**
  * secondary/enable and re-sync: the replicated identity, auth backends' data, token roles,
- * password policies, tokens, leases and salts are cleared; what this cluster wrote itself stays.
+ * password policies, tokens, leases, salts and wrapped responses are cleared; what this cluster wrote itself stays.
  * A namespace's group graph this cluster also wrote to keeps its groups (one stream holds both).
  */
 export async function wipeReplicatedAuth(db: CoreSysDb, trx: CoreSysTrx): Promise<void> {
@@ -235,5 +254,5 @@ export async function wipeReplicatedAuth(db: CoreSysDb, trx: CoreSysTrx): Promis
   await sql`delete from ${t('identity_group_edges')} x
              where not exists (select 1 from ${t('identity_groups')} g where g.id = x.parent_id)
                 or not exists (select 1 from ${t('identity_groups')} g where g.id = x.child_id)`.execute(trx);
-  await db.of(trx).deleteFrom('replica_salts').execute();
+  await db.of(trx).deleteFrom('replica_sealed').execute();
 }

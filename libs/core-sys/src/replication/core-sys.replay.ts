@@ -38,7 +38,7 @@ import {
   wipeReplicatedAuth,
   type AuthReplayDeps,
 } from './core-sys-auth.replay';
-import { ReplicaSaltRepository } from './replica-salt.repository';
+import { ReplicaSealedRepository } from './replica-sealed.repository';
 
 /**
  * Where a secondary keeps the primary's core-sys rows. core-sys keeps writing locally on a
@@ -236,7 +236,7 @@ export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
       PasswordPolicyProjection,
       TokenProjection,
       LeaseProjection,
-      ReplicaSaltRepository,
+      ReplicaSealedRepository,
     ],
     (
       db: CoreSysDb,
@@ -253,7 +253,7 @@ export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
       passwordPolicies: PasswordPolicyProjection,
       tokens: TokenProjection,
       leases: LeaseProjection,
-      salts: ReplicaSaltRepository,
+      sealed: ReplicaSealedRepository,
     ) =>
       coreSysReplica({
         db,
@@ -270,7 +270,7 @@ export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
         passwordPolicies,
         tokens,
         leases,
-        salts,
+        sealed,
         publish: (kind) => runtime.transport.publish(invalidation, { kind, keys: [] }),
       }),
   );

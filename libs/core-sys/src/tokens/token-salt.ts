@@ -9,7 +9,7 @@ import {
 } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE, SERVICE_RUNTIME } from '../core-sys.di';
 import { generateSalt, TokenHasher } from './token-crypto';
-import { ReplicaSaltRepository } from '../replication/replica-salt.repository';
+import { ReplicaSealedRepository } from '../replication/replica-sealed.repository';
 import { TOKEN_SALT_LOG, TOKEN_SALT_STREAM } from './token.events';
 
 /**
@@ -27,7 +27,7 @@ export class TokenSalt {
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(CORE_SYS_EVENT_STORE) store: EventStore,
-    private readonly replicated: ReplicaSaltRepository,
+    private readonly replicated: ReplicaSealedRepository,
   ) {
     this.log = TOKEN_SALT_LOG.writer(store, noProjection());
   }
@@ -70,7 +70,8 @@ export class TokenSalt {
     this.primary = undefined;
   }
 
-  private async primaryHasher(): Promise<TokenHasher | undefined> {
+  /** A DR primary's hasher (its replicated token salt), if this cluster has one. */
+  async primaryHasher(): Promise<TokenHasher | undefined> {
     const salt = await this.replicated.find(TOKEN_SALT_STREAM);
     if (salt === undefined) return undefined;
     if (this.primary?.salt !== salt)
