@@ -205,6 +205,39 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     }
   });
 
+  it("the performance secondary's copy of the primary's core-sys log proves as the primary's core_sys log", async () => {
+    await inSync(primary.client, perf.client, 'performance');
+    // the secondary's own core_sys log records its local events; the primary's rows are in core_sys_replica
+    const copy = await perf.client.get('sys/history/tree-head', { query: { log: 'core_sys_replica' } });
+    expect(copy.status).toBe(200);
+    const size = copy.body.data.tree_size as number;
+    expect(size).toBeGreaterThan(10);
+    const original = await primary.client.get('sys/history/tree-head', {
+      query: { log: 'core_sys', tree_size: size },
+    });
+    expect(original.status).toBe(200);
+    expect(copy.body.data.root_hash).toBe(original.body.data.root_hash);
+    for (const wal of [1, Math.ceil(size / 2), size]) {
+      const onPrimary = await primary.client.get('sys/history/proof', {
+        query: { log: 'core_sys', wal, tree_size: size },
+      });
+      const onSecondary = await perf.client.get('sys/history/proof', {
+        query: { log: 'core_sys_replica', wal, tree_size: size },
+      });
+      expect([onPrimary.status, onSecondary.status]).toEqual([200, 200]);
+      const { leaf_index, audit_path, root_hash } = onPrimary.body.data as Record<string, unknown>;
+      expect(onSecondary.body.data).toMatchObject({ leaf_index, audit_path, root_hash });
+    }
+    // and consistency between two sizes of the copy
+    const half = Math.ceil(size / 2);
+    const query = (log: string) => ({ query: { log, from: half, to: size } });
+    const a = await primary.client.get('sys/history/consistency', query('core_sys'));
+    const b = await perf.client.get('sys/history/consistency', query('core_sys_replica'));
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const { first_root, second_root, proof } = a.body.data as Record<string, unknown>;
+    expect(b.body.data).toMatchObject({ first_root, second_root, proof });
+  });
+
   it('promoting the DR secondary fences the primary; the performance secondary follows the new primary', async () => {
     const base = 'sys/replication/dr/secondary/generate-operation-token';
     const start = await dr.client.post(`${base}/attempt`, {});
