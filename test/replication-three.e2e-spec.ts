@@ -27,6 +27,31 @@ async function activate(primary: ApiClient, secondary: ApiClient, mode: Mode, id
   expect((await secondary.post(`sys/replication/${mode}/secondary/enable`, { token })).status).toBe(204);
 }
 
+/**
+ * The secondary's copy of a log (`logs[1]`) and the primary's log (`logs[0]`) at the copy's size:
+ * the same root (each cluster signs it with its own history key) and the same inclusion proofs of
+ * the first, middle and last event. Answers the size.
+ */
+async function sameTree(primary: ApiClient, secondary: ApiClient, logs: [string, string]): Promise<number> {
+  const copy = await secondary.get('sys/history/tree-head', { query: { log: logs[1] } });
+  const size = copy.body.data.tree_size as number;
+  const original = await primary.get('sys/history/tree-head', { query: { log: logs[0], tree_size: size } });
+  expect([original.status, copy.status]).toEqual([200, 200]);
+  expect(copy.body.data.root_hash).toBe(original.body.data.root_hash);
+  for (const wal of [1, Math.ceil(size / 2), size]) {
+    const onPrimary = await primary.get('sys/history/proof', {
+      query: { log: logs[0], wal, tree_size: size },
+    });
+    const onSecondary = await secondary.get('sys/history/proof', {
+      query: { log: logs[1], wal, tree_size: size },
+    });
+    expect([onPrimary.status, onSecondary.status]).toEqual([200, 200]);
+    const { leaf_index, audit_path, root_hash } = onPrimary.body.data as Record<string, unknown>;
+    expect(onSecondary.body.data).toMatchObject({ leaf_index, audit_path, root_hash });
+  }
+  return size;
+}
+
 /** Three dev servers: a primary of both sets, its DR secondary and its performance secondary. */
 describe('three clusters: primary, DR secondary, performance secondary', () => {
   let primary: DevServer;
@@ -187,47 +212,14 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
 
   it("the performance secondary proves the primary's kv events in the same Merkle tree", async () => {
     await inSync(primary.client, perf.client, 'performance');
-    const head = await primary.client.get('sys/history/tree-head', { query: { log: 'kv' } });
-    expect(head.status).toBe(200);
-    const size = head.body.data.tree_size as number;
-    expect(size).toBeGreaterThan(15);
-    const there = await perf.client.get('sys/history/tree-head', { query: { log: 'kv', tree_size: size } });
-    expect(there.status).toBe(200);
-    // same tree, each cluster signing it with its own history key
-    expect(there.body.data.root_hash).toBe(head.body.data.root_hash);
-    for (const wal of [1, Math.ceil(size / 2), size]) {
-      const query = { log: 'kv', wal, tree_size: size };
-      const onPrimary = await primary.client.get('sys/history/proof', { query });
-      const onSecondary = await perf.client.get('sys/history/proof', { query });
-      expect(onSecondary.status).toBe(200);
-      const { leaf_index, audit_path, root_hash } = onPrimary.body.data as Record<string, unknown>;
-      expect(onSecondary.body.data).toMatchObject({ leaf_index, audit_path, root_hash });
-    }
+    expect(await sameTree(primary.client, perf.client, ['kv', 'kv'])).toBeGreaterThan(15);
   });
 
   it("the performance secondary's copy of the primary's core-sys log proves as the primary's core_sys log", async () => {
     await inSync(primary.client, perf.client, 'performance');
     // the secondary's own core_sys log records its local events; the primary's rows are in core_sys_replica
-    const copy = await perf.client.get('sys/history/tree-head', { query: { log: 'core_sys_replica' } });
-    expect(copy.status).toBe(200);
-    const size = copy.body.data.tree_size as number;
+    const size = await sameTree(primary.client, perf.client, ['core_sys', 'core_sys_replica']);
     expect(size).toBeGreaterThan(10);
-    const original = await primary.client.get('sys/history/tree-head', {
-      query: { log: 'core_sys', tree_size: size },
-    });
-    expect(original.status).toBe(200);
-    expect(copy.body.data.root_hash).toBe(original.body.data.root_hash);
-    for (const wal of [1, Math.ceil(size / 2), size]) {
-      const onPrimary = await primary.client.get('sys/history/proof', {
-        query: { log: 'core_sys', wal, tree_size: size },
-      });
-      const onSecondary = await perf.client.get('sys/history/proof', {
-        query: { log: 'core_sys_replica', wal, tree_size: size },
-      });
-      expect([onPrimary.status, onSecondary.status]).toEqual([200, 200]);
-      const { leaf_index, audit_path, root_hash } = onPrimary.body.data as Record<string, unknown>;
-      expect(onSecondary.body.data).toMatchObject({ leaf_index, audit_path, root_hash });
-    }
     // and consistency between two sizes of the copy
     const half = Math.ceil(size / 2);
     const query = (log: string) => ({ query: { log, from: half, to: size } });

@@ -14,8 +14,8 @@ import {
   type MountInfo,
 } from '@coffer/contracts';
 import { replicaApplyContract } from '@coffer/contracts/replication';
-import { EventRegistry, EventStore, openReplicaPayload } from '@coffer/event-store';
 import { CORE_SYS_SCHEMA } from '../migrations';
+import { startReplicaPair, type coreSysShipper, type ReplicaPair } from '../test-support/core-sys-shipper';
 import { CoreSysHarness, ROOT_CALLER } from '../test-support/core-sys-harness';
 
 /**
@@ -28,50 +28,18 @@ describe("core-sys replica: the primary's users, identity and tokens on a second
   let secondary: CoreSysHarness;
   let primaryRoot: string;
   let secondaryRoot: string;
-  let log: EventStore;
+  let shipper: ReturnType<typeof coreSysShipper>;
   const apply = replicaApplyContract(CORE_SYS_SCHEMA);
+  const ship = (mode: 'dr' | 'performance') => shipper.ship(mode);
   const caller = (): CallerContext => ({ ...ROOT_CALLER, requestId: `r-${Math.random()}` });
   const anonymous = (): CallerContext => ({ ...caller(), policies: [], root: false, sudo: false });
 
+  let pair: ReplicaPair | undefined;
   beforeAll(async () => {
-    primary = await CoreSysHarness.start('cs_repl_auth_primary');
-    secondary = await CoreSysHarness.start('cs_repl_auth_secondary');
-    for (const h of [primary, secondary]) {
-      const init = await h.initialise(1, 1);
-      await h.unseal(init.keys);
-      if (h === secondary) secondaryRoot = init.root_token;
-      else primaryRoot = init.root_token;
-    }
-    log = new EventStore({
-      db: primary.replica(0).db.db,
-      schema: CORE_SYS_SCHEMA,
-      cipher: primary.replica(0).barrier,
-      registry: new EventRegistry([]),
-    });
+    pair = await startReplicaPair('cs_repl_auth');
+    ({ primary, secondary, primaryRoot, secondaryRoot, shipper } = pair);
   }, 120_000);
-  afterAll(async () => {
-    await primary?.close();
-    await secondary?.close();
-  }, 30_000);
-
-  /** One round of the replication service: from the secondary's head to the primary's. */
-  async function ship(mode: 'dr' | 'performance'): Promise<{ lastWal: number; hash: string }> {
-    const head = await secondary.client.request(apply, { op: 'head' });
-    const rows = await log.readRawFrom(head.lastWal, 1000);
-    if (rows.length === 0) return head;
-    const events = rows.map((r) => ({
-      wal: r.wal,
-      stream: r.stream,
-      streamVersion: r.streamVersion,
-      type: r.type,
-      schemaVersion: r.schemaVersion,
-      payload: r.payload.toString('base64'),
-      recordedAt: r.recordedAt.toISOString(),
-      hash: r.hash,
-      data: openReplicaPayload(primary.replica(0).barrier, CORE_SYS_SCHEMA, r),
-    }));
-    return secondary.client.request(apply, { op: 'apply', mode, events, attachments: {} });
-  }
+  afterAll(() => pair?.close(), 30_000);
 
   const mount = async (h: CoreSysHarness, path: string): Promise<MountInfo> => {
     const m = (await h.client.request(coreMountTable, {})).mounts.find((e) => e.path === path);
@@ -93,6 +61,20 @@ describe("core-sys replica: the primary's users, identity and tokens on a second
       { mount: m, path: `login/${username}`, params: { username }, body: { password } },
       anonymous(),
     );
+  /** A sys route by its path and named params (one `name` for the token role and policy routes). */
+  const sys = <C extends Contract>(
+    h: CoreSysHarness,
+    contract: C,
+    path: string,
+    name?: string,
+    body?: object,
+  ) =>
+    h.sys(contract, {
+      operation: body ? 'update' : 'read',
+      path,
+      ...(name !== undefined ? { params: { name } } : {}),
+      ...(body ? { body: body as Record<string, unknown> } : {}),
+    });
   const enableAuth = (path: string, type: string, local = false) =>
     primary.sys(sysContracts.authEnable, {
       operation: 'update',
@@ -150,22 +132,13 @@ describe("core-sys replica: the primary's users, identity and tokens on a second
           caller(),
         )
       ).data?.secret_id ?? '';
-    await primary.sys(tokenContracts.roleWrite, {
-      operation: 'update',
-      path: 'auth/token/roles/ops',
-      params: { name: 'ops' },
-      body: { allowed_policies: 'ops' },
-    });
-    await primary.sys(passwordPolicyContracts.write, {
-      operation: 'update',
-      path: 'policies/password/strong',
-      params: { name: 'strong' },
-      body: { policy: 'length = 20\nrule "charset" { charset = "abcdefghij" }' },
-    });
+    await sys(primary, tokenContracts.roleWrite, 'auth/token/roles/ops', 'ops', { allowed_policies: 'ops' });
+    const policy = 'length = 20\nrule "charset" { charset = "abcdefghij" }';
+    await sys(primary, passwordPolicyContracts.write, 'policies/password/strong', 'strong', { policy });
 
     expect((await secondary.client.request(apply, { op: 'wipe', mode: 'performance' })).lastWal).toBe(0);
     const head = await ship('performance');
-    expect(head).toEqual(await log.head());
+    expect(head).toEqual(await shipper.log.head());
 
     // alice logs in on the secondary: a token of the secondary's own, her primary's entity
     const there = await userLogin(secondary, shared, 'alice', 'pw-a');
@@ -187,17 +160,14 @@ describe("core-sys replica: the primary's users, identity and tokens on a second
     );
     expect(approle.auth?.policies).toContain('web');
     // token roles and password policies
-    const role = await secondary.sys(tokenContracts.roleRead, {
-      operation: 'read',
-      path: 'auth/token/roles/ops',
-      params: { name: 'ops' },
-    });
+    const role = await sys(secondary, tokenContracts.roleRead, 'auth/token/roles/ops', 'ops');
     expect(role.data).toEqual(expect.objectContaining({ allowed_policies: ['ops'] }));
-    const generated = await secondary.sys(passwordPolicyContracts.generate, {
-      operation: 'read',
-      path: 'policies/password/strong/generate',
-      params: { name: 'strong' },
-    });
+    const generated = await sys(
+      secondary,
+      passwordPolicyContracts.generate,
+      'policies/password/strong/generate',
+      'strong',
+    );
     expect(generated.data?.password).toHaveLength(20);
     // tokens stay local on a performance secondary
     await expect(secondary.client.request(coreTokenResolve, { token: primaryToken })).rejects.toThrow();
@@ -251,11 +221,7 @@ describe("core-sys replica: the primary's users, identity and tokens on a second
     }
 
     // as a promoted cluster would: the replicated token is revoked, the replicated user changed
-    await secondary.sys(tokenContracts.revoke, {
-      operation: 'update',
-      path: 'auth/token/revoke',
-      body: { token: primaryToken },
-    });
+    await sys(secondary, tokenContracts.revoke, 'auth/token/revoke', undefined, { token: primaryToken });
     await expect(secondary.client.request(coreTokenResolve, { token: primaryToken })).rejects.toThrow();
     await on(secondary, userpassContracts.userPassword, shared, 'users/alice/password', {
       password: 'pw-new',
@@ -288,11 +254,6 @@ describe("core-sys replica: the primary's users, identity and tokens on a second
     expect((await secondary.client.request(coreTokenResolve, { token: secondaryRoot })).policies).toContain(
       'root',
     );
-    const role = secondary.sys(tokenContracts.roleRead, {
-      operation: 'read',
-      path: 'auth/token/roles/ops',
-      params: { name: 'ops' },
-    });
-    await expect(role).rejects.toThrow();
+    await expect(sys(secondary, tokenContracts.roleRead, 'auth/token/roles/ops', 'ops')).rejects.toThrow();
   });
 });
