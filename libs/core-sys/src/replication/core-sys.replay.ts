@@ -148,8 +148,10 @@ const notProjected = (log: ServiceAggregate & Parameters<typeof replayable>[0]):
 /**
  * How a secondary's core-sys replays the primary's core-sys log: mounts and auth methods, ACL
  * and Sentinel (RGP/EGP) policies and namespaces go into its read models with core-sys's own
- * projections; the other aggregates (tokens, leases, identity, auth backends' data, ...) are
- * kept verified in the replica log but not projected yet (docs/replication.md, "Limits").
+ * projections, and so do identity, auth backends' data, token roles, password policies and (DR)
+ * tokens, leases and wrapped responses (core-sys-auth.replay.ts); the plugin catalogue, audit
+ * devices and the history key are kept verified in the replica log but not projected
+ * (docs/replication.md, "core-sys on a secondary").
  */
 export function coreSysReplica(d: CoreSysReplayDeps): ReplicaEndpointSpec {
   const batch: Batch = { mode: 'dr', changed: new Set() };
@@ -203,7 +205,8 @@ export function coreSysReplica(d: CoreSysReplayDeps): ReplicaEndpointSpec {
 
 /**
  * secondary/enable and re-sync: the replicated read models are cleared, this cluster's own state
- * stays (seal, tokens, leases, its built-in mounts; a performance secondary's local mounts).
+ * stays (seal, keyring, its built-in mounts, a performance secondary's local mounts, and every
+ * token, user, entity... whose stream it wrote to its own log: see wipeReplicatedAuth).
  */
 async function wipeReplicated(db: CoreSysDb, wiped: ReplayContext['mode']): Promise<void> {
   await db.pool.transaction().execute(async (trx) => {
