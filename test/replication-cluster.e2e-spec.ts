@@ -42,6 +42,8 @@ describe('DR replication between two clusters (cluster mode)', () => {
   let b: Cluster;
   /** a kv v2 secret written on the primary before the secondary was enabled */
   const secret = `secret/data/${uniq('before-enable')}`;
+  /** a token the primary issued, used on the promoted secondary */
+  let primaryToken = '';
 
   beforeAll(async () => {
     a = await startCluster({
@@ -68,6 +70,11 @@ describe('DR replication between two clusters (cluster mode)', () => {
     expect((await b.client.post('sys/replication/dr/secondary/enable', { token })).status).toBe(204);
     for (let i = 0; i < 10; i += 1)
       expect((await a.client.post(`secret/data/${uniq('c')}`, { data: { n: i } })).status).toBe(200);
+    const policy = 'path "secret/data/*" { capabilities = ["read"] }';
+    expect((await a.client.put('sys/policies/acl/dr-reader', { policy })).status).toBe(204);
+    const created = await a.client.post('auth/token/create', { policies: ['dr-reader'] });
+    expect(created.status).toBe(200);
+    primaryToken = created.body.auth.client_token as string;
     await inSync(a.client, b.client);
     expect((await b.client.withToken(undefined).get('sys/health')).status).toBe(472);
     const refused = await b.client.get('secret/data/x');
@@ -117,9 +124,16 @@ describe('DR replication between two clusters (cluster mode)', () => {
     expect((await a.client.withToken(undefined).get('sys/health')).status).toBe(472);
     expect((await b.client.withToken(undefined).get('sys/health')).status).toBe(200);
     // core-sys's mount table was replayed with kv's log: the promoted cluster serves the
-    // primary's secret at the primary's mount (to its own root token: tokens are not replayed yet)
+    // primary's secret at the primary's mount, to its own root token and to the primary's tokens
     const served = await b.client.get(secret);
     expect([served.status, served.body.data?.data]).toEqual([200, { team: 'green' }]);
+    const theirs = b.client.withToken(primaryToken);
+    const self = await theirs.get('auth/token/lookup-self');
+    expect([self.status, self.body.data?.policies]).toEqual([200, ['default', 'dr-reader']]);
+    const read = await theirs.get(secret);
+    expect([read.status, read.body.data?.data]).toEqual([200, { team: 'green' }]);
+    expect((await theirs.post('auth/token/revoke-self', {})).status).toBe(204);
+    expect((await theirs.get('auth/token/lookup-self')).status).toBe(403);
   });
 
   it('the fenced old primary becomes a performance primary; the promoted cluster, its performance secondary, forwards kv writes to it', async () => {

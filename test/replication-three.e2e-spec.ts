@@ -27,12 +27,39 @@ async function activate(primary: ApiClient, secondary: ApiClient, mode: Mode, id
   expect((await secondary.post(`sys/replication/${mode}/secondary/enable`, { token })).status).toBe(204);
 }
 
+/**
+ * The secondary's copy of a log (`logs[1]`) and the primary's log (`logs[0]`) at the copy's size:
+ * the same root (each cluster signs it with its own history key) and the same inclusion proofs of
+ * the first, middle and last event. Answers the size.
+ */
+async function sameTree(primary: ApiClient, secondary: ApiClient, logs: [string, string]): Promise<number> {
+  const copy = await secondary.get('sys/history/tree-head', { query: { log: logs[1] } });
+  const size = copy.body.data.tree_size as number;
+  const original = await primary.get('sys/history/tree-head', { query: { log: logs[0], tree_size: size } });
+  expect([original.status, copy.status]).toEqual([200, 200]);
+  expect(copy.body.data.root_hash).toBe(original.body.data.root_hash);
+  for (const wal of [1, Math.ceil(size / 2), size]) {
+    const onPrimary = await primary.get('sys/history/proof', {
+      query: { log: logs[0], wal, tree_size: size },
+    });
+    const onSecondary = await secondary.get('sys/history/proof', {
+      query: { log: logs[1], wal, tree_size: size },
+    });
+    expect([onPrimary.status, onSecondary.status]).toEqual([200, 200]);
+    const { leaf_index, audit_path, root_hash } = onPrimary.body.data as Record<string, unknown>;
+    expect(onSecondary.body.data).toMatchObject({ leaf_index, audit_path, root_hash });
+  }
+  return size;
+}
+
 /** Three dev servers: a primary of both sets, its DR secondary and its performance secondary. */
 describe('three clusters: primary, DR secondary, performance secondary', () => {
   let primary: DevServer;
   let dr: DevServer;
   let perf: DevServer;
   let sharedSecret = '';
+  /** a token issued on the primary (a policy of the primary's), used on the promoted DR secondary */
+  let primaryToken = '';
 
   beforeAll(async () => {
     const boot = async () =>
@@ -128,6 +155,42 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     expect([kept.status, kept.body.errors]).toEqual([400, ['cannot write to readonly storage']]);
   });
 
+  it("a userpass user of the primary logs in on the performance secondary and reads the primary's kv data there", async () => {
+    // everything on the primary: the auth method, the user, the policy
+    const policy = uniq('kv-reader');
+    const defined = await primary.client.put(`sys/policies/acl/${policy}`, {
+      policy: 'path "secret/data/*" { capabilities = ["read"] }',
+    });
+    expect(defined.status).toBe(204);
+    expect((await primary.client.post('sys/auth/userpass', { type: 'userpass' })).status).toBe(204);
+    const user = uniq('alice');
+    const written = await primary.client.post(`auth/userpass/users/${user}`, {
+      password: 'pw-of-alice',
+      token_policies: policy,
+    });
+    expect(written.status).toBe(204);
+    const created = await primary.client.post('auth/token/create', { policies: [policy] });
+    expect(created.status).toBe(200);
+    primaryToken = created.body.auth.client_token as string;
+    await inSync(primary.client, perf.client, 'performance');
+    await inSync(primary.client, dr.client, 'dr');
+
+    // the login runs on the secondary: the token is the secondary's own (tokens stay local)
+    const login = await perf.client
+      .withToken(undefined)
+      .post(`auth/userpass/login/${user}`, { password: 'pw-of-alice' });
+    expect(login.status).toBe(200);
+    expect(login.body.auth.policies).toContain(policy);
+    const alice = perf.client.withToken(login.body.auth.client_token as string);
+    const read = await alice.get(sharedSecret);
+    expect([read.status, read.body.data?.data]).toEqual([200, { team: 'blue' }]);
+    expect(
+      (await primary.client.withToken(login.body.auth.client_token as string).get(sharedSecret)).status,
+    ).toBe(403);
+    // the primary's tokens do not work there (performance secondaries keep their own)
+    expect((await perf.client.withToken(primaryToken).get('auth/token/lookup-self')).status).toBe(403);
+  });
+
   it("a write the secondary's policies deny is 403 there and never reaches the primary", async () => {
     // policies and tokens of the secondary's own (tokens stay local on a performance secondary)
     const policy = uniq('readonly');
@@ -149,22 +212,22 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
 
   it("the performance secondary proves the primary's kv events in the same Merkle tree", async () => {
     await inSync(primary.client, perf.client, 'performance');
-    const head = await primary.client.get('sys/history/tree-head', { query: { log: 'kv' } });
-    expect(head.status).toBe(200);
-    const size = head.body.data.tree_size as number;
-    expect(size).toBeGreaterThan(15);
-    const there = await perf.client.get('sys/history/tree-head', { query: { log: 'kv', tree_size: size } });
-    expect(there.status).toBe(200);
-    // same tree, each cluster signing it with its own history key
-    expect(there.body.data.root_hash).toBe(head.body.data.root_hash);
-    for (const wal of [1, Math.ceil(size / 2), size]) {
-      const query = { log: 'kv', wal, tree_size: size };
-      const onPrimary = await primary.client.get('sys/history/proof', { query });
-      const onSecondary = await perf.client.get('sys/history/proof', { query });
-      expect(onSecondary.status).toBe(200);
-      const { leaf_index, audit_path, root_hash } = onPrimary.body.data as Record<string, unknown>;
-      expect(onSecondary.body.data).toMatchObject({ leaf_index, audit_path, root_hash });
-    }
+    expect(await sameTree(primary.client, perf.client, ['kv', 'kv'])).toBeGreaterThan(15);
+  });
+
+  it("the performance secondary's copy of the primary's core-sys log proves as the primary's core_sys log", async () => {
+    await inSync(primary.client, perf.client, 'performance');
+    // the secondary's own core_sys log records its local events; the primary's rows are in core_sys_replica
+    const size = await sameTree(primary.client, perf.client, ['core_sys', 'core_sys_replica']);
+    expect(size).toBeGreaterThan(10);
+    // and consistency between two sizes of the copy
+    const half = Math.ceil(size / 2);
+    const query = (log: string) => ({ query: { log, from: half, to: size } });
+    const a = await primary.client.get('sys/history/consistency', query('core_sys'));
+    const b = await perf.client.get('sys/history/consistency', query('core_sys_replica'));
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const { first_root, second_root, proof } = a.body.data as Record<string, unknown>;
+    expect(b.body.data).toMatchObject({ first_root, second_root, proof });
   });
 
   it('promoting the DR secondary fences the primary; the performance secondary follows the new primary', async () => {
@@ -192,6 +255,15 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     // the promoted cluster serves the primary's kv data under the primary's mount table
     const served = await dr.client.get(sharedSecret);
     expect([served.status, served.body.data?.data]).toEqual([200, { team: 'blue' }]);
+    // a token the primary issued works there (DR takes tokens): lookup, a read, then its revoke
+    const theirs = dr.client.withToken(primaryToken);
+    const self = await theirs.get('auth/token/lookup-self');
+    expect(self.status).toBe(200);
+    expect(self.body.data.policies).toEqual(expect.arrayContaining([expect.stringMatching(/^kv-reader/)]));
+    const read = await theirs.get(sharedSecret);
+    expect([read.status, read.body.data?.data]).toEqual([200, { team: 'blue' }]);
+    expect((await theirs.post('auth/token/revoke-self', {})).status).toBe(204);
+    expect((await theirs.get('auth/token/lookup-self')).status).toBe(403);
 
     // the performance secondary is pointed at the promoted cluster (no wipe) and catches up
     expect((await dr.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);

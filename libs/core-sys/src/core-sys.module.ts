@@ -24,7 +24,7 @@ import { metricsControllers, metricsProviders } from './metrics';
 import { namespacesControllers, namespacesProviders } from './namespaces';
 import { haStatusControllers, haStatusProviders } from './ha-status';
 import { historyControllers, historyProviders } from './history';
-import { coreSysReplicaProvider } from './replication';
+import { coreSysReplicaProvider, replicationProviders } from './replication';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -65,6 +65,7 @@ export class CoreSysModule {
         ...namespacesProviders,
         ...haStatusProviders,
         ...historyProviders,
+        ...replicationProviders,
         coreSysReplicaProvider(runtime),
       ],
       controllers: [

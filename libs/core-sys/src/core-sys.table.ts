@@ -19,6 +19,7 @@ import type { SentinelPoliciesDatabase } from './sentinel-policies/sentinel-poli
 import type { NamespacesDatabase } from './namespaces/namespace.table';
 import type { HaStatusDatabase } from './ha-status/ha-node.table';
 import type { HistoryDatabase } from './history/history.table';
+import type { ReplicaSealedDatabase } from './replication/replica-sealed.table';
 
 /** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
 export interface CoreSysDatabase
@@ -41,7 +42,8 @@ export interface CoreSysDatabase
     SentinelPoliciesDatabase,
     NamespacesDatabase,
     HaStatusDatabase,
-    HistoryDatabase {}
+    HistoryDatabase,
+    ReplicaSealedDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

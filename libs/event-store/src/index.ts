@@ -50,6 +50,7 @@ export { AppendLink, type AppendLinkState } from './append-link';
 export {
   applyReplicaRows,
   openReplicaPayload,
+  openedReplicaEvent,
   replicaHead,
   ReplicaApplyError,
   type ReplicaProjector,

@@ -1,4 +1,5 @@
 import type { Cipher } from '@coffer/barrier';
+import type { ReplicaEvent } from '@coffer/contracts/replication';
 import { EventLogRepository } from './event-log.repository';
 import type { EventLogTable } from './event-log.table';
 import { chainHash } from './hash';
@@ -117,4 +118,26 @@ export function openReplicaPayload(
 ): unknown {
   const aad = Buffer.from(`${schema}|${row.stream}|${row.streamVersion}|${row.type}`, 'utf8');
   return JSON.parse(cipher.decrypt(row.payload, aad).toString('utf8')) as unknown;
+}
+
+/**
+ * A row of the primary's log as the replication service ships it to a secondary's service: as
+ * stored (payload, hash) plus its payload opened with the primary's keyring (the replication
+ * service's own path: libs/replication; specs and tools build batches with this).
+ */
+export function openedReplicaEvent(cipher: Cipher, schema: string, row: RawEvent): ReplicaEvent {
+  const { wal, stream, streamVersion, type, schemaVersion, hash } = row;
+  const payload = row.payload.toString('base64');
+  const data = openReplicaPayload(cipher, schema, row);
+  return {
+    wal,
+    stream,
+    streamVersion,
+    type,
+    schemaVersion,
+    hash,
+    payload,
+    recordedAt: row.recordedAt.toISOString(),
+    data,
+  };
 }

@@ -9,6 +9,7 @@ import {
   type ServiceRuntime,
 } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE, SERVICE_RUNTIME } from '../core-sys.di';
+import { ReplicaSealedRepository } from '../replication/replica-sealed.repository';
 import { APPROLE_SALT_LOG } from './approle.events';
 
 /** HMACs a role's secret ids under its mount's salt; compares in constant time. */
@@ -40,6 +41,7 @@ export class ApproleSalt {
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(CORE_SYS_EVENT_STORE) store: EventStore,
+    private readonly replicated: ReplicaSealedRepository,
   ) {
     this.log = APPROLE_SALT_LOG.writer(store, noProjection());
   }
@@ -82,7 +84,13 @@ export class ApproleSalt {
     }
   }
 
+  /**
+   * The mount's salt: the primary's when the mount's secret ids came from a replication primary
+   * (they are HMACed with it), else this cluster's own.
+   */
   private async readSalt(mountUuid: string): Promise<string | undefined> {
+    const replicated = await this.replicated.find(this.log.log.streamOf(mountUuid));
+    if (replicated !== undefined) return replicated;
     const [created] = await this.log.read(mountUuid);
     return created?.data.salt;
   }

@@ -1,7 +1,7 @@
 import { coreMountTable, coreTokenResolve, sysContracts, type MountEntry } from '@coffer/contracts';
 import { replicaApplyContract } from '@coffer/contracts/replication';
-import { EventRegistry, EventStore, openReplicaPayload } from '@coffer/event-store';
 import { CORE_SYS_SCHEMA } from '../migrations';
+import { startReplicaPair, type coreSysShipper, type ReplicaPair } from '../test-support/core-sys-shipper';
 import { CoreSysHarness } from '../test-support/core-sys-harness';
 
 /**
@@ -14,47 +14,16 @@ describe('core-sys replica: the primary mount table and policies replayed on a s
   let primary: CoreSysHarness;
   let secondary: CoreSysHarness;
   let secondaryRoot: string;
-  let log: EventStore;
+  let shipper: ReturnType<typeof coreSysShipper>;
   const apply = replicaApplyContract(CORE_SYS_SCHEMA);
+  const ship = (mode: 'dr' | 'performance') => shipper.ship(mode);
 
+  let pair: ReplicaPair | undefined;
   beforeAll(async () => {
-    primary = await CoreSysHarness.start('cs_repl_primary');
-    secondary = await CoreSysHarness.start('cs_repl_secondary');
-    for (const h of [primary, secondary]) {
-      const init = await h.initialise(1, 1);
-      await h.unseal(init.keys);
-      if (h === secondary) secondaryRoot = init.root_token;
-    }
-    log = new EventStore({
-      db: primary.replica(0).db.db,
-      schema: CORE_SYS_SCHEMA,
-      cipher: primary.replica(0).barrier,
-      registry: new EventRegistry([]),
-    });
+    pair = await startReplicaPair('cs_repl');
+    ({ primary, secondary, secondaryRoot, shipper } = pair);
   }, 120_000);
-  afterAll(async () => {
-    await primary?.close();
-    await secondary?.close();
-  }, 30_000);
-
-  /** One round of the replication service: from the secondary's head to the primary's. */
-  async function ship(mode: 'dr' | 'performance'): Promise<{ lastWal: number; hash: string }> {
-    const head = await secondary.client.request(apply, { op: 'head' });
-    const rows = await log.readRawFrom(head.lastWal, 1000);
-    if (rows.length === 0) return head;
-    const events = rows.map((r) => ({
-      wal: r.wal,
-      stream: r.stream,
-      streamVersion: r.streamVersion,
-      type: r.type,
-      schemaVersion: r.schemaVersion,
-      payload: r.payload.toString('base64'),
-      recordedAt: r.recordedAt.toISOString(),
-      hash: r.hash,
-      data: openReplicaPayload(primary.replica(0).barrier, CORE_SYS_SCHEMA, r),
-    }));
-    return secondary.client.request(apply, { op: 'apply', mode, events, attachments: {} });
-  }
+  afterAll(() => pair?.close(), 30_000);
 
   const mounts = async (h: CoreSysHarness): Promise<Map<string, MountEntry>> =>
     new Map((await h.client.request(coreMountTable, {})).mounts.map((m) => [m.path, m]));
@@ -84,7 +53,7 @@ describe('core-sys replica: the primary mount table and policies replayed on a s
 
     expect((await secondary.client.request(apply, { op: 'wipe', mode: 'performance' })).lastWal).toBe(0);
     const head = await ship('performance');
-    expect(head).toEqual(await log.head());
+    expect(head).toEqual(await shipper.log.head());
     // redelivery applies nothing twice
     expect(await ship('performance')).toEqual(head);
 

@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { sql } from 'kysely';
 import { invalidation } from '@coffer/contracts';
 import {
   noProjection,
@@ -24,6 +23,22 @@ import { POLICY_LOG } from '../policies/policy.events';
 import { PolicyProjection } from '../policies/policy.projection';
 import { SENTINEL_POLICY_LOG, type SentinelPolicyKey } from '../sentinel-policies/sentinel-policy.events';
 import { SentinelPolicyProjection } from '../sentinel-policies/sentinel-policy.projection';
+import { ApproleRoleProjection, ApproleSecretIdProjection } from '../approle/approle.projection';
+import { GroupProjection } from '../identity/group.projection';
+import { IdentityProjection } from '../identity/identity.projection';
+import { LeaseProjection } from '../leases/lease.projection';
+import { PasswordPolicyProjection } from '../password-policies/password-policy.projection';
+import { TokenRoleProjection } from '../token-roles/token-role.projection';
+import { TokenProjection } from '../tokens/token.projection';
+import { UserpassProjection } from '../userpass/userpass.projection';
+import {
+  AUTH_REPLAYED_LOGS,
+  authReplayables,
+  ownStreamVersion,
+  wipeReplicatedAuth,
+  type AuthReplayDeps,
+} from './core-sys-auth.replay';
+import { ReplicaSealedRepository } from './replica-sealed.repository';
 
 /**
  * Where a secondary keeps the primary's core-sys rows. core-sys keeps writing locally on a
@@ -38,24 +53,16 @@ const BUILTIN_TYPES = ['system', 'token', 'identity', 'cubbyhole'];
 
 type MountEvents = typeof MOUNT_EVENT_TYPES;
 
-/**
- * The version of `stream` in this cluster's own core-sys log, read in the apply's transaction
- * (dev mode's PGlite has one connection: a read beside the transaction would wait for it forever).
- */
-async function ownStreamVersion(db: CoreSysDb, trx: CoreSysTrx, stream: string): Promise<number> {
-  const { rows } = await sql<{ version: number | string | null }>`
-    select max(stream_version) as version from ${sql.table(`${db.schema}.event_log`)}
-     where stream = ${stream}`.execute(trx);
-  return Number(rows[0]?.version ?? 0);
-}
+/** The gateway caches a batch may have made stale. */
+type ChangedKind = 'mounts' | 'policy' | 'token' | 'entity';
 
-export interface CoreSysReplayDeps {
+export interface CoreSysReplayDeps extends AuthReplayDeps {
   db: CoreSysDb;
   mounts: MountsProjection;
   namespaces: NamespaceProjection;
   policies: PolicyProjection;
   sentinel: SentinelPolicyProjection;
-  publish: (kind: 'mounts' | 'policy') => Promise<void>;
+  publish: (kind: ChangedKind) => Promise<void>;
 }
 
 /**
@@ -64,7 +71,7 @@ export interface CoreSysReplayDeps {
  */
 interface Batch {
   mode: ReplayContext['mode'];
-  changed: Set<'mounts' | 'policy'>;
+  changed: Set<ChangedKind>;
 }
 
 /**
@@ -141,8 +148,10 @@ const notProjected = (log: ServiceAggregate & Parameters<typeof replayable>[0]):
 /**
  * How a secondary's core-sys replays the primary's core-sys log: mounts and auth methods, ACL
  * and Sentinel (RGP/EGP) policies and namespaces go into its read models with core-sys's own
- * projections; the other aggregates (tokens, leases, identity, auth backends' data, ...) are
- * kept verified in the replica log but not projected yet (docs/replication.md, "Limits").
+ * projections, and so do identity, auth backends' data, token roles, password policies and (DR)
+ * tokens, leases and wrapped responses (core-sys-auth.replay.ts); the plugin catalogue, audit
+ * devices and the history key are kept verified in the replica log but not projected
+ * (docs/replication.md, "core-sys on a secondary").
  */
 export function coreSysReplica(d: CoreSysReplayDeps): ReplicaEndpointSpec {
   const batch: Batch = { mode: 'dr', changed: new Set() };
@@ -160,8 +169,15 @@ export function coreSysReplica(d: CoreSysReplayDeps): ReplicaEndpointSpec {
       const key: SentinelPolicyKey = { kind: kind === 'egp' ? 'egp' : 'rgp', name: name.join('/') };
       return key;
     }),
+    ...authReplayables(d, (kind) => changed.add(kind)),
   ].map((item) => withMode(item, batch));
-  const projectedLogs = new Set<unknown>([MOUNTS_LOG, NAMESPACE_LOG, POLICY_LOG, SENTINEL_POLICY_LOG]);
+  const projectedLogs = new Set<unknown>([
+    MOUNTS_LOG,
+    NAMESPACE_LOG,
+    POLICY_LOG,
+    SENTINEL_POLICY_LOG,
+    ...AUTH_REPLAYED_LOGS,
+  ]);
   const logger = new Logger('CoreSysReplica');
   return {
     logSchema: CORE_SYS_REPLICA_SCHEMA,
@@ -182,15 +198,15 @@ export function coreSysReplica(d: CoreSysReplayDeps): ReplicaEndpointSpec {
     },
     wipe: async (db: AnyDb, wiped) => {
       await wipeReplicated(new CoreSysDb({ db, schema: d.db.schema }), wiped);
-      changed.add('mounts');
-      changed.add('policy');
+      for (const kind of ['mounts', 'policy', 'token', 'entity'] as const) changed.add(kind);
     },
   };
 }
 
 /**
  * secondary/enable and re-sync: the replicated read models are cleared, this cluster's own state
- * stays (seal, tokens, leases, its built-in mounts; a performance secondary's local mounts).
+ * stays (seal, keyring, its built-in mounts, a performance secondary's local mounts, and every
+ * token, user, entity... whose stream it wrote to its own log: see wipeReplicatedAuth).
  */
 async function wipeReplicated(db: CoreSysDb, wiped: ReplayContext['mode']): Promise<void> {
   await db.pool.transaction().execute(async (trx) => {
@@ -200,6 +216,7 @@ async function wipeReplicated(db: CoreSysDb, wiped: ReplayContext['mode']): Prom
     await db.of(trx).deleteFrom('acl_policies').where('name', 'not in', ['default', 'root']).execute();
     await db.of(trx).deleteFrom('sentinel_policies').execute();
     await db.of(trx).deleteFrom('namespaces').execute();
+    await wipeReplicatedAuth(db, trx);
   });
 }
 
@@ -207,13 +224,39 @@ async function wipeReplicated(db: CoreSysDb, wiped: ReplayContext['mode']): Prom
 export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
   replicaEndpointProvider(
     runtime,
-    [CoreSysDb, MountsProjection, NamespaceProjection, PolicyProjection, SentinelPolicyProjection],
+    [
+      CoreSysDb,
+      MountsProjection,
+      NamespaceProjection,
+      PolicyProjection,
+      SentinelPolicyProjection,
+      IdentityProjection,
+      GroupProjection,
+      UserpassProjection,
+      ApproleRoleProjection,
+      ApproleSecretIdProjection,
+      TokenRoleProjection,
+      PasswordPolicyProjection,
+      TokenProjection,
+      LeaseProjection,
+      ReplicaSealedRepository,
+    ],
     (
       db: CoreSysDb,
       mounts: MountsProjection,
       namespaces: NamespaceProjection,
       policies: PolicyProjection,
       sentinel: SentinelPolicyProjection,
+      identity: IdentityProjection,
+      groups: GroupProjection,
+      userpass: UserpassProjection,
+      approleRoles: ApproleRoleProjection,
+      approleSecretIds: ApproleSecretIdProjection,
+      tokenRoles: TokenRoleProjection,
+      passwordPolicies: PasswordPolicyProjection,
+      tokens: TokenProjection,
+      leases: LeaseProjection,
+      sealed: ReplicaSealedRepository,
     ) =>
       coreSysReplica({
         db,
@@ -221,6 +264,16 @@ export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
         namespaces,
         policies,
         sentinel,
+        identity,
+        groups,
+        userpass,
+        approleRoles,
+        approleSecretIds,
+        tokenRoles,
+        passwordPolicies,
+        tokens,
+        leases,
+        sealed,
         publish: (kind) => runtime.transport.publish(invalidation, { kind, keys: [] }),
       }),
   );

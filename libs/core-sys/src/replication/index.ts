@@ -1,8 +1,14 @@
 import type { Migration } from 'kysely';
 import { coreSysReplicaLog0190 } from './migrations/0190_core_sys_replica_log';
+import { replicaSealed0195 } from './migrations/0195_replica_sealed';
+import { ReplicaSealedRepository } from './replica-sealed.repository';
 
 export { coreSysReplicaProvider, CORE_SYS_REPLICA_SCHEMA } from './core-sys.replay';
+export { ReplicaSealedRepository };
+
+export const replicationProviders = [ReplicaSealedRepository];
 
 export const replicationMigrations: Record<string, Migration> = {
   '0190_core_sys_replica_log': coreSysReplicaLog0190,
+  '0195_replica_sealed': replicaSealed0195,
 };

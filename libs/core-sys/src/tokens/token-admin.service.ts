@@ -309,8 +309,9 @@ export class TokenAdminService {
   private async echoedToken(req: HeadersOnly, found: VersionedToken): Promise<string> {
     const raw = tokenFromHeaders(req.headers);
     if (!raw) return '';
-    const hasher = await this.salt.get();
-    return hasher.matches(raw, found.state.tokenHash) ? raw : '';
+    // whichever salt hashed it (this cluster's, or a DR primary's), it must match this row
+    const matched = await this.salt.find(raw, () => Promise.resolve(found));
+    return matched ? raw : '';
   }
 
   /**
@@ -327,9 +328,8 @@ export class TokenAdminService {
       const state = await this.tokens.openBatch(token);
       return state && inNamespace(state, opts.namespace) ? { state, version: 0 } : undefined;
     }
-    const hasher = await this.salt.get();
-    const found = await this.repo.byHash(hasher.hash(token));
-    if (!found || !hasher.matches(token, found.state.tokenHash)) return undefined;
+    const found = (await this.salt.find(token, (hash) => this.repo.byHash(hash)))?.found;
+    if (!found) return undefined;
     if (!opts.includeUnusable && !isUsable(found.state, this.now())) return undefined;
     if (!inNamespace(found.state, opts.namespace)) return undefined;
     return found;

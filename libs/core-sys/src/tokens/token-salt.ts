@@ -9,7 +9,8 @@ import {
 } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE, SERVICE_RUNTIME } from '../core-sys.di';
 import { generateSalt, TokenHasher } from './token-crypto';
-import { TOKEN_SALT_LOG } from './token.events';
+import { ReplicaSealedRepository } from '../replication/replica-sealed.repository';
+import { TOKEN_SALT_LOG, TOKEN_SALT_STREAM } from './token.events';
 
 /**
  * Holds the per-cluster token salt. It lives in the event log (so under the barrier) and is
@@ -19,11 +20,14 @@ import { TOKEN_SALT_LOG } from './token.events';
 @Injectable()
 export class TokenSalt {
   private hasher: Promise<TokenHasher> | undefined;
+  /** the primary's hasher on a DR secondary, by its salt (a re-sync may bring another) */
+  private primary: { salt: string; hasher: TokenHasher } | undefined;
   private readonly log: AggregateWriter<typeof TOKEN_SALT_LOG.table, undefined>;
 
   constructor(
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(CORE_SYS_EVENT_STORE) store: EventStore,
+    private readonly replicated: ReplicaSealedRepository,
   ) {
     this.log = TOKEN_SALT_LOG.writer(store, noProjection());
   }
@@ -40,9 +44,39 @@ export class TokenSalt {
     return this.hasher;
   }
 
+  /**
+   * Finds a token by value: hashed with this cluster's salt, then (a DR secondary's copy of its
+   * primary's tokens, also once promoted) with the primary's replicated salt. Answers the row and
+   * the hasher that matched it (constant-time), or undefined.
+   */
+  async find<T extends { state: { tokenHash: string } }>(
+    token: string,
+    byHash: (hash: string) => Promise<T | undefined>,
+  ): Promise<{ found: T; hasher: TokenHasher } | undefined> {
+    const own = await this.get();
+    const mine = await byHash(own.hash(token));
+    if (mine && own.matches(token, mine.state.tokenHash)) return { found: mine, hasher: own };
+    const primary = await this.primaryHasher();
+    if (!primary) return undefined;
+    const theirs = await byHash(primary.hash(token));
+    return theirs && primary.matches(token, theirs.state.tokenHash)
+      ? { found: theirs, hasher: primary }
+      : undefined;
+  }
+
   /** Drops the salt from memory (the barrier was sealed). */
   forget(): void {
     this.hasher = undefined;
+    this.primary = undefined;
+  }
+
+  /** A DR primary's hasher (its replicated token salt), if this cluster has one. */
+  async primaryHasher(): Promise<TokenHasher | undefined> {
+    const salt = await this.replicated.find(TOKEN_SALT_STREAM);
+    if (salt === undefined) return undefined;
+    if (this.primary?.salt !== salt)
+      this.primary = { salt, hasher: new TokenHasher(Buffer.from(salt, 'base64')) };
+    return this.primary.hasher;
   }
 
   private async load(): Promise<TokenHasher> {

@@ -235,10 +235,8 @@ export class TokenService {
    */
   async resolve(token: string): Promise<ResolvedToken> {
     if (isBatchToken(token)) return this.resolveBatch(token);
-    const hasher = await this.salt.get();
-    const found = await this.repo.byHash(hasher.hash(token));
-    if (!found || !hasher.matches(token, found.state.tokenHash)) throw invalidToken();
-    if (!isUsable(found.state, this.now())) throw invalidToken();
+    const found = (await this.salt.find(token, (hash) => this.repo.byHash(hash)))?.found;
+    if (!found || !isUsable(found.state, this.now())) throw invalidToken();
     // A wrapping token is good for the sys/wrapping routes only, which never resolve it here.
     if (isWrappingToken(found.state)) throw invalidToken();
     const identity = await this.identityPolicies(found.state);
@@ -284,10 +282,8 @@ export class TokenService {
   /** The live wrapping token `token` names, or undefined (unknown, expired, revoked, ordinary). */
   async findWrappingToken(token: string): Promise<TokenState | undefined> {
     if (this.runtime.cipher.sealed) throw new DomainError('sealed', 'Vault is sealed');
-    const hasher = await this.salt.get();
-    const found = await this.repo.byHash(hasher.hash(token));
-    if (!found || !hasher.matches(token, found.state.tokenHash)) return undefined;
-    if (!isUsable(found.state, this.now()) || !isWrappingToken(found.state)) return undefined;
+    const found = (await this.salt.find(token, (hash) => this.repo.byHash(hash)))?.found;
+    if (!found || !isUsable(found.state, this.now()) || !isWrappingToken(found.state)) return undefined;
     return found.state;
   }
 

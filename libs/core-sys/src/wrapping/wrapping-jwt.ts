@@ -44,6 +44,23 @@ export function p521KeyFrom(material: Buffer): KeyPair {
 const validationError = (reason: string): DomainError =>
   new DomainError('permission_denied', `error validating wrapping token: ${reason}`);
 
+/** The JWT's claims if `publicKey` signed it, else undefined. */
+async function verified(
+  jwt: string,
+  publicKey: KeyPair['publicKey'],
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    const { payload } = await jwtVerify(jwt, publicKey, {
+      algorithms: ['ES512'],
+      // Vault does not validate the time claims of a wrapping JWT
+      clockTolerance: Number.MAX_SAFE_INTEGER,
+    });
+    return payload;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Vault's JWT wrapping format (X-Vault-Wrap-Format: jwt): the wrapping token travels inside an
  * ES512 JWT (jti = the token; type "wrapping"; addr = the API address; accessor = the wrapped
@@ -54,6 +71,8 @@ const validationError = (reason: string): DomainError =>
 @Injectable()
 export class WrappingJwt {
   private keys: { salt: unknown; pair: KeyPair } | undefined;
+  /** the DR primary's key (its token salt's), for the JWTs it signed before this cluster took over */
+  private primaryKeys: { salt: unknown; pair: KeyPair } | undefined;
 
   constructor(
     private readonly salt: TokenSalt,
@@ -82,23 +101,25 @@ export class WrappingJwt {
    * checked here: expiry is the wrapping token's own.
    */
   async open(jwt: string): Promise<string> {
-    const { publicKey } = await this.pair();
-    let payload: Record<string, unknown>;
-    try {
-      ({ payload } = await jwtVerify(jwt, publicKey, {
-        algorithms: ['ES512'],
-        // Vault does not validate the time claims of a wrapping JWT
-        clockTolerance: Number.MAX_SAFE_INTEGER,
-      }));
-    } catch {
-      throw validationError('wrapping token signature could not be validated');
-    }
+    const payload =
+      (await verified(jwt, (await this.pair()).publicKey)) ??
+      (await this.primaryPair().then((pair) => pair && verified(jwt, pair.publicKey)));
+    if (!payload) throw validationError('wrapping token signature could not be validated');
     if (!('type' in payload)) throw validationError('could not validate type claim');
     if (typeof payload['type'] !== 'string') throw validationError('could not parse type claim');
     if (payload['type'] !== 'wrapping') throw validationError('unexpected type claim');
     const jti = payload['jti'];
     if (typeof jti !== 'string' || jti === '') throw validationError('token is empty');
     return jti;
+  }
+
+  private async primaryPair(): Promise<KeyPair | undefined> {
+    const hasher = await this.salt.primaryHasher();
+    if (!hasher) return undefined;
+    if (this.primaryKeys?.salt !== hasher) {
+      this.primaryKeys = { salt: hasher, pair: p521KeyFrom(hasher.derive(KEY_LABEL, SCALAR_BYTES + 16)) };
+    }
+    return this.primaryKeys.pair;
   }
 
   private async pair(): Promise<KeyPair> {

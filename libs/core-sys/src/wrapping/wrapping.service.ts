@@ -12,12 +12,14 @@ import {
 } from '@coffer/contracts';
 import { isConcurrencyError, type ServiceRuntime } from '@coffer/event-store';
 import { AclService } from '../capabilities/acl.service';
+import { ReplicaSealedRepository } from '../replication/replica-sealed.repository';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { TokenRevocationService } from '../tokens/token-revocation.service';
 import { TokenService } from '../tokens/token.service';
 import { tokenFromHeaders } from '../tokens/token-crypto';
 import { invalidWrappingToken, pendingResponse, rfc3339Nano, type PendingResponse } from './wrapping.decider';
 import { isJwt, WrappingJwt } from './wrapping-jwt';
+import { responseWrappedV1 } from './wrapping.events';
 import { WrappingEventLog } from './wrapping.projection';
 
 type C = typeof wrappingContracts;
@@ -45,6 +47,7 @@ export class WrappingService {
     private readonly log: WrappingEventLog,
     @Inject(WrappingJwt) private readonly jwt: Pick<WrappingJwt, 'sign' | 'open'>,
     @Inject(AclService) private readonly acls: Pick<AclService, 'forToken'>,
+    @Inject(ReplicaSealedRepository) private readonly replicated: Pick<ReplicaSealedRepository, 'find'>,
   ) {}
 
   /** The gateway's wrapping of any answer: a new wrapping token holding `response`. */
@@ -174,9 +177,22 @@ export class WrappingService {
     if (isJwt(token)) token = await this.jwt.open(token);
     const state = await this.tokens.findWrappingToken(token);
     if (!state) throw invalidWrappingToken();
-    const pending = pendingResponse(await this.log.read(state.accessor));
+    const own = await this.log.read(state.accessor);
+    const pending = own.length > 0 ? pendingResponse(own) : await this.replicatedResponse(state.accessor);
     if (!pending) throw invalidWrappingToken();
     return { accessor: state.accessor, pending };
+  }
+
+  /**
+   * A DR primary's wrapped response, kept by the replay (this cluster's own log has none of its
+   * streams): its release appends at version 0 of this cluster's own stream, which from then on
+   * decides (single use).
+   */
+  private async replicatedResponse(accessor: string): Promise<PendingResponse | undefined> {
+    const kept = await this.replicated.find(this.log.log.streamOf(accessor));
+    return kept === undefined
+      ? undefined
+      : { wrapped: responseWrappedV1.parse(JSON.parse(kept)), version: 0 };
   }
 }
 

@@ -1,6 +1,12 @@
 import { kvV1, kvV2, type MountInfo } from '@coffer/contracts';
 import { replicaApplyContract, replicaExportContract } from '@coffer/contracts/replication';
-import { EventRegistry, EventStore, migrateSchema, openReplicaPayload } from '@coffer/event-store';
+import {
+  EventRegistry,
+  EventStore,
+  migrateSchema,
+  openedReplicaEvent,
+  openReplicaPayload,
+} from '@coffer/event-store';
 import { KV_SCHEMA } from '../kv.di';
 import { kvMigrations } from '../migrations';
 import { startKvHarness, type KvHarness } from '../test-support/kv-harness';
@@ -55,17 +61,8 @@ describe('kv replica: the primary log replayed on a secondary (NATS + Postgres)'
           .toString('base64'),
       ]),
     );
-    const events = rows.map((r) => ({
-      wal: r.wal,
-      stream: r.stream,
-      streamVersion: r.streamVersion,
-      type: r.type,
-      schemaVersion: r.schemaVersion,
-      payload: r.payload.toString('base64'),
-      recordedAt: r.recordedAt.toISOString(),
-      hash: r.hash,
-      data: openReplicaPayload(primary.barrier, KV_SCHEMA, r),
-    }));
+    const events = rows.map((r) => openedReplicaEvent(primary.barrier, KV_SCHEMA, r));
+
     return secondary.client.request(replicaApplyContract(KV_SCHEMA), { op: 'apply', events, attachments });
   }
 
@@ -137,17 +134,8 @@ describe('kv replica: the primary log replayed on a secondary (NATS + Postgres)'
   it('applies a redelivered batch once and keeps the chain', async () => {
     const before = await log.head();
     const rows = await log.readRawFrom(before.lastWal - 2, 10);
-    const events = rows.map((r) => ({
-      wal: r.wal,
-      stream: r.stream,
-      streamVersion: r.streamVersion,
-      type: r.type,
-      schemaVersion: r.schemaVersion,
-      payload: r.payload.toString('base64'),
-      recordedAt: r.recordedAt.toISOString(),
-      hash: r.hash,
-      data: openReplicaPayload(primary.barrier, KV_SCHEMA, r),
-    }));
+    const events = rows.map((r) => openedReplicaEvent(primary.barrier, KV_SCHEMA, r));
+
     const again = await secondary.client.request(replicaApplyContract(KV_SCHEMA), {
       op: 'apply',
       events,
