@@ -176,7 +176,10 @@ export class EventLogRepository {
       .selectFrom(EVENT_LOG_TABLE)
       .select(COLUMNS)
       .where('stream', 'in', [...streams])
-      .where('wal', '<=', maxWal)
+      // `wal + 0` keeps the WAL primary key out of the plan: the stream index alone finds these
+      // few events, but when a few streams hold most of the log the planner misjudges how few
+      // and ANDs in a bitmap of every WAL below maxWal (13 ms for 3 token streams on 1M events)
+      .where(sql<number>`wal + 0`, '<=', maxWal)
       .orderBy('stream')
       .orderBy('stream_version')
       .execute();
