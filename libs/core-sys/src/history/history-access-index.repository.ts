@@ -60,25 +60,34 @@ export class HistoryAccessIndexRepository {
 
   /**
    * Indexes the policy events of wal fromWal..toWal: types and stream names only, nothing
-   * decrypted. Each version's span ends at its stream's next event: within the range by `lead`,
-   * across ranges by closing the streams' open spans afterwards, which any pass that inserted a
-   * later version does (so two passes racing over overlapping ranges still leave one open span
-   * per stream: whichever closes last sees both rows).
+   * decrypted. Each version's span ends at its stream's next event: within the range by `lead`;
+   * across ranges, each stream's version before its first event of the range is ended there
+   * (when its end is unset or later: a pass over a later range may have ended it first), and
+   * versions left open with a later version indexed are ended at it (a pass racing this one may
+   * have inserted either side). Whichever of two racing passes runs these last sees both rows.
    */
   async indexPolicies(fromWal: number, toWal: number): Promise<void> {
-    await sql`insert into ${this.table('history_policy_versions')} (stream, wal, written, next_wal)
+    const versions = this.table('history_policy_versions');
+    const firsts = sql`select stream, min(wal) as wal from ${this.table('event_log')}
+                        where wal >= ${fromWal} and wal <= ${toWal} and stream like ${POLICY_STREAMS}
+                        group by stream`;
+    await sql`insert into ${versions} (stream, wal, written, next_wal)
               select stream, wal, type = 'PolicyWritten', lead(wal) over (partition by stream order by wal)
                 from ${this.table('event_log')}
                where wal >= ${fromWal} and wal <= ${toWal} and stream like ${POLICY_STREAMS}
               on conflict do nothing`.execute(this.db.pool);
-    await sql`update ${this.table('history_policy_versions')} p
-                 set next_wal = (select min(n.wal) from ${this.table('history_policy_versions')} n
-                                  where n.stream = p.stream and n.wal > p.wal)
+    await sql`update ${versions} p set next_wal = f.wal
+                from (${firsts}) f
+               where p.stream = f.stream
+                 and p.wal = (select max(v.wal) from ${versions} v where v.stream = f.stream and v.wal < f.wal)
+                 and (p.next_wal is null or p.next_wal > f.wal)`.execute(this.db.pool);
+    await sql`update ${versions} p
+                 set next_wal = (select min(n.wal) from ${versions} n where n.stream = p.stream and n.wal > p.wal)
                where p.next_wal is null
-                 and p.stream in (select stream from ${this.table('event_log')}
-                                   where wal >= ${fromWal} and wal <= ${toWal} and stream like ${POLICY_STREAMS})
-                 and exists (select 1 from ${this.table('history_policy_versions')} n
-                              where n.stream = p.stream and n.wal > p.wal)`.execute(this.db.pool);
+                 and p.stream in (select stream from (${firsts}) f)
+                 and exists (select 1 from ${versions} n where n.stream = p.stream and n.wal > p.wal)`.execute(
+      this.db.pool,
+    );
     await sql`insert into ${this.table('history_policy_streams')} (stream)
               select distinct stream from ${this.table('event_log')}
                where wal >= ${fromWal} and wal <= ${toWal} and stream like ${POLICY_STREAMS}
