@@ -186,6 +186,23 @@ export class EventLogRepository {
     return rows.map(toRaw);
   }
 
+  /**
+   * The last event recorded at or before `at` of every stream named `prefix...`, by stream. Not
+   * indexed (LIKE on the stream name): a scan of the log, for an engine's LISTs at a time.
+   */
+  async lastOfPrefixAt(db: Executor, prefix: string, at: Date): Promise<RawEvent[]> {
+    const rows = await this.#q(db)
+      .selectFrom(EVENT_LOG_TABLE)
+      .distinctOn('stream')
+      .select(COLUMNS)
+      .where('stream', 'like', `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+      .where('recorded_at', '<=', at)
+      .orderBy('stream')
+      .orderBy('stream_version', 'desc')
+      .execute();
+    return rows.map(toRaw);
+  }
+
   async readStream(db: Executor, stream: string, fromVersion: number): Promise<RawEvent[]> {
     const rows = await this.#q(db)
       .selectFrom(EVENT_LOG_TABLE)

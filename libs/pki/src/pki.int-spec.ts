@@ -229,7 +229,7 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
     expect((await call(pki.caPem, mount, {})).status).toBe(204);
   });
 
-  it('answers pki.history.state for roles/<name> as the live read did at each instant', async () => {
+  it('answers pki.history.state for roles/<name> and the roles LIST as the live reads did at each instant', async () => {
     const mount = newMount();
     const instant = async (): Promise<string> => {
       const at = new Date().toISOString();
@@ -247,22 +247,38 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
         at,
         values: false,
       });
-    const before = await instant();
+    const list = async () => (await call(pki.roleList, mount, {})).data;
+    const before = { at: await instant(), list: await list() };
     await call(pki.roleWrite, mount, { name: 'r' }, { allow_any_name: true, key_type: 'ec', ttl: '1h' });
-    const first = { at: await instant(), live: (await call(pki.roleRead, mount, { name: 'r' })).data };
+    await call(pki.roleWrite, mount, { name: 'a' }, { allow_any_name: true });
+    const first = {
+      at: await instant(),
+      live: (await call(pki.roleRead, mount, { name: 'r' })).data,
+      list: await list(),
+    };
     await call(pki.roleWrite, mount, { name: 'r' }, { allowed_domains: ['example.com'], key_type: 'rsa' });
-    const second = { at: await instant(), live: (await call(pki.roleRead, mount, { name: 'r' })).data };
+    await call(pki.roleDelete, mount, { name: 'a' });
+    const second = {
+      at: await instant(),
+      live: (await call(pki.roleRead, mount, { name: 'r' })).data,
+      list: await list(),
+    };
     await call(pki.roleDelete, mount, { name: 'r' });
-    const deleted = await instant();
+    const deleted = { at: await instant(), list: await list() };
 
-    await expect(past(before)).resolves.toMatchObject({ found: false, wal: 0 });
+    await expect(past(before.at)).resolves.toMatchObject({ found: false, wal: 0 });
     for (const then of [first, second]) {
       const answer = await past(then.at);
       expect(answer).toMatchObject({ found: true, wal: expect.any(Number) });
       expect(answer.state).toEqual(then.live);
     }
     expect(first.live).not.toEqual(second.live);
-    await expect(past(deleted)).resolves.toMatchObject({ found: false, state: null });
+    await expect(past(deleted.at)).resolves.toMatchObject({ found: false, state: null });
+    // the LIST at each instant, as the live LIST answered then
+    expect(first.list).toEqual({ keys: ['a', 'r'] });
+    for (const then of [before, first, second, deleted]) {
+      await expect(past(then.at, 'roles')).resolves.toMatchObject({ found: true, state: then.list });
+    }
     await expect(past(deleted, 'issuers')).rejects.toMatchObject({ code: 'invalid_request' });
   });
 });
