@@ -279,6 +279,45 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
     for (const then of [before, first, second, deleted]) {
       await expect(past(then.at, 'roles')).resolves.toMatchObject({ found: true, state: then.list });
     }
-    await expect(past(deleted, 'issuers')).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(past(deleted.at, 'issuers')).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('answers pki.history.state for config/urls and config/crl as the live reads did at each instant', async () => {
+    const mount = newMount();
+    const live = async () => ({
+      urls: (await call(pki.urlsRead, mount, {})).data,
+      crl: (await call(pki.crlConfigRead, mount, {})).data,
+    });
+    const instant = async () => {
+      const at = new Date().toISOString();
+      // the next change is recorded strictly after this instant (poll the clock, no sleep)
+      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+      return { at, ...(await live()) };
+    };
+    const past = (at: string, path: string) =>
+      client.request(engineHistoryState('pki'), {
+        mount_uuid: mount.uuid,
+        mount_type: 'pki',
+        mount_options: {},
+        path,
+        query: {},
+        at,
+        values: false,
+      });
+    const steps = [await instant()];
+    await call(pki.urlsWrite, mount, {}, { issuing_certificates: ['https://ca.example/ca'] });
+    await call(pki.crlConfigWrite, mount, {}, { expiry: '24h' });
+    steps.push(await instant());
+    await call(pki.urlsWrite, mount, {}, { ocsp_servers: ['https://ocsp.example'] });
+    await call(pki.crlConfigWrite, mount, {}, { disable: true });
+    steps.push(await instant());
+
+    expect(steps[0]).not.toMatchObject({ urls: steps[1]?.urls });
+    expect(steps[1]?.crl).not.toEqual(steps[2]?.crl);
+    for (const then of steps) {
+      const urls = await past(then.at, 'config/urls');
+      const crl = await past(then.at, 'config/crl');
+      expect([urls.found, urls.state, crl.found, crl.state]).toEqual([true, then.urls, true, then.crl]);
+    }
   });
 });
