@@ -229,24 +229,29 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
     expect((await call(pki.caPem, mount, {})).status).toBe(204);
   });
 
+  /** An instant between two changes: the next change is recorded strictly after it (polls the clock, no sleep). */
+  const historyInstant = async (): Promise<string> => {
+    const at = new Date().toISOString();
+    while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+    return at;
+  };
+  /** pki.history.state of a path of `mount` at `at`, as core-sys asks it. */
+  const historyOf = (mount: MountInfo) => (at: string, path: string) =>
+    client.request(engineHistoryState('pki'), {
+      mount_uuid: mount.uuid,
+      mount_type: 'pki',
+      mount_options: {},
+      path,
+      query: {},
+      at,
+      values: false,
+    });
+
   it('answers pki.history.state for roles/<name> and the roles LIST as the live reads did at each instant', async () => {
     const mount = newMount();
-    const instant = async (): Promise<string> => {
-      const at = new Date().toISOString();
-      // the next change is recorded strictly after this instant (poll the clock, no sleep)
-      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-      return at;
-    };
-    const past = (at: string, path = 'roles/r') =>
-      client.request(engineHistoryState('pki'), {
-        mount_uuid: mount.uuid,
-        mount_type: 'pki',
-        mount_options: {},
-        path,
-        query: {},
-        at,
-        values: false,
-      });
+    const instant = historyInstant;
+    const history = historyOf(mount);
+    const past = (at: string, path = 'roles/r') => history(at, path);
     const list = async () => (await call(pki.roleList, mount, {})).data;
     const before = { at: await instant(), list: await list() };
     await call(pki.roleWrite, mount, { name: 'r' }, { allow_any_name: true, key_type: 'ec', ttl: '1h' });
@@ -288,22 +293,8 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
       urls: (await call(pki.urlsRead, mount, {})).data,
       crl: (await call(pki.crlConfigRead, mount, {})).data,
     });
-    const instant = async () => {
-      const at = new Date().toISOString();
-      // the next change is recorded strictly after this instant (poll the clock, no sleep)
-      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-      return { at, ...(await live()) };
-    };
-    const past = (at: string, path: string) =>
-      client.request(engineHistoryState('pki'), {
-        mount_uuid: mount.uuid,
-        mount_type: 'pki',
-        mount_options: {},
-        path,
-        query: {},
-        at,
-        values: false,
-      });
+    const instant = async () => ({ at: await historyInstant(), ...(await live()) });
+    const past = historyOf(mount);
     const steps = [await instant()];
     await call(pki.urlsWrite, mount, {}, { issuing_certificates: ['https://ca.example/ca'] });
     await call(pki.crlConfigWrite, mount, {}, { expiry: '24h' });

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  engineHistoryQuestion,
   invalidRequest,
   isJsonObject,
   type EngineHistoryStateRequest,
@@ -16,9 +17,10 @@ const ROLES_PATH = /^roles$/;
 
 /**
  * `pki.history.state`: `roles/<name>` and the LIST `roles` of a pki mount as the live reads
- * answered them at an instant. A role is its own stream (`pki-role/<mount uuid>/<name>`), each event the whole role: the last
- * event recorded at or before the instant decides (written: the role then; deleted: 404). The
- * LIST `roles` is every role stream's last event then (one scan of the pki log, not indexed).
+ * answered them at an instant. A role is its own stream (`pki-role/<mount uuid>/<name>`), each
+ * event the whole role: the last event recorded at or before the instant decides (written: the
+ * role then; deleted: 404). The LIST `roles` is every role stream's last event then (one scan of
+ * the pki log, not indexed).
  */
 @Injectable()
 export class RoleHistoryService {
@@ -28,13 +30,11 @@ export class RoleHistoryService {
   ) {}
 
   async state(req: EngineHistoryStateRequest): Promise<EngineHistoryStateResponse> {
-    const path = req.path.replace(/^\/+|\/+$/g, '');
+    const { path, at } = engineHistoryQuestion(req, this.runtime.clock);
     const name = ROLE_PATH.exec(path)?.[1];
     if (req.mount_type !== 'pki' || (name === undefined && !ROLES_PATH.test(path))) {
       throw invalidRequest(`no history of "${req.path}": roles and roles/<name> of a pki mount have one`);
     }
-    const at = req.at === undefined ? this.runtime.clock() : new Date(req.at);
-    if (Number.isNaN(at.getTime())) throw invalidRequest('at must be an RFC 3339 time');
     if (name === undefined) return this.listAt(req.mount_uuid, at);
     let role: unknown = null;
     let wal = 0;

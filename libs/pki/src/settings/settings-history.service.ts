@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  engineHistoryQuestion,
   invalidRequest,
   type EngineHistoryStateRequest,
   type EngineHistoryStateResponse,
@@ -37,12 +38,11 @@ export class SettingsHistoryService {
   }
 
   async state(req: EngineHistoryStateRequest): Promise<EngineHistoryStateResponse> {
-    const setting = SETTINGS[req.path.replace(/^\/+|\/+$/g, '')];
+    const { path, at } = engineHistoryQuestion(req, this.runtime.clock);
+    const setting = SETTINGS[path];
     if (req.mount_type !== 'pki' || setting === undefined) {
       throw invalidRequest(`no history of "${req.path}": config/urls and config/crl of a pki mount have one`);
     }
-    const at = req.at === undefined ? this.runtime.clock() : new Date(req.at);
-    if (Number.isNaN(at.getTime())) throw invalidRequest('at must be an RFC 3339 time');
     let state: JsonObject = setting.fallback;
     let wal = 0;
     for (const stored of await this.store.readStream(

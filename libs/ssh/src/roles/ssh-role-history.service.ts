@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  engineHistoryQuestion,
   invalidRequest,
   isJsonObject,
   type EngineHistoryStateRequest,
@@ -29,13 +30,11 @@ export class SshRoleHistoryService {
   ) {}
 
   async state(req: EngineHistoryStateRequest): Promise<EngineHistoryStateResponse> {
-    const path = req.path.replace(/^\/+|\/+$/g, '');
+    const { path, at } = engineHistoryQuestion(req, this.runtime.clock);
     const name = ROLE_PATH.exec(path)?.[1];
     if (req.mount_type !== 'ssh' || (name === undefined && !ROLES_PATH.test(path))) {
       throw invalidRequest(`no history of "${req.path}": roles and roles/<name> of an ssh mount have one`);
     }
-    const at = req.at === undefined ? this.runtime.clock() : new Date(req.at);
-    if (Number.isNaN(at.getTime())) throw invalidRequest('at must be an RFC 3339 time');
     return name === undefined ? this.listAt(req.mount_uuid, at) : this.roleAt(req.mount_uuid, name, at);
   }
 
