@@ -11,7 +11,7 @@ async function instant(): Promise<string> {
 
 /**
  * sys/history/state of secrets engines' paths over HTTP, in dev mode and against a cluster: core-sys
- * resolves the mount then and the engine (kv, pki) rebuilds the path from its own log. Each answer
+ * resolves the mount then and the engine (kv, pki, ssh) rebuilds the path from its own log. Each answer
  * is compared with what the live API said at that instant (docs/history.md).
  */
 describe.each(TARGETS)('%s: history of engine paths', (kind) => {
@@ -126,5 +126,41 @@ describe.each(TARGETS)('%s: history of engine paths', (kind) => {
     expect(now.body.data.state).not.toEqual(live);
     const missing = await target.root.get('sys/history/state/hist-pki/roles/web', { query: { at: before } });
     expect(missing.status).toBe(404);
+  });
+
+  it('answers ssh roles, the ssh and pki roles LISTs and pki config/urls as the live API did', async () => {
+    expect((await target.root.post('sys/mounts/hist-ssh', { type: 'ssh' })).status).toBe(204);
+    const otp = { key_type: 'otp', default_user: 'ops', cidr_list: '10.0.0.0/8' };
+    expect((await target.root.post('hist-ssh/roles/ops', otp)).status).toBe(204);
+    expect(
+      (await target.root.post('hist-pki/config/urls', { ocsp_servers: ['https://ocsp.example'] })).status,
+    ).toBe(204);
+    const read = async () => ({
+      role: (await target.root.get('hist-ssh/roles/ops')).body.data,
+      sshList: (await target.root.list('hist-ssh/roles')).body.data,
+      pkiList: (await target.root.list('hist-pki/roles')).body.data,
+      urls: (await target.root.get('hist-pki/config/urls')).body.data,
+    });
+    const live = await read();
+    const then = await instant();
+    expect((await target.root.post('hist-ssh/roles/ops', { ...otp, default_user: 'root' })).status).toBe(204);
+    expect(
+      (await target.root.post('hist-ssh/roles/ca', { key_type: 'ca', allow_user_certificates: true })).status,
+    ).toBe(204);
+    expect((await target.root.post('hist-pki/roles/api', { allow_any_name: true })).status).toBe(204);
+    expect((await target.root.post('hist-pki/config/urls', { ocsp_servers: [] })).status).toBe(204);
+    expect(await read()).not.toEqual(live);
+
+    const past = async (path: string) => {
+      const res = await target.root.get(`sys/history/state/${path}`, { query: { at: then } });
+      expect(res.status).toBe(200);
+      return res.body.data.state;
+    };
+    expect({
+      role: await past('hist-ssh/roles/ops'),
+      sshList: await past('hist-ssh/roles'),
+      pkiList: await past('hist-pki/roles'),
+      urls: await past('hist-pki/config/urls'),
+    }).toEqual(live);
   });
 });

@@ -182,6 +182,15 @@ export class EventStore {
     return rows.map((r) => this.#decode(r));
   }
 
+  /**
+   * The last event recorded at or before `at` of each stream whose name starts with `prefix`
+   * (an engine's LIST at a time: which of its documents existed then), by stream name.
+   */
+  async lastEventsOfPrefixAt(prefix: string, at: Date): Promise<StoredEvent[]> {
+    const rows = await this.#repo.lastOfPrefixAt(this.#db, prefix, at);
+    return rows.map((r) => this.#decode(r));
+  }
+
   /** The events at these WAL indexes (one batch, in WAL order), decrypted and validated. */
   async readWals(wals: readonly number[]): Promise<StoredEvent[]> {
     const rows = await this.#repo.atWals(this.#db, wals);

@@ -229,40 +229,86 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
     expect((await call(pki.caPem, mount, {})).status).toBe(204);
   });
 
-  it('answers pki.history.state for roles/<name> as the live read did at each instant', async () => {
-    const mount = newMount();
-    const instant = async (): Promise<string> => {
-      const at = new Date().toISOString();
-      // the next change is recorded strictly after this instant (poll the clock, no sleep)
-      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-      return at;
-    };
-    const past = (at: string, path = 'roles/r') =>
-      client.request(engineHistoryState('pki'), {
-        mount_uuid: mount.uuid,
-        mount_type: 'pki',
-        mount_options: {},
-        path,
-        query: {},
-        at,
-        values: false,
-      });
-    const before = await instant();
-    await call(pki.roleWrite, mount, { name: 'r' }, { allow_any_name: true, key_type: 'ec', ttl: '1h' });
-    const first = { at: await instant(), live: (await call(pki.roleRead, mount, { name: 'r' })).data };
-    await call(pki.roleWrite, mount, { name: 'r' }, { allowed_domains: ['example.com'], key_type: 'rsa' });
-    const second = { at: await instant(), live: (await call(pki.roleRead, mount, { name: 'r' })).data };
-    await call(pki.roleDelete, mount, { name: 'r' });
-    const deleted = await instant();
+  /** An instant between two changes: the next change is recorded strictly after it (polls the clock, no sleep). */
+  const historyInstant = async (): Promise<string> => {
+    const at = new Date().toISOString();
+    while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+    return at;
+  };
+  /** pki.history.state of a path of `mount` at `at`, as core-sys asks it. */
+  const historyOf = (mount: MountInfo) => (at: string, path: string) =>
+    client.request(engineHistoryState('pki'), {
+      mount_uuid: mount.uuid,
+      mount_type: 'pki',
+      mount_options: {},
+      path,
+      query: {},
+      at,
+      values: false,
+    });
 
-    await expect(past(before)).resolves.toMatchObject({ found: false, wal: 0 });
+  it('answers pki.history.state for roles/<name> and the roles LIST as the live reads did at each instant', async () => {
+    const mount = newMount();
+    const instant = historyInstant;
+    const history = historyOf(mount);
+    const past = (at: string, path = 'roles/r') => history(at, path);
+    const list = async () => (await call(pki.roleList, mount, {})).data;
+    const before = { at: await instant(), list: await list() };
+    await call(pki.roleWrite, mount, { name: 'r' }, { allow_any_name: true, key_type: 'ec', ttl: '1h' });
+    await call(pki.roleWrite, mount, { name: 'a' }, { allow_any_name: true });
+    const first = {
+      at: await instant(),
+      live: (await call(pki.roleRead, mount, { name: 'r' })).data,
+      list: await list(),
+    };
+    await call(pki.roleWrite, mount, { name: 'r' }, { allowed_domains: ['example.com'], key_type: 'rsa' });
+    await call(pki.roleDelete, mount, { name: 'a' });
+    const second = {
+      at: await instant(),
+      live: (await call(pki.roleRead, mount, { name: 'r' })).data,
+      list: await list(),
+    };
+    await call(pki.roleDelete, mount, { name: 'r' });
+    const deleted = { at: await instant(), list: await list() };
+
+    await expect(past(before.at)).resolves.toMatchObject({ found: false, wal: 0 });
     for (const then of [first, second]) {
       const answer = await past(then.at);
       expect(answer).toMatchObject({ found: true, wal: expect.any(Number) });
       expect(answer.state).toEqual(then.live);
     }
     expect(first.live).not.toEqual(second.live);
-    await expect(past(deleted)).resolves.toMatchObject({ found: false, state: null });
-    await expect(past(deleted, 'issuers')).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(past(deleted.at)).resolves.toMatchObject({ found: false, state: null });
+    // the LIST at each instant, as the live LIST answered then
+    expect(first.list).toEqual({ keys: ['a', 'r'] });
+    for (const then of [before, first, second, deleted]) {
+      await expect(past(then.at, 'roles')).resolves.toMatchObject({ found: true, state: then.list });
+    }
+    await expect(past(deleted.at, 'issuers')).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('answers pki.history.state for config/urls and config/crl as the live reads did at each instant', async () => {
+    const mount = newMount();
+    const live = async () => ({
+      urls: (await call(pki.urlsRead, mount, {})).data,
+      crl: (await call(pki.crlConfigRead, mount, {})).data,
+    });
+    const instant = async () => ({ at: await historyInstant(), ...(await live()) });
+    const past = historyOf(mount);
+    const steps = [await instant()];
+    await call(pki.urlsWrite, mount, {}, { issuing_certificates: ['https://ca.example/ca'] });
+    await call(pki.crlConfigWrite, mount, {}, { expiry: '24h' });
+    steps.push(await instant());
+    await call(pki.urlsWrite, mount, {}, { ocsp_servers: ['https://ocsp.example'] });
+    await call(pki.crlConfigWrite, mount, {}, { disable: true });
+    steps.push(await instant());
+
+    expect(steps[0]).not.toMatchObject({ urls: steps[1]?.urls });
+    expect(steps[1]?.crl).not.toEqual(steps[2]?.crl);
+    for (const then of steps) {
+      const urls = await past(then.at, 'config/urls');
+      const crl = await past(then.at, 'config/crl');
+      expect([urls.found, urls.state, crl.found, crl.state]).toEqual([true, then.urls, true, then.crl]);
+    }
   });
 });

@@ -26,6 +26,8 @@ import { PKI_LOGS } from './pki.events';
 import { ROLE_LOG, type ROLE_EVENT_TYPES } from './roles/role.events';
 import { RoleHandlers, RoleHistoryHandlers } from './roles/role.handlers';
 import { RoleHistoryService } from './roles/role-history.service';
+import { SettingsHistoryService } from './settings/settings-history.service';
+import { PkiHistoryService } from './shared/pki-history.service';
 import { RoleService } from './roles/role.service';
 import { IssuerEventLog, RoleEventLog, SettingsEventLog } from './shared/document-logs';
 import { DocumentProjection, type DocumentAppend } from './shared/document.projection';
@@ -85,6 +87,8 @@ export class PkiModule {
         CaSigningService,
         RoleService,
         RoleHistoryService,
+        SettingsHistoryService,
+        PkiHistoryService,
         IssueService,
         RevocationService,
         CrlService,

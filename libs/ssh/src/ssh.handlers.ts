@@ -1,6 +1,13 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { CallerContext, RequestOf, ResponseOf } from '@coffer/contracts';
+import {
+  engineHistoryState,
+  type CallerContext,
+  type EngineHistoryStateRequest,
+  type EngineHistoryStateResponse,
+  type RequestOf,
+  type ResponseOf,
+} from '@coffer/contracts';
 import { ssh } from '@coffer/contracts/ssh';
 import { Caller, Handles } from '@coffer/transport';
 import { LookupService } from './access/lookup.service';
@@ -10,6 +17,7 @@ import { CredsService } from './creds/creds.service';
 import { KeyService } from './keys/key.service';
 import { OtpService } from './otp/otp.service';
 import { RoleService } from './roles/role.service';
+import { SshRoleHistoryService } from './roles/ssh-role-history.service';
 import { SignService } from './sign/sign.service';
 
 type Req<K extends keyof typeof ssh> = RequestOf<(typeof ssh)[K]>;
@@ -97,5 +105,16 @@ export class SshCredsHandlers {
   }
   @Handles(ssh.lookup) lookup(@Payload() req: Req<'lookup'>): Res<'lookup'> {
     return this.lookups.lookup(req);
+  }
+}
+
+/** ssh.history.state: roles and roles/<name> at an instant, asked by core-sys's sys/history/state (no logic). */
+@Controller()
+export class SshHistoryHandlers {
+  constructor(private readonly history: SshRoleHistoryService) {}
+
+  @Handles(engineHistoryState('ssh'))
+  state(@Payload() req: EngineHistoryStateRequest): Promise<EngineHistoryStateResponse> {
+    return this.history.state(req);
   }
 }

@@ -3,7 +3,13 @@ import type { INestMicroservice } from '@nestjs/common';
 import sshpk from 'sshpk';
 import { sql } from 'kysely';
 import { Barrier, createKeyring } from '@coffer/barrier';
-import { encodeContext, engineLeaseContracts, type Contract, type MountInfo } from '@coffer/contracts';
+import {
+  encodeContext,
+  engineHistoryState,
+  engineLeaseContracts,
+  type Contract,
+  type MountInfo,
+} from '@coffer/contracts';
 import { ssh } from '@coffer/contracts/ssh';
 import { createPgDb, migrateSchema, type DbHandle } from '@coffer/event-store';
 import { createTestDatabase, natsUrl, uniqueSubjectPrefix, type TestDatabase } from '@coffer/testing';
@@ -179,5 +185,60 @@ describe('ssh service (Postgres, NATS, two replicas)', () => {
       expect(text).not.toContain(line);
       expect(text).not.toContain(Buffer.from(line).toString('hex'));
     }
+  });
+
+  it('answers ssh.history.state for roles/<name> and the roles LIST as the live reads did at each instant', async () => {
+    const other: MountInfo = { ...mount, path: 'ssh-history/', uuid: randomUUID() };
+    const on = (contract: Contract, operation: string, path: string, body = {}, params = {}) =>
+      replicas[0]!.client.request(
+        contract,
+        { operation, mount: other, path, params, body, query: {}, headers: {} },
+        { headers: headers() },
+      ) as Promise<{ data: any }>;
+    const live = async () => ({
+      role: await on(ssh.roleRead, 'read', 'roles/r', {}, { name: 'r' })
+        .then((res) => res.data)
+        .catch(() => null),
+      list: await on(ssh.roleList, 'list', 'roles')
+        .then((res) => res.data)
+        .catch(() => null),
+    });
+    const instant = async () => {
+      const at = new Date().toISOString();
+      // the next change is recorded strictly after this instant (poll the clock, no sleep)
+      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+      return { at, ...(await live()) };
+    };
+    const past = (at: string, path: string) =>
+      replicas[1]!.client.request(engineHistoryState('ssh'), {
+        mount_uuid: other.uuid,
+        mount_type: 'ssh',
+        mount_options: {},
+        path,
+        query: {},
+        at,
+        values: false,
+      });
+    const write = (name: string, body: object) =>
+      on(ssh.roleWrite, 'update', `roles/${name}`, body, { name });
+    const steps = [await instant()];
+    await write('r', { key_type: 'otp', default_user: 'ops', cidr_list: '10.0.0.0/8' });
+    await write('b', { key_type: 'ca', allow_user_certificates: true });
+    steps.push(await instant());
+    await write('r', { key_type: 'ca', allow_user_certificates: true, default_user: 'root' });
+    await on(ssh.roleDelete, 'delete', 'roles/b', {}, { name: 'b' });
+    steps.push(await instant());
+    await on(ssh.roleDelete, 'delete', 'roles/r', {}, { name: 'r' });
+    steps.push(await instant());
+
+    expect(steps[1]?.list?.keys).toEqual(['b', 'r']);
+    expect(steps[1]?.role).not.toEqual(steps[2]?.role);
+    for (const then of steps) {
+      const role = await past(then.at, 'roles/r');
+      expect(role.found ? role.state : null).toEqual(then.role);
+      const list = await past(then.at, 'roles');
+      expect(list.found ? list.state : null).toEqual(then.list);
+    }
+    await expect(past(new Date().toISOString(), 'keys/k')).rejects.toMatchObject({ code: 'invalid_request' });
   });
 });

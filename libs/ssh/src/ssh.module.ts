@@ -16,10 +16,11 @@ import { RecordEventLog, RecordProjection } from './records/record.projection';
 import { RecordRepository } from './records/record.repository';
 import { RecordStore } from './records/record.store';
 import { RoleService } from './roles/role.service';
+import { SshRoleHistoryService } from './roles/ssh-role-history.service';
 import { SignService } from './sign/sign.service';
 import { SSH_EVENT_STORE, SSH_RUNTIME } from './ssh.di';
 import { SSH_LOGS } from './ssh.events';
-import { SshCaHandlers, SshCredsHandlers, SshSettingsHandlers } from './ssh.handlers';
+import { SshCaHandlers, SshCredsHandlers, SshHistoryHandlers, SshSettingsHandlers } from './ssh.handlers';
 import { IdentityTemplates } from './shared/identity';
 import { SealedJson } from './shared/sealed-json';
 import { SshDb } from './shared/ssh.table';
@@ -48,6 +49,7 @@ export class SshModule {
         OtpService,
         ZeroAddressService,
         RoleService,
+        SshRoleHistoryService,
         KeyService,
         CaService,
         IdentityTemplates,
@@ -61,6 +63,7 @@ export class SshModule {
         SshCredsHandlers,
         SshLeaseHandlers,
         MountPurgeHandlers,
+        SshHistoryHandlers,
       ],
     };
   }

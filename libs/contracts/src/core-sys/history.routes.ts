@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { weakInt, weakString } from '../fields';
 import { jsonObjectSchema } from '../fields/json-object';
 import { defineContract } from '../contract';
+import { invalidRequest } from '../domain-errors';
 import { engineContract, type OperationDef, type RouteDef } from '../routes';
 
 /**
@@ -232,6 +233,19 @@ export const engineHistoryStateResponse = z.object({
 
 export type EngineHistoryStateRequest = z.infer<typeof engineHistoryStateRequest>;
 export type EngineHistoryStateResponse = z.infer<typeof engineHistoryStateResponse>;
+
+/**
+ * What an engine answering `<service>.history.state` starts from: the path inside the mount
+ * without its outer slashes, and the instant (`at`, else now from the engine's clock).
+ */
+export function engineHistoryQuestion(
+  req: Pick<EngineHistoryStateRequest, 'path' | 'at'>,
+  clock: () => Date,
+): { path: string; at: Date } {
+  const at = req.at === undefined ? clock() : new Date(req.at);
+  if (Number.isNaN(at.getTime())) throw invalidRequest('at must be an RFC 3339 time');
+  return { path: req.path.replace(/^\/+|\/+$/g, ''), at };
+}
 
 /** The contract an engine's service answers to rebuild one of its paths at an instant. */
 export function engineHistoryState(service: string) {

@@ -6,6 +6,8 @@ import type { HistoryTokensTable } from './history.table';
 const POLICY_STREAMS = 'policy/acl/%';
 const TOKEN_STREAMS = 'token/%';
 const INSERT_CHUNK = 500;
+/** from this many policies on, their versions come from one stabbing query rather than a lookup each */
+const SPAN_QUERY_FROM = 32;
 
 /** A token event the index keeps: its creation (decrypted by the caller) or its revocation. */
 export interface TokenEventRef {
@@ -56,12 +58,36 @@ export class HistoryAccessIndexRepository {
       .execute();
   }
 
-  /** Indexes the policy events of wal fromWal..toWal: types and stream names only, nothing decrypted. */
+  /**
+   * Indexes the policy events of wal fromWal..toWal: types and stream names only, nothing
+   * decrypted. Each version's span ends at its stream's next event: within the range by `lead`;
+   * across ranges, each stream's version before its first event of the range is ended there
+   * (when its end is unset or later: a pass over a later range may have ended it first), and
+   * versions left open with a later version indexed are ended at it (a pass racing this one may
+   * have inserted either side). Whichever of two racing passes runs these last sees both rows.
+   */
   async indexPolicies(fromWal: number, toWal: number): Promise<void> {
-    await sql`insert into ${this.table('history_policy_versions')} (stream, wal, written)
-              select stream, wal, type = 'PolicyWritten' from ${this.table('event_log')}
+    const versions = this.table('history_policy_versions');
+    const firsts = sql`select stream, min(wal) as wal from ${this.table('event_log')}
+                        where wal >= ${fromWal} and wal <= ${toWal} and stream like ${POLICY_STREAMS}
+                        group by stream`;
+    await sql`insert into ${versions} (stream, wal, written, next_wal)
+              select stream, wal, type = 'PolicyWritten', lead(wal) over (partition by stream order by wal)
+                from ${this.table('event_log')}
                where wal >= ${fromWal} and wal <= ${toWal} and stream like ${POLICY_STREAMS}
               on conflict do nothing`.execute(this.db.pool);
+    await sql`update ${versions} p set next_wal = f.wal
+                from (${firsts}) f
+               where p.stream = f.stream
+                 and p.wal = (select max(v.wal) from ${versions} v where v.stream = f.stream and v.wal < f.wal)
+                 and (p.next_wal is null or p.next_wal > f.wal)`.execute(this.db.pool);
+    await sql`update ${versions} p
+                 set next_wal = (select min(n.wal) from ${versions} n where n.stream = p.stream and n.wal > p.wal)
+               where p.next_wal is null
+                 and p.stream in (select stream from (${firsts}) f)
+                 and exists (select 1 from ${versions} n where n.stream = p.stream and n.wal > p.wal)`.execute(
+      this.db.pool,
+    );
     await sql`insert into ${this.table('history_policy_streams')} (stream)
               select distinct stream from ${this.table('event_log')}
                where wal >= ${fromWal} and wal <= ${toWal} and stream like ${POLICY_STREAMS}
@@ -110,9 +136,20 @@ export class HistoryAccessIndexRepository {
       .execute();
   }
 
-  /** Each policy stream's last event at or before `wal` (streams with none are left out). */
+  /**
+   * Each policy stream's last event at or before `wal` (streams with none are left out). Many
+   * streams: one GiST stabbing query over the versions' spans (it reads every policy's version
+   * at `wal`, ~4 ms for 2,000); a few: one indexed lookup each.
+   */
   async policyVersionsAt(streams: readonly string[], wal: number): Promise<PolicyVersionRef[]> {
     if (streams.length === 0) return [];
+    if (streams.length >= SPAN_QUERY_FROM) {
+      // every policy's version at `wal`, filtered here: `stream = any(...)` in SQL tempts the
+      // planner into ANDing the primary key's bitmap of every version of those streams
+      const wanted = new Set(streams);
+      const rows = await this.spansAt(wal).execute(this.db.pool);
+      return rows.rows.filter((r) => wanted.has(r.stream)).map((r) => ({ ...r, wal: Number(r.wal) }));
+    }
     const rows = await sql<PolicyVersionRef>`
       select s.stream, v.wal, v.written
         from (values ${sql.join(streams.map((s) => sql`(${s})`))}) as s(stream)
@@ -123,16 +160,22 @@ export class HistoryAccessIndexRepository {
     return rows.rows.map((r) => ({ ...r, wal: Number(r.wal) }));
   }
 
-  /** The policy streams named `prefix...` that held a policy at event `wal`. */
+  /** The policy streams named `prefix...` that held a policy at event `wal` (one stabbing query). */
   async writtenStreamsAt(prefix: string, wal: number): Promise<string[]> {
     const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const rows = await sql<{ stream: string }>`
-      select s.stream from ${this.table('history_policy_streams')} s
-       cross join lateral (
-         select written from ${this.table('history_policy_versions')} p
-          where p.stream = s.stream and p.wal <= ${wal}
-          order by p.wal desc limit 1) v
-       where s.stream like ${pattern} and v.written`.execute(this.db.pool);
+      select stream from (${this.spansAt(wal)}) v where written and stream like ${pattern}`.execute(
+      this.db.pool,
+    );
     return rows.rows.map((r) => r.stream);
+  }
+
+  /** Every policy stream's version at event `wal`: the closed span holding it, or the open one begun by then. */
+  private spansAt(wal: number) {
+    return sql<PolicyVersionRef>`select stream, wal, written from ${this.table('history_policy_versions')}
+                where int8range(wal, next_wal) @> ${wal}::int8 and next_wal is not null
+               union all
+               select stream, wal, written from ${this.table('history_policy_versions')}
+                where next_wal is null and wal <= ${wal}`;
   }
 }

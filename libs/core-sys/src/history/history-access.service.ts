@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CAP, compileAcl, parsePolicy, ROOT_POLICY_NAME, type Acl, type Policy } from '@coffer/acl';
+import {
+  CAP,
+  compileAcl,
+  parsePolicy,
+  ROOT_POLICY_NAME,
+  type Acl,
+  type AclResult,
+  type Policy,
+} from '@coffer/acl';
 import {
   historyContracts as c,
   invalidRequest,
@@ -56,13 +64,30 @@ interface ParsedPolicy {
 
 const aclOf = (p: ParsedPolicy): Acl => p.acl ?? compileAcl([p.policy]);
 
-/** What one policy grants or denies on its own. */
-type AloneVerdict = 'granted' | 'denied' | 'neither';
+/** What one policy allows on the path on its own, and whether it grants or denies the operation. */
+interface Alone {
+  result: AclResult;
+  verdict: 'granted' | 'denied' | 'neither';
+}
+
+const ROOT_ACL = compileAcl([], { root: true });
+const EMPTY_ACL = compileAcl([]);
+
+function aloneOf(acl: Acl, path: string, operation: Operation): Alone {
+  const result = acl.allowOperation({ path, operation });
+  const verdict = result.allowed
+    ? 'granted'
+    : ((acl.permissions(path, operation)?.bitmap ?? 0) & CAP.deny) !== 0
+      ? 'denied'
+      : 'neither';
+  return { result, verdict };
+}
 
 /**
  * The gateway's evaluator on one policy set: the set's capabilities on the path, and which of
  * its policies grant the operation on their own and which hold a deny stanza matching it.
- * `alone` caches the per-policy answers across the sets of one question.
+ * `alone` keeps each policy's own answer across the sets of one question, so a policy is looked
+ * up once per question and a set holding one policy (the usual case) costs no lookup of its own.
  */
 function evaluate(
   namespace: string,
@@ -70,42 +95,37 @@ function evaluate(
   texts: ReadonlyMap<string, ParsedPolicy>,
   path: string,
   operation: Operation,
-  alone: Map<string, AloneVerdict>,
+  alone: Map<string, Alone>,
 ): Evaluation {
-  const present = names.flatMap((name) => {
-    const parsed = texts.get(namespace + name);
-    return parsed ? [parsed] : [];
-  });
-  const root = names.includes(ROOT_POLICY_NAME);
-  const [only] = present;
-  // a set of one policy is that policy's own ACL, compiled once
-  const acl =
-    !root && present.length === 1 && only
-      ? aclOf(only)
-      : compileAcl(
-          present.map((p) => p.policy),
-          { root },
-        );
-  const result = acl.allowOperation({ path, operation });
+  const present: string[] = [];
   const grantedBy: string[] = [];
   const deniedBy: string[] = [];
   for (const name of names) {
     const key = namespace + name;
-    let verdict = alone.get(key);
-    if (verdict === undefined) {
-      const own = texts.get(key);
-      if (name !== ROOT_POLICY_NAME && !own) continue;
-      const one = name === ROOT_POLICY_NAME || !own ? compileAcl([], { root: true }) : aclOf(own);
-      verdict = one.allowOperation({ path, operation }).allowed
-        ? 'granted'
-        : ((one.permissions(path, operation)?.bitmap ?? 0) & CAP.deny) !== 0
-          ? 'denied'
-          : 'neither';
-      alone.set(key, verdict);
+    const own = texts.get(key);
+    if (name !== ROOT_POLICY_NAME && !own) continue;
+    if (own) present.push(key);
+    let mine = alone.get(key);
+    if (mine === undefined) {
+      mine = aloneOf(name === ROOT_POLICY_NAME || !own ? ROOT_ACL : aclOf(own), path, operation);
+      alone.set(key, mine);
     }
-    if (verdict === 'granted') grantedBy.push(name);
-    else if (verdict === 'denied') deniedBy.push(name);
+    if (mine.verdict === 'granted') grantedBy.push(name);
+    else if (mine.verdict === 'denied') deniedBy.push(name);
   }
+  const root = names.includes(ROOT_POLICY_NAME);
+  const [only] = present;
+  // a set of one policy answers as that policy alone; several are merged as the gateway merges them
+  const result = root
+    ? ROOT_ACL.allowOperation({ path, operation })
+    : present.length === 1 && only !== undefined
+      ? (alone.get(only) as Alone).result
+      : present.length === 0
+        ? EMPTY_ACL.allowOperation({ path, operation })
+        : compileAcl(present.map((key) => (texts.get(key) as ParsedPolicy).policy)).allowOperation({
+            path,
+            operation,
+          });
   return {
     allowed: result.allowed,
     capabilities: result.capabilities,
@@ -284,7 +304,7 @@ export class HistoryAccessService {
       return key;
     });
     const texts = await this.policiesAt([...sets.values()], instant.wal);
-    const alone = new Map<string, AloneVerdict>();
+    const alone = new Map<string, Alone>();
     const evaluations = new Map(
       [...sets].map(([key, set]) => [key, evaluate(set.namespace, set.names, texts, path, operation, alone)]),
     );

@@ -35,11 +35,15 @@ export interface HistoryIndexHeadsTable {
   wal: number;
 }
 
-/** Every event of a policy stream: its WAL, and whether the policy existed after it. */
+/**
+ * Every event of a policy stream: its WAL, whether the policy existed after it, and the WAL of
+ * the stream's next event (null while it is the last): the version held over [wal, next_wal).
+ */
 export interface HistoryPolicyVersionsTable {
   stream: string;
   wal: number;
   written: boolean;
+  next_wal: number | null;
 }
 
 /** Every policy stream ever written (the LIST at a time looks each one up). */

@@ -25,6 +25,7 @@ import { MerkleIndexRepository } from './merkle-index.repository';
 import { MerkleIndex } from './merkle-index.service';
 import { historyMerkleMigration } from './migrations/0180_history_merkle';
 import { historyAccessIndexMigration } from './migrations/0191_history_access_index';
+import { historyPolicySpansMigration } from './migrations/0196_history_policy_spans';
 import { HistoryAccessIndexRepository } from './history-access-index.repository';
 import { HistoryAccessIndex } from './history-access-index.service';
 
@@ -53,6 +54,7 @@ export const historyControllers: Type[] = [HistoryHandlers];
 export const historyMigrations: Record<string, Migration> = {
   '0180_history_merkle': historyMerkleMigration,
   '0191_history_access_index': historyAccessIndexMigration,
+  '0196_history_policy_spans': historyPolicySpansMigration,
 };
 export { HISTORY_KEY_LOG } from './history-key.events';
 export { MERKLE_STORED_LEVEL } from './merkle-index.service';

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  engineHistoryQuestion,
   invalidRequest,
   isJsonObject,
   type EngineHistoryStateRequest,
@@ -12,11 +13,14 @@ import { documentStream } from '../shared/document.projection';
 import { ROLE_LOG } from './role.events';
 
 const ROLE_PATH = /^roles\/([^/]+)$/;
+const ROLES_PATH = /^roles$/;
 
 /**
- * `pki.history.state`: `roles/<name>` of a pki mount as its live read answered at an instant. A
- * role is its own stream (`pki-role/<mount uuid>/<name>`), each event the whole role: the last
- * event recorded at or before the instant decides (written: the role then; deleted: 404).
+ * `pki.history.state`: `roles/<name>` and the LIST `roles` of a pki mount as the live reads
+ * answered them at an instant. A role is its own stream (`pki-role/<mount uuid>/<name>`), each
+ * event the whole role: the last event recorded at or before the instant decides (written: the
+ * role then; deleted: 404). The LIST `roles` is every role stream's last event then (one scan of
+ * the pki log, not indexed).
  */
 @Injectable()
 export class RoleHistoryService {
@@ -26,12 +30,12 @@ export class RoleHistoryService {
   ) {}
 
   async state(req: EngineHistoryStateRequest): Promise<EngineHistoryStateResponse> {
-    const name = ROLE_PATH.exec(req.path.replace(/^\/+|\/+$/g, ''))?.[1];
-    if (req.mount_type !== 'pki' || name === undefined) {
-      throw invalidRequest(`no history of "${req.path}": roles/<name> of a pki mount has one`);
+    const { path, at } = engineHistoryQuestion(req, this.runtime.clock);
+    const name = ROLE_PATH.exec(path)?.[1];
+    if (req.mount_type !== 'pki' || (name === undefined && !ROLES_PATH.test(path))) {
+      throw invalidRequest(`no history of "${req.path}": roles and roles/<name> of a pki mount have one`);
     }
-    const at = req.at === undefined ? this.runtime.clock() : new Date(req.at);
-    if (Number.isNaN(at.getTime())) throw invalidRequest('at must be an RFC 3339 time');
+    if (name === undefined) return this.listAt(req.mount_uuid, at);
     let role: unknown = null;
     let wal = 0;
     for (const stored of await this.store.readStream(
@@ -46,5 +50,17 @@ export class RoleHistoryService {
     const state: unknown = role === null ? null : pkiRoleDataSchema.parse(role);
     if (!isJsonObject(state)) return { found: false, wal, state: null, warnings: [] };
     return { found: true, wal, state, warnings: [] };
+  }
+
+  /** As the live LIST: the names of the roles that existed then, sorted (an empty list when none). */
+  private async listAt(mountUuid: string, at: Date): Promise<EngineHistoryStateResponse> {
+    const prefix = documentStream({ mountUuid, kind: 'role', name: '' });
+    const keys: string[] = [];
+    let wal = 0;
+    for (const stored of await this.store.lastEventsOfPrefixAt(prefix, at)) {
+      wal = Math.max(wal, stored.wal);
+      if (ROLE_LOG.decode(stored).type === 'PkiRoleWritten') keys.push(stored.stream.slice(prefix.length));
+    }
+    return { found: true, wal, state: { keys }, warnings: [] };
   }
 }

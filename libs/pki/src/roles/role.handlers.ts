@@ -9,7 +9,7 @@ import {
 } from '@coffer/contracts';
 import { pki } from '@coffer/contracts/pki';
 import { Handles } from '@coffer/transport';
-import { RoleHistoryService } from './role-history.service';
+import { PkiHistoryService } from '../shared/pki-history.service';
 import { RoleService } from './role.service';
 
 /** pki/roles (no logic). */
@@ -38,10 +38,10 @@ export class RoleHandlers {
   }
 }
 
-/** pki.history.state: roles/<name> at an instant, asked by core-sys's sys/history/state (no logic). */
+/** pki.history.state: roles, roles/<name>, config/urls and config/crl at an instant, asked by core-sys's sys/history/state (no logic). */
 @Controller()
 export class RoleHistoryHandlers {
-  constructor(private readonly history: RoleHistoryService) {}
+  constructor(private readonly history: PkiHistoryService) {}
 
   @Handles(engineHistoryState('pki'))
   state(@Payload() req: EngineHistoryStateRequest): Promise<EngineHistoryStateResponse> {
