@@ -169,7 +169,9 @@ export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
       switch (event.type) {
         case 'SecretVersionWritten':
         case 'SecretVersionsPruned':
-          throw new Error('kv2 projection: a version write comes alone or with its prune');
+          throw new Error(
+            `kv2 projection: a version write comes alone or with its prune (got ${events.map((e) => `${e.type}@${e.streamVersion}`).join(', ')})`,
+          );
         case 'SecretVersionsDeleted':
         case 'SecretVersionsUndeleted': {
           const deletionMs = event.data.deletionTime === null ? null : Date.parse(event.data.deletionTime);

@@ -12,6 +12,7 @@ import type { RawEvent } from '@coffer/event-store';
 import type { ModeState } from '../state/replication-state.decider';
 import type { WalSource } from '../wal/wal-source';
 import type { SourceHead } from '../wal/merkle';
+import { wholeAppends } from '../wal/whole-appends';
 import { REPLAYED_SOURCES } from './replica-sink';
 import { filterEvents, type StreamedRow, type StreamFilter } from './stream-filter';
 import type { StreamStatus } from './stream-status';
@@ -320,7 +321,7 @@ class PrimaryStream {
       for (const head of heads) {
         const from = this.sent.get(head.source) ?? 0;
         if (head.lastWal <= from) continue;
-        const rows = await this.deps.wal.read(head.source, from, BATCH);
+        const rows = wholeAppends(await this.deps.wal.read(head.source, from, BATCH), BATCH);
         if (rows.length === 0) continue;
         const streamed = filterEvents(filter, rows);
         const attachments = await this.attachmentsOf(head.source, streamed);
