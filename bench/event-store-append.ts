@@ -102,9 +102,7 @@ async function main(opts: Options): Promise<void> {
           await store.append(`thing/${w}/${i}`, [Written.create({ value: 'x'.repeat(64) })], {
             expectedVersion: 0,
             ...(opts.project || opts.many ? { project: projectThing } : {}),
-            ...(opts.many
-              ? { projectMany: { projection: projectThings, key: `thing/${w}/${i}`, context: null } }
-              : {}),
+            ...(opts.many ? { projectMany: { projection: projectThings, context: null } } : {}),
           });
           latencies.push(performance.now() - started);
         }

@@ -157,9 +157,7 @@ export class AggregateWriter<T extends EventTable, R, K = void> {
     const manyKey = this.many && this.projection.manyKey?.(key, events);
     const result: AppendResult<R> = await this.store.append(this.log.streamOf(key), this.log.encode(events), {
       ...chain,
-      ...(this.many && manyKey !== undefined
-        ? { projectMany: { projection: this.many, key: manyKey, context: key } }
-        : {}),
+      ...(this.many && manyKey !== undefined ? { projectMany: { projection: this.many, context: key } } : {}),
       expectedVersion,
       // the store appended exactly these events, in order, each parsed by its type's schema
       project: (trx, appended) => this.projection.apply(trx, appended as AppendedOf<T>[], key),

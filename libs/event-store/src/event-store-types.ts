@@ -136,8 +136,6 @@ export interface ManyProjection {
 
 export interface ManyProjectionCall {
   projection: ManyProjection;
-  /** the read-model row this append's projection writes (appends of one row come in order) */
-  key: string;
   /** what `apply` gets for this append beside its events */
   context: unknown;
 }
