@@ -1,5 +1,6 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { createServiceEventStore, type ServiceRuntime } from '@coffer/event-store';
+import { DrStandby } from '@coffer/scheduling';
 import { CORE_SYS_EVENT_STORE, CORE_SYS_OPTIONS, SERVICE_RUNTIME, type CoreSysOptions } from './core-sys.di';
 import { CORE_SYS_LOGS } from './core-sys.events';
 import { CoreSysDb } from './core-sys.table';
@@ -39,6 +40,7 @@ export class CoreSysModule {
       { provide: CORE_SYS_OPTIONS, useValue: options },
       { provide: CoreSysDb, useValue: new CoreSysDb(runtime) },
       { provide: CORE_SYS_EVENT_STORE, useValue: createServiceEventStore(runtime, CORE_SYS_LOGS) },
+      { provide: DrStandby, useValue: new DrStandby(runtime.transport) },
     ];
     return {
       module: CoreSysModule,

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { writerProvider, type ServiceRuntime } from '@coffer/event-store';
+import { DrStandby } from '@coffer/scheduling';
 import { CubbyholeLifecycleService } from './flat/cubbyhole-lifecycle.service';
 import { CubbyholeEventLog, CubbyholeProjection } from './flat/cubbyhole.projection';
 import { FlatSecretService } from './flat/flat-secret.service';
@@ -69,6 +70,7 @@ export class KvModule {
         writerProvider(CubbyholeEventLog, KV_EVENT_STORE, CUBBYHOLE_LOG, CubbyholeProjection),
         FlatSecretService,
         CubbyholeLifecycleService,
+        { provide: DrStandby, useValue: new DrStandby(runtime.transport) },
         Kv2Repository,
         Kv2Projection,
         writerProvider(Kv2EventLog, KV_EVENT_STORE, KV2_LOG, Kv2Projection),

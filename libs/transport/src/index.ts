@@ -15,3 +15,4 @@ export { SERVICE_CONTEXT_KEY, ATTR_ERROR_CODE, activeTraceId } from './tracing';
 export { ATTR_PEER_SERVICE, ATTR_SERVICE, ATTR_SUBJECT, serviceOf } from './subjects';
 export * from './nest';
 export { currentCaller, withCaller, withCallerOf } from './caller-scope';
+export { CachedValue } from './cached-value';

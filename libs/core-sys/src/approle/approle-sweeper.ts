@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { SweepJob } from '@coffer/scheduling';
+import { DrStandby, SweepJob } from '@coffer/scheduling';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { ApproleSalt } from './approle-salt';
 import { ApproleSecretIdService } from './approle-secret-id.service';
@@ -19,6 +19,7 @@ export class ApproleSecretIdSweeper extends SweepJob {
     @Inject(SERVICE_RUNTIME) private readonly runtime: ServiceRuntime,
     private readonly secretIds: ApproleSecretIdService,
     private readonly salt: ApproleSalt,
+    private readonly standby: DrStandby,
   ) {
     super('ApproleSecretIdSweeper', 'secret id sweep', SWEEP_INTERVAL_MS);
   }
@@ -30,6 +31,7 @@ export class ApproleSecretIdSweeper extends SweepJob {
       this.salt.forget();
       return 0;
     }
+    if (await this.standby.standing()) return 0;
     return this.secretIds.destroyExpired(SWEEP_BATCH);
   }
 }

@@ -6,7 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { IntervalLoop } from '@coffer/scheduling';
+import { DrStandby, IntervalLoop } from '@coffer/scheduling';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { CoreSysDb } from '../core-sys.table';
 import { SealLeadership } from '../seal/seal-leadership';
@@ -50,6 +50,7 @@ export class LeaseManager implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly seal: SealRepository,
     private readonly repo: LeaseRepository,
     private readonly leases: LeaseService,
+    private readonly standby: DrStandby,
   ) {
     this.loop = new IntervalLoop({
       name: 'lease expiry',
@@ -86,6 +87,9 @@ export class LeaseManager implements OnApplicationBootstrap, OnApplicationShutdo
   /** One pass (active manager, unsealed); answers how many leases it revoked. */
   async pass(): Promise<number> {
     if (!this.active || this.runtime.cipher.sealed) return 0;
+    // a DR secondary's leases are the primary's: revoking one here would ask the engine to revoke
+    // credentials the primary still manages
+    if (await this.standby.standing()) return 0;
     let revoked = 0;
     for (const leaseId of await this.repo.due(this.runtime.clock().getTime(), this.settings.batchSize)) {
       try {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { SweepJob } from '@coffer/scheduling';
+import { DrStandby, SweepJob } from '@coffer/scheduling';
 import { SERVICE_RUNTIME } from '../core-sys.di';
 import { TokenRepository } from './token.repository';
 import { TokenRevocationService } from './token-revocation.service';
@@ -39,6 +39,7 @@ export class TokenSweeper extends SweepJob {
     private readonly revocation: TokenRevocationService,
     private readonly salt: TokenSalt,
     @Inject(TOKEN_SWEEP_SETTINGS) private readonly settings: TokenSweepSettings,
+    private readonly standby: DrStandby,
   ) {
     super('TokenSweeper', 'token sweep', settings.intervalMs);
   }
@@ -50,6 +51,8 @@ export class TokenSweeper extends SweepJob {
       this.salt.forget();
       return 0;
     }
+    // a DR secondary's tokens are the primary's: it revokes them and streams the revocations
+    if (await this.standby.standing()) return 0;
     const nowMs = this.runtime.clock().getTime();
     const { batchSize } = this.settings;
     let count = 0;

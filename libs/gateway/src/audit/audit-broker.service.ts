@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { coreAuditConfig, DomainError, type AuditedHeader } from '@coffer/contracts';
-import type { Transport } from '@coffer/transport';
-import { CachedValue } from '../cache/cached-value';
+import { CachedValue, type Transport } from '@coffer/transport';
 import type { GatewayLogger } from '../gateway.logger';
 import {
   CORE_LOOKUP_TIMEOUT_MS,

@@ -1,4 +1,4 @@
-import { CachedValue } from './cached-value';
+import { CachedValue } from '@coffer/transport';
 import { KeyedCache } from './keyed-cache';
 
 const deferred = <T>() => {

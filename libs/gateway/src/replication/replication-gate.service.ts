@@ -13,8 +13,7 @@ import {
   replicationModesChanged,
   type ReplicationModes,
 } from '@coffer/contracts/replication';
-import type { Subscription, Transport } from '@coffer/transport';
-import { CachedValue } from '../cache/cached-value';
+import { CachedValue, type Subscription, type Transport } from '@coffer/transport';
 import { CORE_LOOKUP_TIMEOUT_MS, GATEWAY_TRANSPORT } from '../gateway.options';
 import type { HttpResult } from '../response/envelope';
 import { healthWithReplication, REPLAYED_SERVICES, servedInMode, type ModeTarget } from './dr-secondary.gate';

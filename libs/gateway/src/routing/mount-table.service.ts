@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { coreMountTable, type MountEntry } from '@coffer/contracts';
-import type { Transport } from '@coffer/transport';
-import { CachedValue } from '../cache/cached-value';
+import { CachedValue, type Transport } from '@coffer/transport';
 import {
   CORE_LOOKUP_TIMEOUT_MS,
   GATEWAY_OPTIONS,

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { coreSealState } from '@coffer/contracts';
-import type { Transport } from '@coffer/transport';
+import { CachedValue, type Transport } from '@coffer/transport';
 import type { z } from 'zod';
-import { CachedValue } from '../cache/cached-value';
 import {
   CORE_LOOKUP_TIMEOUT_MS,
   GATEWAY_OPTIONS,

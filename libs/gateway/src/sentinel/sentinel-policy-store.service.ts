@@ -8,8 +8,7 @@ import {
   type SentinelTokenFacts,
 } from '@coffer/contracts';
 import { compileSentinel, type CompiledPolicy } from '@coffer/sentinel';
-import type { Subscription, Transport } from '@coffer/transport';
-import { CachedValue } from '../cache/cached-value';
+import { CachedValue, type Subscription, type Transport } from '@coffer/transport';
 import { KeyedCache } from '../cache/keyed-cache';
 import type { GatewayLogger } from '../gateway.logger';
 import {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { coreTokenAlive } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
-import { SweepJob } from '@coffer/scheduling';
+import { DrStandby, SweepJob } from '@coffer/scheduling';
 import { KV_OPTIONS, KV_RUNTIME, type KvModuleOptions } from '../kv.di';
 import { Vacuum } from '../shared/vacuum';
 import { CubbyholeEventLog } from './cubbyhole.projection';
@@ -25,11 +25,13 @@ export class CubbyholeLifecycleService extends SweepJob {
     private readonly repo: FlatRepository,
     private readonly log: CubbyholeEventLog,
     private readonly vacuum: Vacuum,
+    private readonly standby: DrStandby,
   ) {
     super('kv.cubbyhole', 'cubbyhole sweep', options.cubbyholeSweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
   }
 
   async tokensRevoked(tokenRefs: readonly string[]): Promise<void> {
+    if (await this.standby.standing()) return;
     let destroyed = false;
     for (const ref of tokenRefs) destroyed = (await this.destroy(ref, 'token_revoked')) || destroyed;
     if (destroyed) await this.vacuum.request();
@@ -37,6 +39,8 @@ export class CubbyholeLifecycleService extends SweepJob {
 
   /** One pass over every cubbyhole owner; resolves when done (the timer runs it in the background). */
   override async sweep(): Promise<number> {
+    // a DR secondary's kv log is the primary's stream: an append here would fork it
+    if (await this.standby.standing()) return 0;
     const batch = this.options.cubbyholeSweepBatchSize ?? DEFAULT_SWEEP_BATCH;
     let after = '';
     let destroyed = 0;
