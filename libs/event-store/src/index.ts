@@ -63,6 +63,7 @@ export {
   type Replayable,
   type ReplayContext,
   type ReplayKeyOf,
+  type ReplayKeysOf,
 } from './replay';
 export {
   serveReplica,

@@ -14,6 +14,18 @@ export type ReplayKeyOf<T extends EventTable, K> = (
   ctx: ReplayContext,
 ) => Promise<K | null> | K | null;
 
+/**
+ * The keys of several appends of one aggregate at once (in WAL order, one per append, null for
+ * those not projected), read with one query instead of one per append. Computed before any of
+ * them is projected, so it must account for what the earlier appends of the list change (e.g. a
+ * row created by the first of two writes of the same key).
+ */
+export type ReplayKeysOf<T extends EventTable, K> = (
+  trx: AnyTrx,
+  appends: ReadonlyArray<{ stream: string; events: AppendedOf<T>[] }>,
+  ctx: ReplayContext,
+) => Promise<Array<K | null>>;
+
 /** What a replay knows beyond the log: the material the primary's service attached, by name. */
 export interface ReplayContext {
   attachments: ReadonlyMap<string, Buffer>;
@@ -31,14 +43,29 @@ export interface Replayable {
   readonly joinsAppend: ReadonlySet<string>;
   /** projects the events of one append (same stream, this aggregate's types) */
   run(trx: AnyTrx, events: readonly StoredEvent[], ctx: ReplayContext): Promise<void>;
+  /**
+   * Optional: projects consecutive appends of this aggregate together (keys read at once, version
+   * writes in one statement), ending in the read model `run` one by one leaves. A wrapper that
+   * changes `run` must drop or wrap this too.
+   */
+  runMany?(trx: AnyTrx, appends: ReadonlyArray<readonly StoredEvent[]>, ctx: ReplayContext): Promise<void>;
 }
 
 export function replayable<T extends EventTable, K>(
   log: AggregateLog<T, K>,
   projection: Projection<T, unknown, K>,
   keyOf: ReplayKeyOf<T, K>,
-  opts: { joinsAppend?: readonly T[keyof T]['name'][] } = {},
+  opts: { joinsAppend?: readonly T[keyof T]['name'][]; keysOf?: ReplayKeysOf<T, K> } = {},
 ): Replayable {
+  // parsed by its version's schema and upcast, as the aggregate's reads do
+  const decode = (events: readonly StoredEvent[]): AppendedOf<T>[] =>
+    events.map((e) => ({
+      ...log.decode(e),
+      stream: e.stream,
+      streamVersion: e.streamVersion,
+      recordedAt: e.recordedAt,
+    }));
+  const keysOf = opts.keysOf;
   return {
     description: log.description,
     eventTypes: log.eventTypes,
@@ -46,18 +73,56 @@ export function replayable<T extends EventTable, K>(
     async run(trx, events, ctx) {
       const first = events[0];
       if (!first) return;
-      const typed: AppendedOf<T>[] = events.map((e) => ({
-        // parsed by its version's schema and upcast, as the aggregate's reads do
-        ...log.decode(e),
-        stream: e.stream,
-        streamVersion: e.streamVersion,
-        recordedAt: e.recordedAt,
-      }));
+      const typed = decode(events);
       const key = await keyOf(trx, first.stream, typed, ctx);
       if (key === null) return;
       await projection.apply(trx, typed, key);
     },
+    ...(keysOf && {
+      async runMany(trx: AnyTrx, appends: ReadonlyArray<readonly StoredEvent[]>, ctx: ReplayContext) {
+        const typed = appends.flatMap((events) => {
+          const first = events[0];
+          return first ? [{ stream: first.stream, events: decode(events) }] : [];
+        });
+        const keys = await keysOf(trx, typed, ctx);
+        await projectInOrder(trx, projection, typed, keys);
+      },
+    }),
   };
+}
+
+/**
+ * Applies appends in order: neighbouring ones the projection's applyMany takes go in one call,
+ * any other append first flushes them, so every append sees the read model its predecessors left.
+ */
+async function projectInOrder<T extends EventTable, K>(
+  trx: AnyTrx,
+  projection: Projection<T, unknown, K>,
+  appends: ReadonlyArray<{ events: AppendedOf<T>[] }>,
+  keys: ReadonlyArray<K | null>,
+): Promise<void> {
+  let group: Array<{ events: AppendedOf<T>[]; key: K }> = [];
+  const flush = async () => {
+    if (group.length === 0) return;
+    const many = group;
+    group = [];
+    if (many.length === 1 || !projection.applyMany) {
+      for (const a of many) await projection.apply(trx, a.events, a.key);
+    } else {
+      await projection.applyMany(trx, many);
+    }
+  };
+  for (const [i, { events }] of appends.entries()) {
+    const key = keys[i];
+    if (key === undefined || key === null) continue;
+    if (projection.applyMany && projection.manyKey?.(key, events) !== undefined) {
+      group.push({ events, key });
+      continue;
+    }
+    await flush();
+    await projection.apply(trx, events, key);
+  }
+  await flush();
 }
 
 /** Thrown for an event no registered aggregate owns: the service cannot replay its log. */
@@ -84,8 +149,33 @@ export class ReplayRegistry {
     }
   }
 
-  /** Projects `events` (WAL order, data as decrypted JSON) through their aggregates' projections. */
+  /**
+   * Projects `events` (WAL order, data as decrypted JSON) through their aggregates' projections;
+   * neighbouring appends of an aggregate that projects many at once go together.
+   */
   async project(trx: AnyTrx, events: readonly StoredEvent[], ctx = NO_ATTACHMENTS): Promise<void> {
+    let together: { item: Replayable; appends: StoredEvent[][] } | undefined;
+    const flush = async () => {
+      if (!together) return;
+      const { item, appends } = together;
+      together = undefined;
+      if (appends.length === 1 || !item.runMany) {
+        for (const append of appends) await item.run(trx, append, ctx);
+      } else {
+        await item.runMany(trx, appends, ctx);
+      }
+    };
+    for (const append of this.#appends(events)) {
+      const item = this.#ownerOf(append);
+      if (together?.item !== item) await flush();
+      if (together) together.appends.push(append);
+      else together = { item, appends: [append] };
+    }
+    await flush();
+  }
+
+  /** The appends of `events`: runs of one stream joined as the class comment says (see the class comment). */
+  *#appends(events: readonly StoredEvent[]): Generator<StoredEvent[]> {
     let i = 0;
     while (i < events.length) {
       const first = events[i] as StoredEvent;
@@ -100,17 +190,17 @@ export class ReplayRegistry {
           break;
         end += 1;
       }
-      await this.#projectRun(trx, events.slice(i, end), ctx);
+      yield events.slice(i, end);
       i = end;
     }
   }
 
-  async #projectRun(trx: AnyTrx, run: StoredEvent[], ctx: ReplayContext): Promise<void> {
+  #ownerOf(run: readonly StoredEvent[]): Replayable {
     const first = run[0] as StoredEvent;
     const item = this.#byType.get(first.type);
     if (!item) throw new ReplayError(`no replayable aggregate owns event ${first.type}`);
     if (run.some((e) => this.#byType.get(e.type) !== item))
       throw new ReplayError(`events of two aggregates in one append of ${first.stream}`);
-    await item.run(trx, run, ctx);
+    return item;
   }
 }

@@ -131,6 +131,52 @@ describe('kv replica: the primary log replayed on a secondary (NATS + Postgres)'
     });
   });
 
+  it('replays one batch of many writes of a key, its prunes and a delete and re-create, as written', async () => {
+    await primary.call(kvV2.metadataWrite, {
+      mount: v2,
+      operation: 'update',
+      path: 'metadata/hot',
+      body: { max_versions: 3 },
+    });
+    for (let n = 1; n <= 7; n++) await writeV2('hot', n === 1 ? 'create' : 'update', { n });
+    await writeV2('again', 'create', { life: 1 });
+    await writeV2('again', 'update', { life: 1.5 });
+    await primary.call(kvV2.metadataDelete, { mount: v2, operation: 'delete', path: 'metadata/again' });
+    await writeV2('again', 'create', { life: 2 });
+    await writeV2('again', 'update', { life: 2.5 });
+    await writeV2('fresh', 'create', { f: 1 });
+    // appends the multi-row statement does not take, after writes of their key in the same batch
+    await primary.call(kvV2.metadataWrite, {
+      mount: v2,
+      operation: 'update',
+      path: 'metadata/fresh',
+      body: { custom_metadata: { owner: 'ops' } },
+    });
+    await primary.call(kvV2.dataDelete, { mount: v2, operation: 'delete', path: 'data/hot' });
+
+    const before = await secondary.client.request(replicaApplyContract(KV_SCHEMA), { op: 'head' });
+    const head = await ship(); // one apply: the whole run above is one batch
+    expect(head).toEqual(await log.head());
+    expect(head.lastWal - before.lastWal).toBeGreaterThan(15);
+
+    const meta = (h: KvHarness, path: string) =>
+      h.call(kvV2.metadataRead, { mount: v2, operation: 'read', path: `metadata/${path}` });
+    for (const path of ['hot', 'again', 'fresh']) {
+      expect((await meta(secondary, path)).data).toEqual((await meta(primary, path)).data);
+      const read = { mount: v2, operation: 'read' as const, path: `data/${path}` };
+      const live = (h: KvHarness) => h.call(kvV2.dataRead, read).catch(() => h.fail(kvV2.dataRead, read));
+      expect(await live(secondary)).toEqual(await live(primary));
+    }
+    expect(Object.keys((await meta(secondary, 'hot')).data?.versions ?? {})).toEqual(['5', '6', '7']);
+    expect((await meta(secondary, 'fresh')).data).toMatchObject({ custom_metadata: { owner: 'ops' } });
+    expect((await readV2(secondary, 'again')).data).toMatchObject({
+      data: { life: 2.5 },
+      metadata: { version: 2 },
+    });
+    const pruned = { mount: v2, operation: 'read' as const, path: 'data/hot', query: { version: '4' } };
+    expect(await secondary.fail(kvV2.dataRead, pruned)).toEqual(await primary.fail(kvV2.dataRead, pruned));
+  });
+
   it('applies a redelivered batch once and keeps the chain', async () => {
     const before = await log.head();
     const rows = await log.readRawFrom(before.lastWal - 2, 10);

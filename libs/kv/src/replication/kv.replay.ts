@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   replayable,
+  type AppendedOf,
   replicaEndpointProvider,
   type ServiceRuntime,
   type ReplicaEndpointSpec,
@@ -11,13 +12,15 @@ import { CUBBYHOLE_LOG, FLAT_LOG, type FlatAppend } from '../flat/flat.events';
 import { CubbyholeProjection } from '../flat/cubbyhole.projection';
 import { FlatProjection } from '../flat/flat.projection';
 import { KvConfigProjection } from '../kv2/kv2-config.projection';
-import { KV2_LOG, KV_CONFIG_LOG, type Kv2Append } from '../kv2/kv2.events';
+import { KV2_EVENT_TYPES, KV2_LOG, KV_CONFIG_LOG, type Kv2Append } from '../kv2/kv2.events';
 import { Kv2Projection } from '../kv2/kv2.projection';
 import { MOUNT_PURGE_LOG } from '../mounts/mount.events';
 import { MountPurgeProjection } from '../mounts/mount-purge.projection';
 import { DataKeyCipher, kv2CustomMetadataLocation, wrapAad } from '../shared/data-keys';
 import { KvDb, type KvTrx } from '../shared/kv.table';
 import { KvReadFence } from '../shared/read-fence';
+
+type Kv2Events = typeof KV2_EVENT_TYPES;
 
 /** `<prefix><uuid>/<path>` → uuid, path (mount uuids never contain "/"). */
 function splitKeyStream(stream: string, prefix: string): { mountUuid: string; path: string } {
@@ -63,14 +66,37 @@ export interface KvReplayDeps {
  * (re-wrapped by this cluster's barrier, so crypto-shredding keeps working here).
  */
 export function kvReplica(d: KvReplayDeps): ReplicaEndpointSpec {
-  const keyExists = async (trx: KvTrx, mountUuid: string, path: string) =>
-    (await d.db
+  /** which of `keys` have a kv v2 key row, as `<uuid>\0<path>`, in one query */
+  const existingKeys = async (trx: KvTrx, keys: ReadonlyArray<{ mountUuid: string; path: string }>) => {
+    if (keys.length === 0) return new Set<string>();
+    const rows = await d.db
       .of(trx)
       .selectFrom('kv2_keys')
-      .select('path')
-      .where('mount_uuid', '=', mountUuid)
-      .where('path', '=', path)
-      .executeTakeFirst()) !== undefined;
+      .select(['mount_uuid', 'path'])
+      .where('mount_uuid', 'in', [...new Set(keys.map((k) => k.mountUuid))])
+      .where('path', 'in', [...new Set(keys.map((k) => k.path))])
+      .execute();
+    return new Set(rows.map((r) => `${r.mount_uuid}\u0000${r.path}`));
+  };
+  const kv2Append = (
+    stream: string,
+    events: readonly AppendedOf<Kv2Events>[],
+    ctx: ReplayContext,
+    exists: (mountUuid: string, path: string) => boolean,
+  ): Kv2Append => {
+    const { mountUuid, path } = splitKeyStream(stream, 'kv/');
+    const written = events.flatMap((e) => (e.type === 'SecretVersionWritten' ? [e.data] : []));
+    const location = kv2CustomMetadataLocation(mountUuid, path);
+    return {
+      mountUuid,
+      path,
+      created: !exists(mountUuid, path),
+      wrappedKeys: new Map(written.map((w) => [w.keyId, d.dataKeys.wrapKey(w.keyId, dataKey(ctx, w.keyId))])),
+      ciphertexts: new Map(written.map((w) => [w.keyId, Buffer.from(w.ciphertext, 'base64')])),
+      sealCustomMetadata: (map) =>
+        map ? d.dataKeys.encryptValue(Buffer.from(JSON.stringify(map), 'utf8'), location) : null,
+    };
+  };
   const configExists = async (trx: KvTrx, mountUuid: string) =>
     (await d.db
       .of(trx)
@@ -86,23 +112,34 @@ export function kvReplica(d: KvReplayDeps): ReplicaEndpointSpec {
         KV2_LOG,
         d.kv2,
         async (trx, stream, events, ctx): Promise<Kv2Append> => {
-          const { mountUuid, path } = splitKeyStream(stream, 'kv/');
-          const written = events.flatMap((e) => (e.type === 'SecretVersionWritten' ? [e.data] : []));
-          const location = kv2CustomMetadataLocation(mountUuid, path);
-          return {
-            mountUuid,
-            path,
-            created: !(await keyExists(trx as KvTrx, mountUuid, path)),
-            wrappedKeys: new Map(
-              written.map((w) => [w.keyId, d.dataKeys.wrapKey(w.keyId, dataKey(ctx, w.keyId))]),
-            ),
-            ciphertexts: new Map(written.map((w) => [w.keyId, Buffer.from(w.ciphertext, 'base64')])),
-            sealCustomMetadata: (map) =>
-              map ? d.dataKeys.encryptValue(Buffer.from(JSON.stringify(map), 'utf8'), location) : null,
-          };
+          const found = await existingKeys(trx as KvTrx, [splitKeyStream(stream, 'kv/')]);
+          return kv2Append(stream, events, ctx, (mountUuid, path) => found.has(`${mountUuid}\u0000${path}`));
         },
-        // the kv v2 projection takes a version write with the prune it caused
-        { joinsAppend: ['SecretVersionsPruned'] },
+        {
+          // the kv v2 projection takes a version write with the prune it caused
+          joinsAppend: ['SecretVersionsPruned'],
+          // a batch of the primary's writes: one query for its keys' rows, then whether each
+          // append creates its row follows from the appends before it (a write or a metadata
+          // write makes the row, a metadata delete removes it), as one-by-one replay reads it
+          keysOf: async (trx, appends, ctx) => {
+            const found = await existingKeys(
+              trx as KvTrx,
+              appends.map((a) => splitKeyStream(a.stream, 'kv/')),
+            );
+            return appends.map(({ stream, events }) => {
+              const key = kv2Append(stream, events, ctx, (mountUuid, path) =>
+                found.has(`${mountUuid}\u0000${path}`),
+              );
+              const id = `${key.mountUuid}\u0000${key.path}`;
+              for (const e of events) {
+                if (e.type === 'SecretMetadataDeleted') found.delete(id);
+                else if (e.type === 'SecretVersionWritten' || e.type === 'SecretMetadataWritten')
+                  found.add(id);
+              }
+              return key;
+            });
+          },
+        },
       ),
       replayable(KV_CONFIG_LOG, d.config, async (trx, stream) => {
         const mountUuid = stream.slice('kv-config/'.length);
