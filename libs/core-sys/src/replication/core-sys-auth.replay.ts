@@ -216,27 +216,45 @@ async function deleteReplicatedRows(db: CoreSysDb, trx: CoreSysTrx, table: strin
 }
 
 /**
+ * The read-model tables of the replayed auth data, each with its rows' stream as SQL over the row
+ * (alias `r`) and whether the row keeps the stream's version (what the next append expects).
+ */
+export const REPLICATED_ROWS: ReadonlyArray<{ table: string; streamOf: string; versioned: boolean }> = [
+  { table: 'tokens', streamOf: `'token/' || r.accessor`, versioned: true },
+  { table: 'leases', streamOf: `'lease/' || r.lease_id`, versioned: true },
+  {
+    table: 'userpass_users',
+    streamOf: `'userpass-user/' || r.mount_uuid || '/' || r.username`,
+    versioned: true,
+  },
+  {
+    table: 'approle_roles',
+    streamOf: `'approle-role/' || r.mount_uuid || '/' || r.role_name`,
+    versioned: true,
+  },
+  {
+    table: 'approle_secret_ids',
+    streamOf: `'approle-secret-id/' || r.mount_uuid || '/' || r.hmac`,
+    versioned: true,
+  },
+  { table: 'token_roles', streamOf: `'token-role/' || r.name`, versioned: true },
+  { table: 'password_policies', streamOf: `'policy/password/' || r.name`, versioned: false },
+  { table: 'identity_entities', streamOf: `'entity/' || r.id`, versioned: true },
+  {
+    table: 'identity_groups',
+    streamOf: `'group-graph/' || case when r.namespace = '' then '${ROOT_GRAPH}' else r.namespace end`,
+    versioned: false,
+  },
+  { table: 'identity_group_graphs', streamOf: `'group-graph/' || r.namespace`, versioned: true },
+];
+
+/**
  * secondary/enable and re-sync: the replicated identity, auth backends' data, token roles,
  * password policies, tokens, leases, salts and wrapped responses are cleared; what this cluster wrote itself stays.
  * A namespace's group graph this cluster also wrote to keeps its groups (one stream holds both).
  */
 export async function wipeReplicatedAuth(db: CoreSysDb, trx: CoreSysTrx): Promise<void> {
-  const rows: Array<[string, string]> = [
-    ['tokens', `'token/' || r.accessor`],
-    ['leases', `'lease/' || r.lease_id`],
-    ['userpass_users', `'userpass-user/' || r.mount_uuid || '/' || r.username`],
-    ['approle_roles', `'approle-role/' || r.mount_uuid || '/' || r.role_name`],
-    ['approle_secret_ids', `'approle-secret-id/' || r.mount_uuid || '/' || r.hmac`],
-    ['token_roles', `'token-role/' || r.name`],
-    ['password_policies', `'policy/password/' || r.name`],
-    ['identity_entities', `'entity/' || r.id`],
-    [
-      'identity_groups',
-      `'group-graph/' || case when r.namespace = '' then '${ROOT_GRAPH}' else r.namespace end`,
-    ],
-    ['identity_group_graphs', `'group-graph/' || r.namespace`],
-  ];
-  for (const [table, streamOf] of rows) await deleteReplicatedRows(db, trx, table, streamOf);
+  for (const { table, streamOf } of REPLICATED_ROWS) await deleteReplicatedRows(db, trx, table, streamOf);
   const t = (name: string) => sql.table(`${db.schema}.${name}`);
   // what hangs off a deleted entity or group
   await sql`delete from ${t('identity_aliases')} a
