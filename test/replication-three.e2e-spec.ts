@@ -27,6 +27,18 @@ async function activate(primary: ApiClient, secondary: ApiClient, mode: Mode, id
   expect((await secondary.post(`sys/replication/${mode}/secondary/enable`, { token })).status).toBe(204);
 }
 
+/** A read carrying a write's index: 412 until the cluster has streamed the write, then the value. */
+function readAtIndex(client: ApiClient, path: string, index: string) {
+  return waitFor(
+    async () => {
+      const res = await client.get(path, { headers: { 'X-Vault-Index': index } });
+      expect([200, 412]).toContain(res.status);
+      return res.status === 200 ? res : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
+}
+
 /**
  * The secondary's copy of a log (`logs[1]`) and the primary's log (`logs[0]`) at the copy's size:
  * the same root (each cluster signs it with its own history key) and the same inclusion proofs of
@@ -132,14 +144,7 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     const onPrimary = await primary.client.get(path);
     expect([onPrimary.status, onPrimary.body.data?.data]).toEqual([200, { origin: 'perf' }]);
     // the secondary, asked with the index: 412 until it has streamed the write, then the value
-    const local = await waitFor(
-      async () => {
-        const res = await perf.client.get(path, { headers: { 'X-Vault-Index': index } });
-        expect([200, 412]).toContain(res.status);
-        return res.status === 200 ? res : undefined;
-      },
-      { timeoutMs: 60_000, intervalMs: 100 },
-    );
+    const local = await readAtIndex(perf.client, path, index);
     expect(local.body.data.data).toEqual({ origin: 'perf' });
 
     // patch and delete are forwarded too
@@ -310,14 +315,7 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     const onPrimary = await dr.client.get(path);
     expect([onPrimary.status, onPrimary.body.data?.data]).toEqual([200, { origin: 'perf-after-promotion' }]);
     const index = written.headers.get('x-service-index') ?? '';
-    const local = await waitFor(
-      async () => {
-        const res = await perf.client.get(path, { headers: { 'X-Vault-Index': index } });
-        expect([200, 412]).toContain(res.status);
-        return res.status === 200 ? res : undefined;
-      },
-      { timeoutMs: 60_000, intervalMs: 100 },
-    );
+    const local = await readAtIndex(perf.client, path, index);
     expect(local.body.data.data).toEqual({ origin: 'perf-after-promotion' });
 
     // a user written on the promoted cluster after the promotion reaches the secondary too

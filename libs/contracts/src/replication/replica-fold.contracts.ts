@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineContract } from '../contract';
+import { replicaEventSchema } from './replica-apply.contracts';
 import { REPLICATION_MODES } from './replication-fields.schema';
 
 /**
@@ -10,16 +11,13 @@ import { REPLICATION_MODES } from './replication-fields.schema';
  * primary's keyring and sends them in WAL order; the service appends what it projected.
  */
 
-/** A row of the replica log, opened: what the fold appends again (at this cluster's versions). */
-export const replicaFoldEventSchema = z.object({
-  wal: z.number().int().positive(),
-  stream: z.string().min(1),
-  /** the row's version in the former primary's stream */
-  streamVersion: z.number().int().positive(),
-  type: z.string().min(1),
-  schemaVersion: z.number().int(),
-  data: z.unknown(),
-});
+/**
+ * A row of the replica log, opened: what the fold appends again (at this cluster's versions);
+ * `streamVersion` is the row's version in the former primary's stream.
+ */
+export const replicaFoldEventSchema = replicaEventSchema
+  .pick({ wal: true, stream: true, streamVersion: true, type: true, schemaVersion: true })
+  .extend({ data: z.unknown() });
 export type ReplicaFoldEvent = z.infer<typeof replicaFoldEventSchema>;
 
 const foldRequest = z.discriminatedUnion('op', [
