@@ -57,17 +57,21 @@ export class ReplicaFoldService {
       await this.folds.folded(streams),
       await this.folds.ownVersions(streams),
     );
-    for (const plan of plans) {
-      await this.store.append(
-        plan.stream,
-        plan.events.map((e) => ({ type: e.type, version: e.schemaVersion, data: e.data })),
-        {
-          expectedVersion: plan.expectedVersion,
-          project: (trx) => this.folds.markFolded(trx as CoreSysTrx, plan.stream, plan.foldedTo),
-        },
-      );
-      appended += plan.events.length;
-    }
+    // submitted together, so the store's group commit takes them in a few transactions, in this
+    // order (each stream's append stands alone: one that fails leaves the others, and the retry)
+    await Promise.all(
+      plans.map((plan) =>
+        this.store.append(
+          plan.stream,
+          plan.events.map((e) => ({ type: e.type, version: e.schemaVersion, data: e.data })),
+          {
+            expectedVersion: plan.expectedVersion,
+            project: (trx) => this.folds.markFolded(trx as CoreSysTrx, plan.stream, plan.foldedTo),
+          },
+        ),
+      ),
+    );
+    appended += plans.reduce((n, plan) => n + plan.events.length, 0);
     // every candidate, not only this call's appends: a retry after a crash realigns what it folded
     await this.folds.realign(streams);
     await this.folds.advance(through);
