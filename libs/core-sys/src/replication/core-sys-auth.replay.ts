@@ -13,7 +13,7 @@ import { PASSWORD_POLICY_LOG } from '../password-policies/password-policy.events
 import { PasswordPolicyProjection } from '../password-policies/password-policy.projection';
 import { TOKEN_ROLE_LOG } from '../token-roles/token-role.events';
 import { TokenRoleProjection } from '../token-roles/token-role.projection';
-import { TOKEN_LOG, TOKEN_SALT_LOG, TOKEN_SALT_STREAM } from '../tokens/token.events';
+import { inheritedTokenSaltStream, TOKEN_LOG, TOKEN_SALT_LOG } from '../tokens/token.events';
 import { TokenProjection } from '../tokens/token.projection';
 import { USERPASS_LOG } from '../userpass/userpass.events';
 import { UserpassProjection } from '../userpass/userpass.projection';
@@ -111,10 +111,13 @@ const approleSaltKept = (d: AuthReplayDeps): Projection<typeof APPROLE_SALT_LOG.
   },
 });
 
-/** The primary's token salt likewise. */
+/**
+ * The primary's token salt likewise, and the salts it inherited from the clusters it was promoted
+ * from (`token-salt/inherited/…`, folded into its log with their tokens), each under its stream.
+ */
 const tokenSaltKept = (d: AuthReplayDeps): Projection<typeof TOKEN_SALT_LOG.table, void, void> => ({
   async apply(trx, events) {
-    for (const e of events) await d.sealed.save(trx as CoreSysTrx, TOKEN_SALT_STREAM, e.data.salt);
+    for (const e of events) await d.sealed.save(trx as CoreSysTrx, e.stream, e.data.salt);
   },
 });
 
@@ -272,5 +275,10 @@ export async function wipeReplicatedAuth(db: CoreSysDb, trx: CoreSysTrx): Promis
   await sql`delete from ${t('identity_group_edges')} x
              where not exists (select 1 from ${t('identity_groups')} g where g.id = x.parent_id)
                 or not exists (select 1 from ${t('identity_groups')} g where g.id = x.child_id)`.execute(trx);
-  await db.of(trx).deleteFrom('replica_sealed').execute();
+  // a former primary's salt this cluster folded into its own log at a promotion stays with its tokens
+  await sql`delete from ${t('replica_sealed')} r
+             where not (r.stream like ${`${inheritedTokenSaltStream('')}%`}
+                        and exists (select 1 from ${t('event_log')} e where e.stream = r.stream))`.execute(
+    trx,
+  );
 }

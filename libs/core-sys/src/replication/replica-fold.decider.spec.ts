@@ -1,7 +1,7 @@
 import type { ReplicaFoldEvent } from '@coffer/contracts/replication';
 import type { MountRecord } from '../mounts/mount.model';
 import type { MountEvent } from '../mounts/mounts.events';
-import { foldable, mountTableFold, planStreamFolds } from './replica-fold.decider';
+import { asInheritedSalt, foldable, mountTableFold, planStreamFolds } from './replica-fold.decider';
 
 const config = {
   defaultLeaseTtl: 0,
@@ -105,8 +105,21 @@ describe('foldable', () => {
     expect(foldable(user('m1'), 'performance', served)).toBe(true);
     expect(foldable(user('m2'), 'performance', served)).toBe(false);
     expect(foldable(user('m2'), 'dr', served)).toBe(true);
-    // the mount table goes as a whole, the token salt and audit devices not at all
+    // the mount table goes as a whole, audit devices not at all; the token salt with the tokens
     expect(foldable({ type: 'MountEnabled', stream: 'mounts/table' }, 'dr', served)).toBe(false);
-    expect(foldable({ type: 'TokenSaltCreated', stream: 'token-salt' }, 'dr', served)).toBe(false);
+    expect(foldable({ type: 'AuditDeviceEnabled', stream: 'audit/file' }, 'dr', served)).toBe(false);
+    expect(foldable({ type: 'TokenSaltCreated', stream: 'token-salt' }, 'dr', served)).toBe(true);
+    expect(foldable({ type: 'TokenSaltCreated', stream: 'token-salt' }, 'performance', served)).toBe(false);
+  });
+});
+
+describe('asInheritedSalt', () => {
+  it("moves the former primary's own salt to a stream named by its fingerprint, once", () => {
+    const salt = { ...row(3, 'token-salt', 1, 'TokenSaltCreated'), data: { salt: 'c2FsdA==' } };
+    const moved = asInheritedSalt(salt);
+    expect(moved.stream).toMatch(/^token-salt\/inherited\/[0-9a-f]{32}$/);
+    expect(asInheritedSalt(salt)).toEqual(moved);
+    // a salt it inherited itself keeps its stream
+    expect(asInheritedSalt(moved)).toEqual(moved);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ReplicaFoldEvent } from '@coffer/contracts/replication';
 import { APPROLE_ROLE_LOG, APPROLE_SALT_LOG, APPROLE_SECRET_ID_LOG } from '../approle/approle.events';
 import { GROUP_LOG } from '../identity/group.events';
@@ -11,7 +12,12 @@ import { PASSWORD_POLICY_LOG } from '../password-policies/password-policy.events
 import { POLICY_LOG } from '../policies/policy.events';
 import { SENTINEL_POLICY_LOG } from '../sentinel-policies/sentinel-policy.events';
 import { TOKEN_ROLE_LOG } from '../token-roles/token-role.events';
-import { TOKEN_LOG } from '../tokens/token.events';
+import {
+  inheritedTokenSaltStream,
+  TOKEN_LOG,
+  TOKEN_SALT_LOG,
+  TOKEN_SALT_STREAM,
+} from '../tokens/token.events';
 import { USERPASS_LOG } from '../userpass/userpass.events';
 import { WRAPPING_LOG } from '../wrapping/wrapping.events';
 
@@ -22,8 +28,9 @@ type Mode = 'dr' | 'performance';
  * from the replica log (core-sys.replay.ts), by the same rules. Every mode: policies, namespaces,
  * identity, token roles, password policies, and the auth backends' data of the mounts in the
  * table (a performance secondary left out the primary's local ones); DR: also tokens, leases and
- * wrapped responses. The mount table is folded as a whole (mountTableFold); the token salt, the
- * plugin catalogue, audit devices and the history key are not (they were not served).
+ * wrapped responses, and the token salts that hash them (asInheritedSalt). The mount table is
+ * folded as a whole (mountTableFold); the plugin catalogue, audit devices and the history key are
+ * not (they were not served).
  */
 type FoldRule = { kind: 'every-mode' } | { kind: 'dr-only' } | { kind: 'mount-keyed'; prefix: string };
 
@@ -43,7 +50,7 @@ rule(
   ],
   { kind: 'every-mode' },
 );
-rule([TOKEN_LOG, LEASE_LOG, WRAPPING_LOG], { kind: 'dr-only' });
+rule([TOKEN_LOG, LEASE_LOG, WRAPPING_LOG, TOKEN_SALT_LOG], { kind: 'dr-only' });
 rule([USERPASS_LOG], { kind: 'mount-keyed', prefix: 'userpass-user/' });
 rule([APPROLE_ROLE_LOG], { kind: 'mount-keyed', prefix: 'approle-role/' });
 rule([APPROLE_SECRET_ID_LOG], { kind: 'mount-keyed', prefix: 'approle-secret-id/' });
@@ -62,6 +69,19 @@ export function foldable(
   if (mode === 'dr') return true;
   const uuid = e.stream.slice(r.prefix.length).split('/')[0] ?? '';
   return mounts.has(uuid);
+}
+
+/**
+ * The former primary's own token salt goes to a stream of its own in this cluster's log (its
+ * `token-salt` stream is this cluster's own salt), named by the salt's fingerprint so folding it
+ * again finds it: the former primary's tokens, folded with it, are looked up under it here and on
+ * the DR secondaries that replay this log. A salt it inherited itself keeps its stream.
+ */
+export function asInheritedSalt(e: ReplicaFoldEvent): ReplicaFoldEvent {
+  if (e.stream !== TOKEN_SALT_STREAM) return e;
+  const salt = (e.data as { salt?: unknown } | null)?.salt;
+  const fingerprint = createHash('sha256').update(String(salt)).digest('hex').slice(0, 32);
+  return { ...e, stream: inheritedTokenSaltStream(fingerprint), streamVersion: 1 };
 }
 
 /** One append of the fold: the former primary's events of a stream not folded yet. */

@@ -116,6 +116,8 @@ describe('core-sys promotion fold: the replicated state into the promoted cluste
   };
 
   let primaryToken = '';
+  /** a second token of A's, kept (the first is revoked on B) */
+  let keptToken = '';
   let entityId = '';
 
   it('a promoted DR secondary folds the replica log into its own log, idempotently', async () => {
@@ -148,6 +150,7 @@ describe('core-sys promotion fold: the replicated state into the promoted cluste
     primaryToken = first.auth?.client_token ?? '';
     entityId = first.auth?.entity_id ?? '';
     expect(primaryToken).not.toBe('');
+    keptToken = (await login(a, 'alice', 'pw-a')).auth?.client_token ?? '';
 
     // B had a mount of its own before it became A's DR secondary (wiped there, still in its log)
     await enableMount(b, 'b-only', { type: 'kv' });
@@ -223,5 +226,19 @@ describe('core-sys promotion fold: the replicated state into the promoted cluste
     expect(role.data).toEqual(expect.objectContaining({ allowed_policies: ['ops'] }));
     // C's own root token still works
     expect((await c.client.request(coreTokenResolve, { token: roots[2] ?? '' })).policies).toContain('root');
+  });
+
+  it("a DR secondary of the promoted cluster gets the former primary's tokens, looked up under its folded salt", async () => {
+    const shipper = coreSysShipper(b, c);
+    expect((await c.client.request(apply, { op: 'wipe', mode: 'dr' })).lastWal).toBe(0);
+    await shipper.ship('dr');
+    expect(await shipper.ship('dr')).toEqual(await shipper.log.head());
+    const resolve = (token: string) => c.client.request(coreTokenResolve, { token });
+    // A's token (hashed with A's salt), B's root token (B's salt), C's own root token
+    expect((await resolve(keptToken)).policies).toContain('reader');
+    expect((await resolve(roots[1] ?? '')).policies).toContain('root');
+    expect((await resolve(roots[2] ?? '')).policies).toContain('root');
+    // the token B revoked after the promotion stays revoked
+    await expect(resolve(primaryToken)).rejects.toThrow();
   });
 });

@@ -1,12 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ReplicaFoldEvent, ReplicaFoldResponse, ReplicationMode } from '@coffer/contracts/replication';
-import { versionAfter, type AggregateWriter, type EventStore } from '@coffer/event-store';
+import { versionAfter, type AggregateWriter, type AppendedEvent, type EventStore } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
 import type { CoreSysTrx } from '../core-sys.table';
 import { MOUNTS_LOG, MOUNTS_STREAM, type MOUNT_EVENT_TYPES } from '../mounts/mounts.events';
 import { MountsRepository } from '../mounts/mounts.repository';
-import { foldable, mountTableFold, planStreamFolds } from './replica-fold.decider';
+import { TOKEN_SALT_LOG } from '../tokens/token.events';
+import {
+  asInheritedSalt,
+  foldable,
+  mountTableFold,
+  planStreamFolds,
+  type StreamFold,
+} from './replica-fold.decider';
 import { ReplicaFoldRepository } from './replica-fold.repository';
+import { ReplicaSealedRepository } from './replica-sealed.repository';
 
 /**
  * Promotion: what this cluster replayed from its former primary (the replica log, projected into
@@ -26,6 +34,7 @@ export class ReplicaFoldService {
     @Inject(CORE_SYS_EVENT_STORE) private readonly store: EventStore,
     private readonly folds: ReplicaFoldRepository,
     private readonly mounts: MountsRepository,
+    private readonly sealed: ReplicaSealedRepository,
   ) {
     // the rows are served already: the append moves the table's revision only
     this.mountLog = MOUNTS_LOG.writer(store, {
@@ -50,7 +59,7 @@ export class ReplicaFoldService {
     // first, so that a follower replaying this log has the mounts before their users and roles
     let appended = await this.foldMountTable();
     const served = new Set((await this.mounts.snapshot()).mounts.map((m) => m.uuid));
-    const candidates = events.filter((e) => foldable(e, mode, served));
+    const candidates = events.filter((e) => foldable(e, mode, served)).map(asInheritedSalt);
     const streams = [...new Set(candidates.map((e) => e.stream))];
     const plans = planStreamFolds(
       candidates,
@@ -66,7 +75,7 @@ export class ReplicaFoldService {
           plan.events.map((e) => ({ type: e.type, version: e.schemaVersion, data: e.data })),
           {
             expectedVersion: plan.expectedVersion,
-            project: (trx) => this.folds.markFolded(trx as CoreSysTrx, plan.stream, plan.foldedTo),
+            project: (trx, appended) => this.recordFold(trx as CoreSysTrx, plan, appended),
           },
         ),
       ),
@@ -76,6 +85,17 @@ export class ReplicaFoldService {
     await this.folds.realign(streams);
     await this.folds.advance(through);
     return { foldedThrough: await this.folds.position(), appended };
+  }
+
+  /**
+   * In the append's transaction: the progress, and a folded token salt next to the replicated
+   * ones (where token lookups find it; a wipe keeps it, its stream being in this cluster's log).
+   */
+  private async recordFold(trx: CoreSysTrx, plan: StreamFold, appended: AppendedEvent[]): Promise<void> {
+    await this.folds.markFolded(trx, plan.stream, plan.foldedTo);
+    for (const e of appended)
+      if (TOKEN_SALT_LOG.eventTypes.some((t) => t.name === e.type))
+        await this.sealed.save(trx, plan.stream, TOKEN_SALT_LOG.decode(e).data.salt);
   }
 
   private async foldMountTable(): Promise<number> {
