@@ -98,8 +98,8 @@ export interface StreamFold {
  * The appends that bring a batch of the replica log (WAL order, already filtered by `foldable`)
  * into this cluster's own log, one per stream in the order the streams first appear. A stream
  * this cluster wrote itself and never folded (`own` > 0, no `folded` entry: its root token, a
- * replicated token its sweeper revoked) keeps its own history: its read-model row is what this
- * cluster decided, and the former primary's events would replay on top of it. A stream folded
+ * replicated user a performance secondary updated locally) keeps its own history: its read-model
+ * row is what this cluster decided last, and the former primary's events would replay over it. A stream folded
  * before continues after the version it was folded to, so a retried batch appends nothing twice.
  */
 export function planStreamFolds(
