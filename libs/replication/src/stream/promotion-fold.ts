@@ -12,6 +12,8 @@ import { ReplicaKeyringsRepository } from './replica-keyrings.repository';
 export const FOLDED_SOURCES: ReadonlyMap<string, string> = new Map([['core_sys', 'core_sys_replica']]);
 
 const BATCH = 500;
+/** the opened rows of one fold request, at most (the transport's payload limit is 1 MiB) */
+const REQUEST_BYTES = 256 * 1024;
 /** a batch may append hundreds of streams on a busy service */
 const FOLD_TIMEOUT_MS = 120_000;
 
@@ -64,16 +66,43 @@ export class PromotionFold {
             schemaVersion: r.schemaVersion,
             data: openReplicaPayload(opener, source, r),
           }));
-        const answer = await this.runtime.transport.request(
-          contract,
-          { op: 'fold', mode, events, through: last.wal },
-          { write: true, timeoutMs: FOLD_TIMEOUT_MS },
-        );
-        appended += answer.appended;
+        for (const chunk of bySize(events, last.wal)) {
+          const answer = await this.runtime.transport.request(
+            contract,
+            { op: 'fold', mode, events: chunk.events, through: chunk.through },
+            { write: true, timeoutMs: FOLD_TIMEOUT_MS },
+          );
+          appended += answer.appended;
+        }
         foldedThrough = last.wal;
         if (rows.length < BATCH) break;
       }
     }
     return appended;
   }
+}
+
+/**
+ * The rows in requests of at most REQUEST_BYTES of data each (one row at least), in order; each
+ * request folds through its last row, the last one through `through` (placeholders included).
+ */
+export function bySize<E extends { wal: number; data: unknown }>(
+  events: readonly E[],
+  through: number,
+): Array<{ events: E[]; through: number }> {
+  const chunks: Array<{ events: E[]; through: number }> = [];
+  let current: E[] = [];
+  let bytes = 0;
+  for (const e of events) {
+    const size = JSON.stringify(e.data ?? null).length + 200;
+    if (current.length > 0 && bytes + size > REQUEST_BYTES) {
+      chunks.push({ events: current, through: current.at(-1)?.wal ?? through });
+      current = [];
+      bytes = 0;
+    }
+    current.push(e);
+    bytes += size;
+  }
+  chunks.push({ events: current, through });
+  return chunks;
 }
