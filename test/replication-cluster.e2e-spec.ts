@@ -138,8 +138,8 @@ describe('DR replication between two clusters (cluster mode)', () => {
 
   it('the fenced old primary becomes a performance primary; the promoted cluster, its performance secondary, forwards kv writes to it', async () => {
     // a is a DR secondary following no one (it stepped down): it leaves DR and becomes the
-    // performance primary of b (a cluster of its own history: the promoted b hands on its own
-    // core-sys log, not the mount table it replayed; see docs/replication.md "Limits")
+    // performance primary of b, which re-syncs core-sys from a's log (its own log holds what it
+    // folded at its promotion: docs/replication.md "Promotion fold")
     expect((await a.client.post('sys/replication/dr/secondary/disable', {})).status).toBe(204);
     expect((await a.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
     const issued = await a.client.post('sys/replication/performance/primary/secondary-token', {

@@ -27,6 +27,18 @@ async function activate(primary: ApiClient, secondary: ApiClient, mode: Mode, id
   expect((await secondary.post(`sys/replication/${mode}/secondary/enable`, { token })).status).toBe(204);
 }
 
+/** A read carrying a write's index: 412 until the cluster has streamed the write, then the value. */
+function readAtIndex(client: ApiClient, path: string, index: string) {
+  return waitFor(
+    async () => {
+      const res = await client.get(path, { headers: { 'X-Vault-Index': index } });
+      expect([200, 412]).toContain(res.status);
+      return res.status === 200 ? res : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
+}
+
 /**
  * The secondary's copy of a log (`logs[1]`) and the primary's log (`logs[0]`) at the copy's size:
  * the same root (each cluster signs it with its own history key) and the same inclusion proofs of
@@ -60,6 +72,9 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
   let sharedSecret = '';
   /** a token issued on the primary (a policy of the primary's), used on the promoted DR secondary */
   let primaryToken = '';
+  /** a userpass user of the primary and its policy, checked on every cluster */
+  let primaryUser = '';
+  let primaryPolicy = '';
 
   beforeAll(async () => {
     const boot = async () =>
@@ -129,14 +144,7 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     const onPrimary = await primary.client.get(path);
     expect([onPrimary.status, onPrimary.body.data?.data]).toEqual([200, { origin: 'perf' }]);
     // the secondary, asked with the index: 412 until it has streamed the write, then the value
-    const local = await waitFor(
-      async () => {
-        const res = await perf.client.get(path, { headers: { 'X-Vault-Index': index } });
-        expect([200, 412]).toContain(res.status);
-        return res.status === 200 ? res : undefined;
-      },
-      { timeoutMs: 60_000, intervalMs: 100 },
-    );
+    const local = await readAtIndex(perf.client, path, index);
     expect(local.body.data.data).toEqual({ origin: 'perf' });
 
     // patch and delete are forwarded too
@@ -172,6 +180,8 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     const created = await primary.client.post('auth/token/create', { policies: [policy] });
     expect(created.status).toBe(200);
     primaryToken = created.body.auth.client_token as string;
+    primaryUser = user;
+    primaryPolicy = policy;
     await inSync(primary.client, perf.client, 'performance');
     await inSync(primary.client, dr.client, 'dr');
 
@@ -275,6 +285,54 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
       (await perf.client.post('sys/replication/performance/secondary/update-primary', { token })).status,
     ).toBe(204);
     expect((await dr.client.post(`secret/data/${uniq('after')}`, { data: { n: 1 } })).status).toBe(200);
-    await inSync(dr.client, perf.client, 'performance');
+    // the same merkle root: the performance secondary re-synced core-sys from the promoted
+    // cluster's own log, which holds what it replayed from the old primary (the promotion fold)
+    const synced = await replicasInSync(dr.client, perf.client, 'performance');
+    expect(synced.secondary.merkle_root).toBe(synced.primary.merkle_root);
+  });
+
+  it("the performance secondary that follows the promoted cluster serves the old primary's users, policies, mounts and data, and forwards to it", async () => {
+    // the old primary's mount table, user and policy, from the promoted cluster's log alone
+    const [onDr, onPerf] = [await dr.client.get('sys/mounts'), await perf.client.get('sys/mounts')];
+    expect(onPerf.body.data['secret/'].uuid).toBe(onDr.body.data['secret/'].uuid);
+    const auths = [await dr.client.get('sys/auth'), await perf.client.get('sys/auth')];
+    expect(auths[1]?.body.data['userpass/'].uuid).toBe(auths[0]?.body.data['userpass/'].uuid);
+    const policy = await perf.client.get(`sys/policies/acl/${primaryPolicy}`);
+    expect([policy.status, policy.body.data?.name]).toEqual([200, primaryPolicy]);
+    const login = await perf.client
+      .withToken(undefined)
+      .post(`auth/userpass/login/${primaryUser}`, { password: 'pw-of-alice' });
+    expect(login.status).toBe(200);
+    expect(login.body.auth.policies).toContain(primaryPolicy);
+    const alice = perf.client.withToken(login.body.auth.client_token as string);
+    const read = await alice.get(sharedSecret);
+    expect([read.status, read.body.data?.data]).toEqual([200, { team: 'blue' }]);
+
+    // a write forwarded to the promoted cluster runs there (its mount uuids are the secondary's)
+    const path = `secret/data/${uniq('to-promoted')}`;
+    const written = await perf.client.post(path, { data: { origin: 'perf-after-promotion' } });
+    expect(written.status).toBe(200);
+    const onPrimary = await dr.client.get(path);
+    expect([onPrimary.status, onPrimary.body.data?.data]).toEqual([200, { origin: 'perf-after-promotion' }]);
+    const index = written.headers.get('x-service-index') ?? '';
+    const local = await readAtIndex(perf.client, path, index);
+    expect(local.body.data.data).toEqual({ origin: 'perf-after-promotion' });
+
+    // a user written on the promoted cluster after the promotion reaches the secondary too
+    const later = uniq('bob');
+    expect(
+      (
+        await dr.client.post(`auth/userpass/users/${later}`, {
+          password: 'pw-of-bob',
+          token_policies: primaryPolicy,
+        })
+      ).status,
+    ).toBe(204);
+    const synced = await replicasInSync(dr.client, perf.client, 'performance');
+    expect(synced.secondary.merkle_root).toBe(synced.primary.merkle_root);
+    const bob = await perf.client
+      .withToken(undefined)
+      .post(`auth/userpass/login/${later}`, { password: 'pw-of-bob' });
+    expect(bob.status).toBe(200);
   });
 });

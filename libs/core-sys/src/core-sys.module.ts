@@ -25,7 +25,7 @@ import { metricsControllers, metricsProviders } from './metrics';
 import { namespacesControllers, namespacesProviders } from './namespaces';
 import { haStatusControllers, haStatusProviders } from './ha-status';
 import { historyControllers, historyProviders } from './history';
-import { coreSysReplicaProvider, replicationProviders } from './replication';
+import { coreSysReplicaProvider, replicationControllers, replicationProviders } from './replication';
 
 /**
  * core-sys: seal/init/unseal/health, mounts and auth methods, ACL policies, capabilities,
@@ -92,6 +92,7 @@ export class CoreSysModule {
         ...namespacesControllers,
         ...haStatusControllers,
         ...historyControllers,
+        ...replicationControllers,
       ],
     };
   }

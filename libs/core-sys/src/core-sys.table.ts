@@ -20,6 +20,7 @@ import type { NamespacesDatabase } from './namespaces/namespace.table';
 import type { HaStatusDatabase } from './ha-status/ha-node.table';
 import type { HistoryDatabase } from './history/history.table';
 import type { ReplicaSealedDatabase } from './replication/replica-sealed.table';
+import type { ReplicaFoldDatabase } from './replication/replica-fold.table';
 
 /** Every read-model table of the core_sys schema, each row type written once in its `*.table.ts`. */
 export interface CoreSysDatabase
@@ -43,7 +44,8 @@ export interface CoreSysDatabase
     NamespacesDatabase,
     HaStatusDatabase,
     HistoryDatabase,
-    ReplicaSealedDatabase {}
+    ReplicaSealedDatabase,
+    ReplicaFoldDatabase {}
 
 /** A projection's transaction, typed. */
 export type CoreSysTrx = Transaction<CoreSysDatabase>;

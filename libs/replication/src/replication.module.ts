@@ -19,6 +19,7 @@ import { ReplicaLogRepository } from './stream/replica-log.repository';
 import { ReplicaSink } from './stream/replica-sink';
 import { ReplicationModesHandlers, ReplicationModesService } from './state/replication-modes.handlers';
 import { ReplicaKeyringsRepository } from './stream/replica-keyrings.repository';
+import { PromotionFold } from './stream/promotion-fold';
 import { ReplicationSupervisor } from './stream/replication-supervisor';
 import { StreamStatus } from './stream/stream-status';
 import { ReplicationForwardHandlers } from './stream/replication-forward.handlers';
@@ -54,6 +55,7 @@ export class ReplicationModule {
         ReplicationModesService,
         ReplicaKeyringsRepository,
         StreamStatus,
+        PromotionFold,
         ReplicationSupervisor,
         ReplicationService,
         PathsFilterService,

@@ -4,3 +4,4 @@ export * from './replication.routes';
 export * from './replica-apply.contracts';
 export * from './replication-modes.contracts';
 export * from './replication-forward.contracts';
+export * from './replica-fold.contracts';

@@ -13,7 +13,7 @@ import { PASSWORD_POLICY_LOG } from '../password-policies/password-policy.events
 import { PasswordPolicyProjection } from '../password-policies/password-policy.projection';
 import { TOKEN_ROLE_LOG } from '../token-roles/token-role.events';
 import { TokenRoleProjection } from '../token-roles/token-role.projection';
-import { TOKEN_LOG, TOKEN_SALT_LOG, TOKEN_SALT_STREAM } from '../tokens/token.events';
+import { inheritedTokenSaltStream, TOKEN_LOG, TOKEN_SALT_LOG } from '../tokens/token.events';
 import { TokenProjection } from '../tokens/token.projection';
 import { USERPASS_LOG } from '../userpass/userpass.events';
 import { UserpassProjection } from '../userpass/userpass.projection';
@@ -111,10 +111,13 @@ const approleSaltKept = (d: AuthReplayDeps): Projection<typeof APPROLE_SALT_LOG.
   },
 });
 
-/** The primary's token salt likewise. */
+/**
+ * The primary's token salt likewise, and the salts it inherited from the clusters it was promoted
+ * from (`token-salt/inherited/…`, folded into its log with their tokens), each under its stream.
+ */
 const tokenSaltKept = (d: AuthReplayDeps): Projection<typeof TOKEN_SALT_LOG.table, void, void> => ({
   async apply(trx, events) {
-    for (const e of events) await d.sealed.save(trx as CoreSysTrx, TOKEN_SALT_STREAM, e.data.salt);
+    for (const e of events) await d.sealed.save(trx as CoreSysTrx, e.stream, e.data.salt);
   },
 });
 
@@ -216,27 +219,45 @@ async function deleteReplicatedRows(db: CoreSysDb, trx: CoreSysTrx, table: strin
 }
 
 /**
+ * The read-model tables of the replayed auth data, each with its rows' stream as SQL over the row
+ * (alias `r`) and whether the row keeps the stream's version (what the next append expects).
+ */
+export const REPLICATED_ROWS: ReadonlyArray<{ table: string; streamOf: string; versioned: boolean }> = [
+  { table: 'tokens', streamOf: `'token/' || r.accessor`, versioned: true },
+  { table: 'leases', streamOf: `'lease/' || r.lease_id`, versioned: true },
+  {
+    table: 'userpass_users',
+    streamOf: `'userpass-user/' || r.mount_uuid || '/' || r.username`,
+    versioned: true,
+  },
+  {
+    table: 'approle_roles',
+    streamOf: `'approle-role/' || r.mount_uuid || '/' || r.role_name`,
+    versioned: true,
+  },
+  {
+    table: 'approle_secret_ids',
+    streamOf: `'approle-secret-id/' || r.mount_uuid || '/' || r.hmac`,
+    versioned: true,
+  },
+  { table: 'token_roles', streamOf: `'token-role/' || r.name`, versioned: true },
+  { table: 'password_policies', streamOf: `'policy/password/' || r.name`, versioned: false },
+  { table: 'identity_entities', streamOf: `'entity/' || r.id`, versioned: true },
+  {
+    table: 'identity_groups',
+    streamOf: `'group-graph/' || case when r.namespace = '' then '${ROOT_GRAPH}' else r.namespace end`,
+    versioned: false,
+  },
+  { table: 'identity_group_graphs', streamOf: `'group-graph/' || r.namespace`, versioned: true },
+];
+
+/**
  * secondary/enable and re-sync: the replicated identity, auth backends' data, token roles,
  * password policies, tokens, leases, salts and wrapped responses are cleared; what this cluster wrote itself stays.
  * A namespace's group graph this cluster also wrote to keeps its groups (one stream holds both).
  */
 export async function wipeReplicatedAuth(db: CoreSysDb, trx: CoreSysTrx): Promise<void> {
-  const rows: Array<[string, string]> = [
-    ['tokens', `'token/' || r.accessor`],
-    ['leases', `'lease/' || r.lease_id`],
-    ['userpass_users', `'userpass-user/' || r.mount_uuid || '/' || r.username`],
-    ['approle_roles', `'approle-role/' || r.mount_uuid || '/' || r.role_name`],
-    ['approle_secret_ids', `'approle-secret-id/' || r.mount_uuid || '/' || r.hmac`],
-    ['token_roles', `'token-role/' || r.name`],
-    ['password_policies', `'policy/password/' || r.name`],
-    ['identity_entities', `'entity/' || r.id`],
-    [
-      'identity_groups',
-      `'group-graph/' || case when r.namespace = '' then '${ROOT_GRAPH}' else r.namespace end`,
-    ],
-    ['identity_group_graphs', `'group-graph/' || r.namespace`],
-  ];
-  for (const [table, streamOf] of rows) await deleteReplicatedRows(db, trx, table, streamOf);
+  for (const { table, streamOf } of REPLICATED_ROWS) await deleteReplicatedRows(db, trx, table, streamOf);
   const t = (name: string) => sql.table(`${db.schema}.${name}`);
   // what hangs off a deleted entity or group
   await sql`delete from ${t('identity_aliases')} a
@@ -254,5 +275,10 @@ export async function wipeReplicatedAuth(db: CoreSysDb, trx: CoreSysTrx): Promis
   await sql`delete from ${t('identity_group_edges')} x
              where not exists (select 1 from ${t('identity_groups')} g where g.id = x.parent_id)
                 or not exists (select 1 from ${t('identity_groups')} g where g.id = x.child_id)`.execute(trx);
-  await db.of(trx).deleteFrom('replica_sealed').execute();
+  // a former primary's salt this cluster folded into its own log at a promotion stays with its tokens
+  await sql`delete from ${t('replica_sealed')} r
+             where not (r.stream like ${`${inheritedTokenSaltStream('')}%`}
+                        and exists (select 1 from ${t('event_log')} e where e.stream = r.stream))`.execute(
+    trx,
+  );
 }

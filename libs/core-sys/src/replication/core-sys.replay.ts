@@ -38,6 +38,7 @@ import {
   wipeReplicatedAuth,
   type AuthReplayDeps,
 } from './core-sys-auth.replay';
+import { resetFold } from './replica-fold.repository';
 import { ReplicaSealedRepository } from './replica-sealed.repository';
 
 /**
@@ -217,6 +218,7 @@ async function wipeReplicated(db: CoreSysDb, wiped: ReplayContext['mode']): Prom
     await db.of(trx).deleteFrom('sentinel_policies').execute();
     await db.of(trx).deleteFrom('namespaces').execute();
     await wipeReplicatedAuth(db, trx);
+    await resetFold(db, trx);
   });
 }
 

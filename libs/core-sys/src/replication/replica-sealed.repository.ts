@@ -30,6 +30,18 @@ export class ReplicaSealedRepository {
     return row && this.runtime.cipher.decrypt(row.value, aad(stream)).toString('utf8');
   }
 
+  /** The values replicated for `stream` and for the streams under `stream/`. */
+  async findUnder(stream: string): Promise<string[]> {
+    const rows = await this.db
+      .of()
+      .selectFrom('replica_sealed')
+      .select(['stream', 'value'])
+      .where((w) => w.or([w('stream', '=', stream), w('stream', 'like', `${stream}/%`)]))
+      .orderBy('stream')
+      .execute();
+    return rows.map((r) => this.runtime.cipher.decrypt(r.value, aad(r.stream)).toString('utf8'));
+  }
+
   async save(trx: CoreSysTrx, stream: string, value: string): Promise<void> {
     const sealed = this.runtime.cipher.encrypt(Buffer.from(value, 'utf8'), aad(stream));
     await this.db

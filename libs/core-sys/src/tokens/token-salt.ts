@@ -20,8 +20,8 @@ import { TOKEN_SALT_LOG, TOKEN_SALT_STREAM } from './token.events';
 @Injectable()
 export class TokenSalt {
   private hasher: Promise<TokenHasher> | undefined;
-  /** the primary's hasher on a DR secondary, by its salt (a re-sync may bring another) */
-  private primary: { salt: string; hasher: TokenHasher } | undefined;
+  /** the replicated salts' hashers (a DR secondary's primary, the clusters it was promoted from), by salt */
+  private readonly foreign = new Map<string, TokenHasher>();
   private readonly log: AggregateWriter<typeof TOKEN_SALT_LOG.table, undefined>;
 
   constructor(
@@ -46,8 +46,9 @@ export class TokenSalt {
 
   /**
    * Finds a token by value: hashed with this cluster's salt, then (a DR secondary's copy of its
-   * primary's tokens, also once promoted) with the primary's replicated salt. Answers the row and
-   * the hasher that matched it (constant-time), or undefined.
+   * primary's tokens, also once promoted) with the primary's replicated salt and the salts of the
+   * clusters its primary was promoted from (folded into its log, see inheritedTokenSaltStream).
+   * Answers the row and the hasher that matched it (constant-time), or undefined.
    */
   async find<T extends { state: { tokenHash: string } }>(
     token: string,
@@ -56,27 +57,30 @@ export class TokenSalt {
     const own = await this.get();
     const mine = await byHash(own.hash(token));
     if (mine && own.matches(token, mine.state.tokenHash)) return { found: mine, hasher: own };
-    const primary = await this.primaryHasher();
-    if (!primary) return undefined;
-    const theirs = await byHash(primary.hash(token));
-    return theirs && primary.matches(token, theirs.state.tokenHash)
-      ? { found: theirs, hasher: primary }
-      : undefined;
+    for (const hasher of await this.primaryHashers()) {
+      const theirs = await byHash(hasher.hash(token));
+      if (theirs && hasher.matches(token, theirs.state.tokenHash)) return { found: theirs, hasher };
+    }
+    return undefined;
   }
 
   /** Drops the salt from memory (the barrier was sealed). */
   forget(): void {
     this.hasher = undefined;
-    this.primary = undefined;
+    this.foreign.clear();
   }
 
-  /** A DR primary's hasher (its replicated token salt), if this cluster has one. */
-  async primaryHasher(): Promise<TokenHasher | undefined> {
-    const salt = await this.replicated.find(TOKEN_SALT_STREAM);
-    if (salt === undefined) return undefined;
-    if (this.primary?.salt !== salt)
-      this.primary = { salt, hasher: new TokenHasher(Buffer.from(salt, 'base64')) };
-    return this.primary.hasher;
+  /** The hashers of the replicated token salts (a DR primary's and those it inherited), if any. */
+  async primaryHashers(): Promise<TokenHasher[]> {
+    const salts = [...new Set(await this.replicated.findUnder(TOKEN_SALT_STREAM))];
+    return salts.map((salt) => {
+      let hasher = this.foreign.get(salt);
+      if (!hasher) {
+        hasher = new TokenHasher(Buffer.from(salt, 'base64'));
+        this.foreign.set(salt, hasher);
+      }
+      return hasher;
+    });
   }
 
   private async load(): Promise<TokenHasher> {

@@ -97,6 +97,12 @@ export type TokenEvent = EventOf<typeof TOKEN_EVENT_TYPES>;
 
 export const tokenStream = (accessor: string): string => `token/${accessor}`;
 export const TOKEN_SALT_STREAM = 'token-salt';
+/**
+ * A former primary's token salt in the log of a cluster promoted away from it (the promotion fold,
+ * docs/replication.md): its tokens were folded into this log too, and are looked up under it.
+ */
+export const inheritedTokenSaltStream = (fingerprint: string): string =>
+  `${TOKEN_SALT_STREAM}/inherited/${fingerprint}`;
 
 /** Token streams, keyed by accessor. */
 export const TOKEN_LOG = defineAggregateLog({

@@ -71,8 +71,11 @@ async function verified(
 @Injectable()
 export class WrappingJwt {
   private keys: { salt: unknown; pair: KeyPair } | undefined;
-  /** the DR primary's key (its token salt's), for the JWTs it signed before this cluster took over */
-  private primaryKeys: { salt: unknown; pair: KeyPair } | undefined;
+  /**
+   * The DR primary's keys (its token salt's, and those of the clusters it was promoted from), by
+   * hasher, for the JWTs they signed before this cluster took over.
+   */
+  private readonly primaryKeys = new WeakMap<object, KeyPair>();
 
   constructor(
     private readonly salt: TokenSalt,
@@ -101,9 +104,11 @@ export class WrappingJwt {
    * checked here: expiry is the wrapping token's own.
    */
   async open(jwt: string): Promise<string> {
-    const payload =
-      (await verified(jwt, (await this.pair()).publicKey)) ??
-      (await this.primaryPair().then((pair) => pair && verified(jwt, pair.publicKey)));
+    let payload = await verified(jwt, (await this.pair()).publicKey);
+    for (const pair of payload ? [] : await this.primaryPairs()) {
+      payload = await verified(jwt, pair.publicKey);
+      if (payload) break;
+    }
     if (!payload) throw validationError('wrapping token signature could not be validated');
     if (!('type' in payload)) throw validationError('could not validate type claim');
     if (typeof payload['type'] !== 'string') throw validationError('could not parse type claim');
@@ -113,13 +118,16 @@ export class WrappingJwt {
     return jti;
   }
 
-  private async primaryPair(): Promise<KeyPair | undefined> {
-    const hasher = await this.salt.primaryHasher();
-    if (!hasher) return undefined;
-    if (this.primaryKeys?.salt !== hasher) {
-      this.primaryKeys = { salt: hasher, pair: p521KeyFrom(hasher.derive(KEY_LABEL, SCALAR_BYTES + 16)) };
-    }
-    return this.primaryKeys.pair;
+  /** The key pairs of the replicated token salts (the primary's, and those it inherited). */
+  private async primaryPairs(): Promise<KeyPair[]> {
+    return (await this.salt.primaryHashers()).map((hasher) => {
+      let pair = this.primaryKeys.get(hasher);
+      if (!pair) {
+        pair = p521KeyFrom(hasher.derive(KEY_LABEL, SCALAR_BYTES + 16));
+        this.primaryKeys.set(hasher, pair);
+      }
+      return pair;
+    });
   }
 
   private async pair(): Promise<KeyPair> {

@@ -1,10 +1,11 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { coreWrapResponse, invalidRequest, type CallerContext } from '@coffer/contracts';
 import type { Activation, ReplicationMode, ReplicationStatus } from '@coffer/contracts/replication';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { REPLICATION_OPTIONS, REPLICATION_RUNTIME, type ReplicationOptions } from '../replication.di';
 import { ReplicaSink } from '../stream/replica-sink';
+import { PromotionFold } from '../stream/promotion-fold';
 import { ReplicationSupervisor } from '../stream/replication-supervisor';
 import { StreamStatus } from '../stream/stream-status';
 import { merkleRoot, totalWal, type SourceHead } from '../wal/merkle';
@@ -28,12 +29,15 @@ export function caughtUp(positions: readonly SourceHead[], heads: readonly Sourc
 /** The use cases of sys/replication/<mode>/* shared by DR and performance. */
 @Injectable()
 export class ReplicationService {
+  private readonly logger = new Logger('Replication');
+
   constructor(
     private readonly states: ReplicationStateService,
     private readonly wal: WalSource,
     private readonly replica: ReplicaSink,
     private readonly live: StreamStatus,
     private readonly supervisor: ReplicationSupervisor,
+    private readonly folds: PromotionFold,
     @Inject(REPLICATION_RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(REPLICATION_OPTIONS) private readonly options: ReplicationOptions,
   ) {}
@@ -233,8 +237,23 @@ export class ReplicationService {
           "cannot promote: unable to confirm that this secondary has the primary's latest WAL; use force=true to promote anyway (writes not yet replicated may be lost)",
         );
     }
+    // the promotion fold (docs/replication.md): before the cluster takes writes as a primary, so
+    // no write of its own lands on a replicated stream first; again once the stream stopped, for
+    // what arrived meanwhile. A failure does not stop a disaster recovery: the supervisor retries.
+    await this.foldReplicated(mode, 'before promoting');
     await this.states.command(mode, (s) => decide.promote(s, primaryClusterAddr, force));
     await this.supervisor.refresh();
+    await this.foldReplicated(mode, 'after promoting');
+  }
+
+  private async foldReplicated(mode: ReplicationMode, when: string): Promise<void> {
+    try {
+      await this.folds.fold(mode);
+    } catch (error) {
+      this.logger.warn(
+        `folding the replicated core-sys state ${when} failed (retried): ${error instanceof Error ? error.message : 'unknown'}`,
+      );
+    }
   }
 
   private async linkFrom(mode: ReplicationMode, req: ActivationRequest): Promise<PrimaryLink> {

@@ -24,6 +24,7 @@ import { ClusterListener, messageOf } from './cluster-listener';
 import { ReplicaKeyringsRepository } from './replica-keyrings.repository';
 import { ReplicaSink } from './replica-sink';
 import { Fencer } from './fencer';
+import { PromotionFold } from './promotion-fold';
 import { StreamClient } from './stream-client';
 import { dynamicFilter } from './paths-filter';
 import type { StreamFilter } from './stream-filter';
@@ -54,6 +55,9 @@ export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicat
   private readonly listener: ClusterListener;
   private readonly loop: IntervalLoop;
   private listenError: string | undefined;
+  /** the promoted modes whose replicated state this process saw folded, and the fold under way */
+  private readonly folded = new Set<ReplicationMode>();
+  private folding: Promise<void> | undefined;
 
   constructor(
     private readonly stateService: ReplicationStateService,
@@ -61,6 +65,7 @@ export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicat
     private readonly replica: ReplicaSink,
     private readonly keyrings: ReplicaKeyringsRepository,
     private readonly status: StreamStatus,
+    private readonly folds: PromotionFold,
     @Inject(REPLICATION_RUNTIME) private readonly runtime: ServiceRuntime,
     @Inject(REPLICATION_OPTIONS) private readonly options: ReplicationOptions,
   ) {
@@ -144,6 +149,27 @@ export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicat
   }
 
   /**
+   * A promoted cluster folds its replicated core-sys state into its own log (see PromotionFold);
+   * promote does it, this finishes a promotion interrupted before (a crash, core-sys down), once
+   * per process, in the background (the fold only appends: a secondary that connected meanwhile
+   * streams the folded events after the rest).
+   */
+  private syncFold(mode: ReplicationMode, state: ModeState): void {
+    if (state.state !== 'primary' || !state.supersedes) {
+      this.folded.delete(mode);
+      return;
+    }
+    if (this.folded.has(mode) || this.folding) return;
+    this.folding = this.folds
+      .fold(mode)
+      .then(() => void this.folded.add(mode))
+      .catch((error: unknown) => this.logger.warn(`promotion fold failed (retried): ${messageOf(error)}`))
+      .finally(() => {
+        this.folding = undefined;
+      });
+  }
+
+  /**
    * A performance secondary's side of write forwarding: the write goes to the primary it
    * follows, over a connection authenticated with its pre-shared key.
    */
@@ -185,6 +211,7 @@ export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicat
       this.states.set(mode, state);
       this.syncClient(mode, state);
       this.syncFencer(mode, state);
+      this.syncFold(mode, state);
       if (state.state !== 'primary') this.status.forgetSecondaries(mode);
     }
     await this.syncFilters();
