@@ -154,7 +154,8 @@ export const historyContracts = {
   stateList: engineContract('core.sys.history.state-list', {
     params: historyStatePath,
     query: z.object({ at: historyStateAt }).prefault({}),
-    data: historyStateData,
+    /** `keys` repeats the state's keys at the top, where a LIST answers them (and is paginated) */
+    data: historyStateData.extend({ keys: z.array(z.string()) }),
   }),
   explain: engineContract('core.sys.history.explain', {
     body: z

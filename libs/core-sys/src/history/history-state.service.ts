@@ -131,6 +131,25 @@ export class HistoryStateService {
     };
   }
 
+  /** LIST sys/history/state/:path: the past LIST's keys also at the top, where a LIST answers them. */
+  async stateList(
+    path: string,
+    at: string | undefined,
+    caller: CallerContext,
+  ): Promise<ResponseOf<typeof c.stateList>> {
+    const answer = await this.state(path, at, caller, { list: 'true' });
+    const data = answer.data;
+    if (!data) throw notFound();
+    const keys = data.state['keys'];
+    return {
+      ...answer,
+      data: {
+        ...data,
+        keys: Array.isArray(keys) ? keys.filter((k): k is string => typeof k === 'string') : [],
+      },
+    };
+  }
+
   /**
    * `at` as a WAL index of the core_sys log, or an RFC 3339 time: the last event recorded at or
    * before it, found by binary search over the WAL (recorded_at grows with the WAL; replicas'

@@ -57,7 +57,7 @@ export class HistoryHandlers {
     @Payload() req: RequestOf<typeof c.stateList>,
     @Caller() caller: CallerContext,
   ): Promise<ResponseOf<typeof c.stateList>> {
-    return this.states.state(req.params.path, req.query.at, caller, { list: 'true' });
+    return this.states.stateList(req.params.path, req.query.at, caller);
   }
   @Handles(c.explain) explain(
     @Payload() req: RequestOf<typeof c.explain>,
