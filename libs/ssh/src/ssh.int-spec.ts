@@ -187,14 +187,30 @@ describe('ssh service (Postgres, NATS, two replicas)', () => {
     }
   });
 
-  it('answers ssh.history.state for roles/<name> and the roles LIST as the live reads did at each instant', async () => {
-    const other: MountInfo = { ...mount, path: 'ssh-history/', uuid: randomUUID() };
-    const on = (contract: Contract, operation: string, path: string, body = {}, params = {}) =>
+  /** Calls a contract on replica 0 against `other`, as the gateway would. */
+  const onMount =
+    (other: MountInfo) =>
+    (contract: Contract, operation: string, path: string, body = {}, params = {}) =>
       replicas[0]!.client.request(
         contract,
         { operation, mount: other, path, params, body, query: {}, headers: {} },
         { headers: headers() },
       ) as Promise<{ data: any }>;
+  /** ssh.history.state of a path of `other` at `at`, asked of replica 1 as core-sys asks it. */
+  const historyOf = (other: MountInfo) => (at: string, path: string) =>
+    replicas[1]!.client.request(engineHistoryState('ssh'), {
+      mount_uuid: other.uuid,
+      mount_type: 'ssh',
+      mount_options: {},
+      path,
+      query: {},
+      at,
+      values: false,
+    });
+
+  it('answers ssh.history.state for roles/<name> and the roles LIST as the live reads did at each instant', async () => {
+    const other: MountInfo = { ...mount, path: 'ssh-history/', uuid: randomUUID() };
+    const on = onMount(other);
     const live = async () => ({
       role: await on(ssh.roleRead, 'read', 'roles/r', {}, { name: 'r' })
         .then((res) => res.data)
@@ -209,16 +225,7 @@ describe('ssh service (Postgres, NATS, two replicas)', () => {
       while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
       return { at, ...(await live()) };
     };
-    const past = (at: string, path: string) =>
-      replicas[1]!.client.request(engineHistoryState('ssh'), {
-        mount_uuid: other.uuid,
-        mount_type: 'ssh',
-        mount_options: {},
-        path,
-        query: {},
-        at,
-        values: false,
-      });
+    const past = historyOf(other);
     const write = (name: string, body: object) =>
       on(ssh.roleWrite, 'update', `roles/${name}`, body, { name });
     const steps = [await instant()];
@@ -245,12 +252,7 @@ describe('ssh service (Postgres, NATS, two replicas)', () => {
 
   it('answers ssh.history.state for config/ca (public key only) and keys/<name> (existence only)', async () => {
     const other: MountInfo = { ...mount, path: 'ssh-history-ca/', uuid: randomUUID() };
-    const on = (contract: Contract, operation: string, path: string, body = {}, params = {}) =>
-      replicas[0]!.client.request(
-        contract,
-        { operation, mount: other, path, params, body, query: {}, headers: {} },
-        { headers: headers() },
-      ) as Promise<{ data: any }>;
+    const on = onMount(other);
     const instant = async () => {
       const ca = await on(ssh.caRead, 'read', 'config/ca')
         .then((res) => res.data)
@@ -259,16 +261,7 @@ describe('ssh service (Postgres, NATS, two replicas)', () => {
       while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
       return { at, ca };
     };
-    const past = (at: string, path: string) =>
-      replicas[1]!.client.request(engineHistoryState('ssh'), {
-        mount_uuid: other.uuid,
-        mount_type: 'ssh',
-        mount_options: {},
-        path,
-        query: {},
-        at,
-        values: true,
-      });
+    const past = historyOf(other);
     const first = generateKeyPair('ssh-ed25519', 0);
     const admin = generateKeyPair('ssh-ed25519', 0);
     const none = await instant();
