@@ -163,4 +163,67 @@ describe.each(TARGETS)('%s: history of engine paths', (kind) => {
       urls: await past('hist-pki/config/urls'),
     }).toEqual(live);
   });
+
+  it('answers kv LISTs, the pki CA certificate and the ssh CA and keys as the live API did', async () => {
+    expect((await target.root.post('sys/mounts/hist-kv1', { type: 'kv' })).status).toBe(204);
+    expect((await target.root.post('sys/mounts/hist-ca', { type: 'pki' })).status).toBe(204);
+    expect((await target.root.post('sys/mounts/hist-sshca', { type: 'ssh' })).status).toBe(204);
+    const live = async () => {
+      const ca = await target.root.get('hist-ca/cert/ca');
+      const sshCa = await target.root.get('hist-sshca/config/ca');
+      const list = async (path: string) => {
+        const res = await target.root.list(path);
+        return res.status === 200 ? res.body.data : null;
+      };
+      return {
+        at: await instant(),
+        v2: await list('secret/metadata/hist-list/'),
+        v1: await list('hist-kv1/f/'),
+        ca: ca.status === 200 ? ca.body.data : null,
+        sshCa: sshCa.status === 200 ? sshCa.body.data : null,
+      };
+    };
+    const steps = [await live()];
+    for (const key of ['a', 'b/c']) {
+      expect((await target.root.put(`secret/data/hist-list/${key}`, { data: { k: key } })).status).toBe(200);
+      expect((await target.root.put(`hist-kv1/f/${key}`, { k: key })).status).toBe(204);
+    }
+    expect((await target.root.post('hist-ca/root/generate/internal', { common_name: 'ca' })).status).toBe(
+      200,
+    );
+    const generated = await target.root.post('hist-sshca/config/ca', { generate_signing_key: true });
+    expect(generated.status).toBe(200);
+    steps.push(await live());
+    expect((await target.root.delete('secret/metadata/hist-list/a')).status).toBe(204);
+    expect((await target.root.delete('hist-kv1/f/b/c')).status).toBe(204);
+    expect((await target.root.delete('hist-ca/root')).status).toBe(204);
+    expect((await target.root.delete('hist-sshca/config/ca')).status).toBe(204);
+    steps.push(await live());
+    expect(steps[1]).toMatchObject({ v2: { keys: ['a', 'b/'] }, v1: { keys: ['a', 'b/'] } });
+
+    for (const then of steps) {
+      const past = (path: string, list = false) =>
+        target.root.get(`sys/history/state/${path}`, {
+          query: list ? { at: then.at, list: 'true' } : { at: then.at },
+        });
+      const stateOf = async (path: string, list = false) => {
+        const res = await past(path, list);
+        expect([path, res.status]).toEqual([path, res.status === 404 ? 404 : 200]);
+        return res.status === 200 ? res.body.data.state : null;
+      };
+      expect({
+        v2: await stateOf('secret/metadata/hist-list/', true),
+        v1: await stateOf('hist-kv1/f', true),
+        ca: await stateOf('hist-ca/cert/ca'),
+        sshCa: await stateOf('hist-sshca/config/ca'),
+      }).toEqual({ v2: then.v2, v1: then.v1, ca: then.ca, sshCa: then.sshCa });
+      // the LIST verb is the same question
+      const listed = await target.root.list('sys/history/state/secret/metadata/hist-list/', {
+        query: { at: then.at },
+      });
+      expect(listed.status === 200 ? listed.body.data.state : null).toEqual(then.v2);
+      const pem = JSON.stringify((await past('hist-ca/ca/pem')).body);
+      expect(pem).not.toContain('PRIVATE KEY');
+    }
+  });
 });

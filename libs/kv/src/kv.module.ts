@@ -14,6 +14,7 @@ import { KvConfigEventLog, KvConfigProjection } from './kv2/kv2-config.projectio
 import { Kv2ConfigService } from './kv2/kv2-config.service';
 import { Kv2DataService } from './kv2/kv2-data.service';
 import { Kv2HistoryService } from './kv2/kv2-history.service';
+import { KvListHistoryService } from './shared/kv-list-history.service';
 import { Kv2MetadataService } from './kv2/kv2-metadata.service';
 import { Kv2VersionsService } from './kv2/kv2-versions.service';
 import {
@@ -82,6 +83,7 @@ export class KvModule {
         Kv2VersionsService,
         Kv2MetadataService,
         Kv2HistoryService,
+        KvListHistoryService,
         MountPurgeRepository,
         MountPurgeProjection,
         writerProvider(MountPurgeEventLog, KV_EVENT_STORE, MOUNT_PURGE_LOG, MountPurgeProjection),

@@ -311,4 +311,38 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
       expect([urls.found, urls.state, crl.found, crl.state]).toEqual([true, then.urls, true, then.crl]);
     }
   });
+  it('answers pki.history.state for the CA certificate reads as the live reads did, never its key', async () => {
+    const mount = newMount();
+    const past = historyOf(mount);
+    const live = async () => {
+      const pem = await call(pki.caPem, mount, {});
+      const ca = await call(pki.certRead, mount, { serial: 'ca' }).catch(() => undefined);
+      const chain = await call(pki.certRead, mount, { serial: 'ca_chain' }).catch(() => undefined);
+      return { at: await historyInstant(), pem, ca: ca?.data, chain: chain?.data };
+    };
+    const none = await live();
+    await call(pki.rootGenerate, mount, { type: 'internal' }, { common_name: 'first', key_type: 'ec' });
+    const first = await live();
+    await call(pki.rootDelete, mount, {});
+    const deleted = await live();
+    await call(pki.rootGenerate, mount, { type: 'internal' }, { common_name: 'second', key_type: 'ec' });
+    const second = await live();
+
+    for (const then of [none, deleted]) {
+      expect([then.pem.status, then.ca]).toEqual([204, undefined]);
+      for (const path of ['cert/ca', 'cert/ca_chain', 'ca/pem', 'ca_chain']) {
+        await expect(past(then.at, path)).resolves.toMatchObject({ found: false, state: null });
+      }
+    }
+    expect(first.ca?.certificate).not.toEqual(second.ca?.certificate);
+    for (const then of [first, second]) {
+      const ca = await past(then.at, 'cert/ca');
+      expect([ca.found, ca.state]).toEqual([true, then.ca]);
+      expect((await past(then.at, 'cert/ca_chain')).state).toEqual(then.chain);
+      expect((await past(then.at, 'ca/pem')).state).toEqual({ certificate: then.pem.body });
+      for (const path of ['cert/ca', 'cert/ca_chain', 'ca/pem', 'ca_chain']) {
+        expect(JSON.stringify(await past(then.at, path))).not.toContain('PRIVATE KEY');
+      }
+    }
+  });
 });

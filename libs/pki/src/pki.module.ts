@@ -25,6 +25,7 @@ import { PKI_EVENT_STORE, PKI_OPTIONS, PKI_RUNTIME, type PkiModuleOptions } from
 import { PKI_LOGS } from './pki.events';
 import { ROLE_LOG, type ROLE_EVENT_TYPES } from './roles/role.events';
 import { RoleHandlers, RoleHistoryHandlers } from './roles/role.handlers';
+import { IssuerHistoryService } from './issuer/issuer-history.service';
 import { RoleHistoryService } from './roles/role-history.service';
 import { SettingsHistoryService } from './settings/settings-history.service';
 import { PkiHistoryService } from './shared/pki-history.service';
@@ -88,6 +89,7 @@ export class PkiModule {
         RoleService,
         RoleHistoryService,
         SettingsHistoryService,
+        IssuerHistoryService,
         PkiHistoryService,
         IssueService,
         RevocationService,

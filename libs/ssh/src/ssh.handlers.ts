@@ -17,7 +17,7 @@ import { CredsService } from './creds/creds.service';
 import { KeyService } from './keys/key.service';
 import { OtpService } from './otp/otp.service';
 import { RoleService } from './roles/role.service';
-import { SshRoleHistoryService } from './roles/ssh-role-history.service';
+import { SshHistoryService } from './records/ssh-history.service';
 import { SignService } from './sign/sign.service';
 
 type Req<K extends keyof typeof ssh> = RequestOf<(typeof ssh)[K]>;
@@ -108,10 +108,10 @@ export class SshCredsHandlers {
   }
 }
 
-/** ssh.history.state: roles and roles/<name> at an instant, asked by core-sys's sys/history/state (no logic). */
+/** ssh.history.state: roles, roles/<name>, config/ca and keys/<name> at an instant, asked by core-sys's sys/history/state (no logic). */
 @Controller()
 export class SshHistoryHandlers {
-  constructor(private readonly history: SshRoleHistoryService) {}
+  constructor(private readonly history: SshHistoryService) {}
 
   @Handles(engineHistoryState('ssh'))
   state(@Payload() req: EngineHistoryStateRequest): Promise<EngineHistoryStateResponse> {

@@ -187,14 +187,30 @@ describe('ssh service (Postgres, NATS, two replicas)', () => {
     }
   });
 
-  it('answers ssh.history.state for roles/<name> and the roles LIST as the live reads did at each instant', async () => {
-    const other: MountInfo = { ...mount, path: 'ssh-history/', uuid: randomUUID() };
-    const on = (contract: Contract, operation: string, path: string, body = {}, params = {}) =>
+  /** Calls a contract on replica 0 against `other`, as the gateway would. */
+  const onMount =
+    (other: MountInfo) =>
+    (contract: Contract, operation: string, path: string, body = {}, params = {}) =>
       replicas[0]!.client.request(
         contract,
         { operation, mount: other, path, params, body, query: {}, headers: {} },
         { headers: headers() },
       ) as Promise<{ data: any }>;
+  /** ssh.history.state of a path of `other` at `at`, asked of replica 1 as core-sys asks it. */
+  const historyOf = (other: MountInfo) => (at: string, path: string) =>
+    replicas[1]!.client.request(engineHistoryState('ssh'), {
+      mount_uuid: other.uuid,
+      mount_type: 'ssh',
+      mount_options: {},
+      path,
+      query: {},
+      at,
+      values: false,
+    });
+
+  it('answers ssh.history.state for roles/<name> and the roles LIST as the live reads did at each instant', async () => {
+    const other: MountInfo = { ...mount, path: 'ssh-history/', uuid: randomUUID() };
+    const on = onMount(other);
     const live = async () => ({
       role: await on(ssh.roleRead, 'read', 'roles/r', {}, { name: 'r' })
         .then((res) => res.data)
@@ -209,16 +225,7 @@ describe('ssh service (Postgres, NATS, two replicas)', () => {
       while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
       return { at, ...(await live()) };
     };
-    const past = (at: string, path: string) =>
-      replicas[1]!.client.request(engineHistoryState('ssh'), {
-        mount_uuid: other.uuid,
-        mount_type: 'ssh',
-        mount_options: {},
-        path,
-        query: {},
-        at,
-        values: false,
-      });
+    const past = historyOf(other);
     const write = (name: string, body: object) =>
       on(ssh.roleWrite, 'update', `roles/${name}`, body, { name });
     const steps = [await instant()];
@@ -239,6 +246,49 @@ describe('ssh service (Postgres, NATS, two replicas)', () => {
       const list = await past(then.at, 'roles');
       expect(list.found ? list.state : null).toEqual(then.list);
     }
-    await expect(past(new Date().toISOString(), 'keys/k')).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(past(new Date().toISOString(), 'keys/k')).resolves.toMatchObject({ found: false });
+    await expect(past(new Date().toISOString(), 'sign/r')).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('answers ssh.history.state for config/ca (public key only) and keys/<name> (existence only)', async () => {
+    const other: MountInfo = { ...mount, path: 'ssh-history-ca/', uuid: randomUUID() };
+    const on = onMount(other);
+    const instant = async () => {
+      const ca = await on(ssh.caRead, 'read', 'config/ca')
+        .then((res) => res.data)
+        .catch(() => null);
+      const at = new Date().toISOString();
+      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+      return { at, ca };
+    };
+    const past = historyOf(other);
+    const first = generateKeyPair('ssh-ed25519', 0);
+    const admin = generateKeyPair('ssh-ed25519', 0);
+    const none = await instant();
+    await on(ssh.caWrite, 'update', 'config/ca', {
+      private_key: first.privateKey,
+      public_key: first.publicKey,
+    });
+    await on(ssh.keyWrite, 'update', 'keys/admin', { key: admin.privateKey }, { name: 'admin' });
+    const written = await instant();
+    await on(ssh.caDelete, 'delete', 'config/ca');
+    await on(ssh.keyDelete, 'delete', 'keys/admin', {}, { name: 'admin' });
+    const deleted = await instant();
+    await on(ssh.caWrite, 'update', 'config/ca', { generate_signing_key: true });
+    const generated = await instant();
+
+    expect([none.ca, deleted.ca]).toEqual([null, null]);
+    expect(written.ca?.public_key).toEqual(expect.any(String));
+    expect(generated.ca?.public_key).not.toEqual(written.ca?.public_key);
+    for (const then of [none, written, deleted, generated]) {
+      const ca = await past(then.at, 'config/ca');
+      expect(ca.found ? ca.state : null).toEqual(then.ca);
+      expect(JSON.stringify(ca)).not.toContain('PRIVATE KEY');
+    }
+    const key = async (at: string) => past(at, 'keys/admin');
+    await expect(key(none.at)).resolves.toMatchObject({ found: false, state: null });
+    await expect(key(written.at)).resolves.toMatchObject({ found: true, state: { name: 'admin' } });
+    await expect(key(deleted.at)).resolves.toMatchObject({ found: false, state: null });
+    expect(JSON.stringify(await key(written.at))).not.toContain('PRIVATE KEY');
   });
 });

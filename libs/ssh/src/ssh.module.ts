@@ -17,6 +17,8 @@ import { RecordRepository } from './records/record.repository';
 import { RecordStore } from './records/record.store';
 import { RoleService } from './roles/role.service';
 import { SshRoleHistoryService } from './roles/ssh-role-history.service';
+import { SshCaHistoryService } from './ca/ssh-ca-history.service';
+import { SshHistoryService } from './records/ssh-history.service';
 import { SignService } from './sign/sign.service';
 import { SSH_EVENT_STORE, SSH_RUNTIME } from './ssh.di';
 import { SSH_LOGS } from './ssh.events';
@@ -50,6 +52,8 @@ export class SshModule {
         ZeroAddressService,
         RoleService,
         SshRoleHistoryService,
+        SshCaHistoryService,
+        SshHistoryService,
         KeyService,
         CaService,
         IdentityTemplates,

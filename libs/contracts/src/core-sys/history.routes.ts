@@ -38,6 +38,21 @@ export const historyEntryData = z.object({
   recorded_at: z.string(),
 });
 
+const historyStatePath = z.object({ path: z.string().default('') }).prefault({});
+const historyStateAt = weakString({
+  description: 'RFC 3339 time, or a WAL index of the core_sys log (default: now).',
+});
+const historyStateData = z.object({
+  path: z.string(),
+  /** the last core_sys event at that instant */
+  wal: z.number().int(),
+  recorded_at: z.string().nullable(),
+  /** what the live read (or LIST) of `path` answered then (its `data`) */
+  state: jsonObjectSchema,
+  /** an engine's path: the last event of the engine's own log folded into `state` */
+  engine_wal: z.number().int().optional(),
+});
+
 export const historyContracts = {
   key: engineContract('core.sys.history.key', {
     data: z.object({
@@ -124,25 +139,23 @@ export const historyContracts = {
     }),
   }),
   state: engineContract('core.sys.history.state', {
-    params: z.object({ path: z.string().default('') }).prefault({}),
+    params: historyStatePath,
     query: z
       .object({
-        at: weakString({ description: 'RFC 3339 time, or a WAL index of the core_sys log (default: now).' }),
+        at: historyStateAt,
         version: weakString({
           description: 'kv v2 data/<key>: the version (default: the current one then).',
         }),
       })
       .prefault({}),
-    data: z.object({
-      path: z.string(),
-      /** the last core_sys event at that instant */
-      wal: z.number().int(),
-      recorded_at: z.string().nullable(),
-      /** what the live read of `path` answered then (its `data`) */
-      state: jsonObjectSchema,
-      /** an engine's path: the last event of the engine's own log folded into `state` */
-      engine_wal: z.number().int().optional(),
-    }),
+    data: historyStateData,
+  }),
+  /** LIST (GET ?list=true): what the live LIST of `path` answered at an instant */
+  stateList: engineContract('core.sys.history.state-list', {
+    params: historyStatePath,
+    query: z.object({ at: historyStateAt }).prefault({}),
+    /** `keys` repeats the state's keys at the top, where a LIST answers them (and is paginated) */
+    data: historyStateData.extend({ keys: z.array(z.string()) }),
   }),
   explain: engineContract('core.sys.history.explain', {
     body: z
@@ -215,7 +228,7 @@ export const engineHistoryStateRequest = z.object({
   mount_options: z.record(z.string(), z.string()).default({}),
   /** the path inside the mount ("metadata/a/b", "config", "data/a/b") */
   path: z.string(),
-  /** the read's query then (kv: version) */
+  /** the read's query then (kv: version; `list: "true"` for a LIST) */
   query: z.record(z.string(), z.string()).default({}),
   /** RFC 3339: the instant; absent = now. Events recorded at or before it are folded. */
   at: z.string().optional(),
@@ -305,9 +318,12 @@ export const historyRouteDefs: RouteDef[] = [
     pattern: 'history/state/:path*',
     synopsis: 'What a read answered at an instant, rebuilt from the log.',
     description:
-      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id>, of kv v2 mounts config, metadata/<key> and data/<key>?version= (values only while not destroyed, to callers who may read them now), and of pki mounts roles/<name>, in the caller namespace.',
+      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id>; of kv v2 mounts config, metadata/<key> and data/<key>?version= (values only while not destroyed, to callers who may read them now); of pki mounts roles, roles/<name>, config/urls, config/crl, cert/ca, cert/ca_chain, ca/pem and ca_chain; of ssh mounts roles, roles/<name>, config/ca and keys/<name>; in the caller namespace. LIST (or ?list=true): sys/policies/acl, kv v2 metadata/<folder>, kv v1 <folder>, pki and ssh roles.',
     sudo: true,
-    operations: { read: op(c.state, 'Read a past state') },
+    operations: {
+      read: op(c.state, 'Read a past state'),
+      list: op(c.stateList, 'List as a past LIST answered'),
+    },
   },
   {
     pattern: 'history/explain',

@@ -34,6 +34,8 @@ export class HistoryAccessIndex {
   private readonly log: string;
   /** one catch-up at a time in this process (a concurrent one elsewhere writes the same rows) */
   private running: Promise<void> = Promise.resolve();
+  /** the index is known to cover the log up to here (it only grows): no need to ask its head */
+  private indexed = 0;
 
   constructor(
     @Inject(SERVICE_RUNTIME) runtime: Pick<ServiceRuntime, 'schema'>,
@@ -45,6 +47,7 @@ export class HistoryAccessIndex {
 
   /** Indexes the log up to event `wal` at least. Token creations are decrypted: unsealed only. */
   catchUp(wal: number): Promise<void> {
+    if (wal <= this.indexed) return Promise.resolve();
     const run = this.running.then(() => this.indexTo(wal));
     this.running = run.catch(() => undefined);
     return run;
@@ -89,6 +92,7 @@ export class HistoryAccessIndex {
       await this.repo.advance(this.log, to);
       head = to;
     }
+    this.indexed = Math.max(this.indexed, head);
   }
 
   /** Creations first (a revocation in the same range then finds its row), then revocations in WAL order. */

@@ -1,13 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  CAP,
-  compileAcl,
-  parsePolicy,
-  ROOT_POLICY_NAME,
-  type Acl,
-  type AclResult,
-  type Policy,
-} from '@coffer/acl';
+import { CAP, compileAcl, ROOT_POLICY_NAME, type Acl, type AclResult } from '@coffer/acl';
 import {
   historyContracts as c,
   invalidRequest,
@@ -16,17 +8,18 @@ import {
   type RequestOf,
   type ResponseOf,
 } from '@coffer/contracts';
-import type { EventStore, ServiceRuntime } from '@coffer/event-store';
+import type { EventStore, ServiceRuntime, StoredEvent } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE, SERVICE_RUNTIME } from '../core-sys.di';
 import { normalisePolicyName, qualifiedPolicyName } from '../policies/policy.decider';
 import { POLICY_LOG, policyStream } from '../policies/policy.events';
 import { isUsable, type TokenState } from '../tokens/token.decider';
 import { HistoryAccessIndex } from './history-access-index.service';
 import { HistoryFolds, type IdentityAt } from './history-folds';
+import { aclOf, HistoryPolicyCache, type ParsedPolicy } from './history-policy-cache';
 import { HistoryStateService, type HistoryInstant } from './history-state.service';
 
-/** parsed policy versions kept in memory (a version's text never changes once logged) */
-const PARSED_CACHE_SIZE = 10_000;
+/** policy versions read per query of their texts (the next chunk is read while one is parsed) */
+const READ_CHUNK = 256;
 
 /** One token as it stood at an instant, and what its policies allowed on a path. */
 export interface TokenVerdict {
@@ -52,17 +45,6 @@ interface Evaluation {
   grantedBy: string[];
   deniedBy: string[];
 }
-
-/**
- * A policy version, parsed, with its ACL on its own compiled once (kept unless it has templated
- * paths, which resolve against the time of the question).
- */
-interface ParsedPolicy {
-  policy: Policy;
-  acl: Acl | undefined;
-}
-
-const aclOf = (p: ParsedPolicy): Acl => p.acl ?? compileAcl([p.policy]);
 
 /** What one policy allows on the path on its own, and whether it grants or denies the operation. */
 interface Alone {
@@ -165,8 +147,7 @@ function verdictOf(
 @Injectable()
 export class HistoryAccessService {
   private readonly clock: () => Date;
-  /** parsed policy versions by (WAL of the version, name): null when it did not parse */
-  private readonly parsed = new Map<string, ParsedPolicy | null>();
+  private readonly parsed = new HistoryPolicyCache();
 
   constructor(
     @Inject(SERVICE_RUNTIME) runtime: Pick<ServiceRuntime, 'clock'>,
@@ -354,53 +335,38 @@ export class HistoryAccessService {
     }
     const stored = [...wanted.values()].filter((w) => !w.root).map((w) => w.qualified);
     const versions = await this.index.policyVersionsAt(stored, wal);
-    // a logged version never changes: parsed once, kept by (its WAL, the name it is read under)
-    const cached = (key: string, wal: number) => `${wal}\u0000${key}`;
-    const toRead = new Set<number>();
-    for (const [key, w] of wanted) {
-      const version = versions.get(policyStream(w.qualified));
-      if (!w.root && version?.written && !this.parsed.has(cached(key, version.wal))) toRead.add(version.wal);
-    }
-    const textAt = new Map<number, string>();
-    for (const event of await this.store.readWals([...toRead])) {
-      const decoded = POLICY_LOG.decode(event);
-      if (decoded.type === 'PolicyWritten') textAt.set(event.wal, decoded.data.policy);
-    }
     const out = new Map<string, ParsedPolicy>();
+    // a logged version never changes: parsed once, kept by (its WAL, the name it is read under)
+    const toRead = new Map<number, string[]>();
     for (const [key, w] of wanted) {
-      const version = versions.get(policyStream(w.qualified));
+      const version = w.root ? undefined : versions.get(policyStream(w.qualified));
       const policy = w.root
-        ? parseOrNull(key, '')
+        ? this.parsed.parseText(key, '')
         : version?.written
-          ? this.parsedAt(key, version.wal, textAt)
+          ? this.parsed.get(key, version.wal)
           : null;
       if (policy) out.set(key, policy);
+      else if (policy === undefined && version)
+        toRead.set(version.wal, [...(toRead.get(version.wal) ?? []), key]);
+    }
+    // the texts not parsed yet, in chunks read together: one is parsed while the next arrives
+    const wals = [...toRead.keys()];
+    const chunks: Promise<StoredEvent[]>[] = [];
+    for (let i = 0; i < wals.length; i += READ_CHUNK) {
+      const read = this.store.readWals(wals.slice(i, i + READ_CHUNK));
+      read.catch(() => undefined); // awaited below, in order: a failure there is the one reported
+      chunks.push(read);
+    }
+    for (const chunk of chunks) {
+      for (const event of await chunk) {
+        const decoded = POLICY_LOG.decode(event);
+        if (decoded.type !== 'PolicyWritten') continue;
+        for (const key of toRead.get(event.wal) ?? []) {
+          const policy = this.parsed.parse(key, event.wal, decoded.data.policy);
+          if (policy) out.set(key, policy);
+        }
+      }
     }
     return out;
-  }
-
-  private parsedAt(key: string, wal: number, textAt: ReadonlyMap<number, string>): ParsedPolicy | null {
-    const cacheKey = `${wal}\u0000${key}`;
-    const hit = this.parsed.get(cacheKey);
-    if (hit !== undefined) return hit;
-    const text = textAt.get(wal);
-    if (text === undefined) return null;
-    const policy = parseOrNull(key, text);
-    if (this.parsed.size >= PARSED_CACHE_SIZE) {
-      const oldest = this.parsed.keys().next();
-      if (!oldest.done) this.parsed.delete(oldest.value);
-    }
-    this.parsed.set(cacheKey, policy);
-    return policy;
-  }
-}
-
-/** A policy that does not parse contributes nothing, as it would have live. */
-function parseOrNull(name: string, text: string): ParsedPolicy | null {
-  try {
-    const policy = parsePolicy(name, text);
-    return { policy, acl: policy.paths.some((r) => r.templated) ? undefined : compileAcl([policy]) };
-  } catch {
-    return null;
   }
 }

@@ -33,7 +33,7 @@ const TOKEN_PATH = /^auth\/token\/lookup-accessor\/([^/]+)$/;
 const ENTITY_PATH = /^identity\/entity\/id\/([^/]+)$/;
 const GROUP_PATH = /^identity\/group\/id\/([^/]+)$/;
 const KNOWN_PATHS =
-  'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id> the config, metadata/<key> and data/<key> of kv v2 mounts and roles/<name> of pki mounts';
+  "sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id> and kv, pki and ssh mounts' paths (docs/history.md)";
 
 export interface HistoryInstant {
   /** the last event of the core_sys log at that instant (0 = before the first) */
@@ -82,6 +82,11 @@ export class HistoryStateService {
     const group = GROUP_PATH.exec(clean);
     let state: Record<string, unknown>;
     let engine: { wal: number; warnings: string[] } | undefined;
+    // a LIST of core-sys's own paths: sys/policies/acl is the one with a history
+    const core = clean === 'sys/mounts' || clean === 'sys/auth' || !!(token ?? policy ?? entity ?? group);
+    if (query['list'] === 'true' && core) {
+      throw invalidRequest(`no history of a LIST of "${clean}": sys/policies/acl has one`);
+    }
     if (clean === 'sys/mounts' || clean === 'sys/auth') {
       const mounts = (await this.mountsAt(instant.wal)).filter((m) => namespaceOf(m) === ns);
       state = mountListing(mounts, clean === 'sys/auth');
@@ -126,19 +131,40 @@ export class HistoryStateService {
     };
   }
 
+  /** LIST sys/history/state/:path: the past LIST's keys also at the top, where a LIST answers them. */
+  async stateList(
+    path: string,
+    at: string | undefined,
+    caller: CallerContext,
+  ): Promise<ResponseOf<typeof c.stateList>> {
+    const answer = await this.state(path, at, caller, { list: 'true' });
+    const data = answer.data;
+    if (!data) throw notFound();
+    const keys = data.state['keys'];
+    return {
+      ...answer,
+      data: {
+        ...data,
+        keys: Array.isArray(keys) ? keys.filter((k): k is string => typeof k === 'string') : [],
+      },
+    };
+  }
+
   /**
    * `at` as a WAL index of the core_sys log, or an RFC 3339 time: the last event recorded at or
    * before it, found by binary search over the WAL (recorded_at grows with the WAL; replicas'
    * clocks may disagree by a few milliseconds, which moves the answer by as little).
    */
   async instant(at: string | undefined): Promise<HistoryInstant> {
+    if (at !== undefined && WAL_AT.test(at)) {
+      // the event's time is read beside the head (it is simply absent past the head)
+      const wal = Number(at);
+      const [head, instant] = await Promise.all([this.reader.head(this.log), this.at(wal)]);
+      if (wal > head.lastWal) throw invalidRequest(`at: the log ends at wal ${head.lastWal}`);
+      return instant;
+    }
     const head = (await this.reader.head(this.log)).lastWal;
     if (at === undefined || at === '') return this.at(head);
-    if (WAL_AT.test(at)) {
-      const wal = Number(at);
-      if (wal > head) throw invalidRequest(`at: the log ends at wal ${head}`);
-      return this.at(wal);
-    }
     const time = new Date(at);
     if (!/^\d{4}-\d\d-\d\dT/.test(at) || Number.isNaN(time.getTime())) {
       throw invalidRequest('at must be an RFC 3339 time or a WAL index');

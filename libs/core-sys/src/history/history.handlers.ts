@@ -53,6 +53,12 @@ export class HistoryHandlers {
     const { version } = req.query;
     return this.states.state(req.params.path, req.query.at, caller, version === undefined ? {} : { version });
   }
+  @Handles(c.stateList) stateList(
+    @Payload() req: RequestOf<typeof c.stateList>,
+    @Caller() caller: CallerContext,
+  ): Promise<ResponseOf<typeof c.stateList>> {
+    return this.states.stateList(req.params.path, req.query.at, caller);
+  }
   @Handles(c.explain) explain(
     @Payload() req: RequestOf<typeof c.explain>,
     @Caller() caller: CallerContext,

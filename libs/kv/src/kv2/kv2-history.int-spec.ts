@@ -1,4 +1,4 @@
-import { engineHistoryState, kvV2, type MountInfo } from '@coffer/contracts';
+import { engineHistoryState, kvV1, kvV2, type MountInfo } from '@coffer/contracts';
 import { startKvHarness, type KvHarness } from '../test-support/kv-harness';
 
 const DAY_MS = 86_400_000;
@@ -15,7 +15,11 @@ interface Day {
   metadata: Record<string, Answer>;
   /** "key@version" -> the data read */
   data: Record<string, Answer>;
+  /** folder -> the metadata LIST */
+  lists: Record<string, Answer>;
 }
+
+const FOLDERS = ['', 'f/'];
 
 /**
  * kv.history.state against real Postgres + NATS: a scripted run of kv v2 changes on a fake clock
@@ -52,7 +56,17 @@ describe('kv v2 history: state at a time (NATS + Postgres)', () => {
     h.call(contract, { mount, operation: 'update', path, body });
 
   const record = async (): Promise<void> => {
-    const day: Day = { at: h.clock.now.toISOString(), config: null, metadata: {}, data: {} };
+    const day: Day = { at: h.clock.now.toISOString(), config: null, metadata: {}, data: {}, lists: {} };
+    for (const folder of FOLDERS) {
+      day.lists[folder] = await answer(() =>
+        h.call(kvV2.metadataList, {
+          mount,
+          operation: 'list',
+          path: `metadata/${folder}`,
+          params: { path: folder },
+        }),
+      );
+    }
     day.config = (await h.call(kvV2.configRead, { mount, operation: 'read', path: 'config' })).data;
     for (const key of KEYS) {
       day.metadata[key] = await answer(() =>
@@ -91,6 +105,8 @@ describe('kv v2 history: state at a time (NATS + Postgres)', () => {
     await record(); // day 0: nothing
     await call(kvV2.configWrite, 'config', { max_versions: 5 });
     await write('a', { v: 1 });
+    await write('f/c', { c: 1 });
+    await write('f/d/e', { e: 1 });
     await record();
     await write('a', { v: 2 });
     await call(kvV2.metadataWrite, 'metadata/a', { max_versions: 4, custom_metadata: { owner: 'ann' } });
@@ -103,6 +119,7 @@ describe('kv v2 history: state at a time (NATS + Postgres)', () => {
     await write('a', { v: 4 });
     await write('a', { v: 5 }); // max_versions 4: version 1 is pruned, its data key erased
     await h.call(kvV2.metadataDelete, { mount, operation: 'delete', path: 'metadata/b' });
+    await h.call(kvV2.metadataDelete, { mount, operation: 'delete', path: 'metadata/f/c' });
     await record();
     await versions(kvV2.versionsDestroy, 'a', [2]);
     await write('b', { x: 2 });
@@ -130,6 +147,28 @@ describe('kv v2 history: state at a time (NATS + Postgres)', () => {
         });
       }
     }
+  });
+
+  it('answers the metadata LIST of each folder as the live LIST did each day', async () => {
+    const seen = new Set<string>();
+    for (const day of days) {
+      for (const folder of FOLDERS) {
+        const then = day.lists[folder];
+        const now = await past(`metadata/${folder}`, day.at, { list: 'true' });
+        expect({ at: day.at, folder, found: now.found, state: now.state ?? null }).toEqual({
+          at: day.at,
+          folder,
+          found: then?.ok,
+          state: then?.ok ? then.data : null,
+        });
+        seen.add(JSON.stringify(then));
+      }
+    }
+    // empty (404), sub-folders, a key deleted and written again: several different answers
+    expect(seen.size).toBeGreaterThanOrEqual(4);
+    await expect(past('data/', undefined, { list: 'true' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
   });
 
   it('answers past values only while their data key exists today; destroyed data stays destroyed', async () => {
@@ -194,5 +233,56 @@ describe('kv v2 history: state at a time (NATS + Postgres)', () => {
         values: true,
       }),
     ).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('answers the LIST of a kv v1 folder as the live LIST did', async () => {
+    const v1 = h.mount('kv-v1', `kv1-history-${Date.now()}/`);
+    const write = (path: string) =>
+      h.call(kvV1.write, { mount: v1, operation: 'create', path, body: { x: 1 } });
+    const remove = (path: string) => h.call(kvV1.delete, { mount: v1, operation: 'delete', path });
+    const steps: { at: string; lists: Record<string, Answer> }[] = [];
+    const step = async () => {
+      const lists: Record<string, Answer> = {};
+      for (const folder of FOLDERS) {
+        lists[folder] = await answer(() => h.call(kvV1.list, { mount: v1, operation: 'list', path: folder }));
+      }
+      steps.push({ at: h.clock.now.toISOString(), lists });
+      h.clock.now = new Date(h.clock.now.getTime() + DAY_MS);
+    };
+    await step();
+    await write('a');
+    await write('f/b');
+    await write('f/g/c');
+    await step();
+    await remove('f/b');
+    await write('f/b2');
+    await step();
+    await remove('a');
+    await remove('f/b2');
+    await remove('f/g/c');
+    await step();
+    const pastV1 = (path: string, at: string) =>
+      h.client.request(engineHistoryState('kv'), {
+        mount_uuid: v1.uuid,
+        mount_type: 'kv',
+        mount_options: v1.options,
+        path,
+        query: { list: 'true' },
+        at,
+        values: false,
+      });
+    expect(steps[1]?.lists['f/']).toEqual({ ok: true, data: { keys: ['b', 'g/'] } });
+    for (const then of steps) {
+      for (const folder of FOLDERS) {
+        const now = await pastV1(folder, then.at);
+        const was = then.lists[folder];
+        expect({ at: then.at, folder, found: now.found, state: now.state ?? null }).toEqual({
+          at: then.at,
+          folder,
+          found: was?.ok,
+          state: was?.ok ? was.data : null,
+        });
+      }
+    }
   });
 });

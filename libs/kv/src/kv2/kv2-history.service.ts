@@ -9,6 +9,7 @@ import {
 import type { EventStore, ServiceRuntime, StoredEvent } from '@coffer/event-store';
 import { KV_EVENT_STORE, KV_RUNTIME } from '../kv.di';
 import { DataKeyCipher, kv2Location } from '../shared/data-keys';
+import { KvListHistoryService } from '../shared/kv-list-history.service';
 import { assertSecretPath } from '../shared/paths';
 import { kvConfigStream, kvKeyStream } from '../shared/streams';
 import { evolve } from './kv2.decider';
@@ -17,7 +18,8 @@ import { Kv2Repository } from './kv2.repository';
 import { DEFAULT_ENGINE_CONFIG, isDeleted, type EngineConfig, type KeyState } from './kv2.state';
 import { configView, metadataView, versionMetadataView } from './kv2.view';
 
-const KNOWN = 'config, metadata/<key> and data/<key> of a kv v2 mount have a history';
+const KNOWN =
+  'config, metadata/<key>, data/<key> and the LIST of metadata/<folder> of a kv v2 mount, and the LIST of a kv v1 folder, have a history';
 const SHREDDED =
   'the data of this version was destroyed (or pruned, or its key deleted) since: destroyed data stays destroyed';
 
@@ -37,10 +39,19 @@ export class Kv2HistoryService {
     @Inject(KV_EVENT_STORE) private readonly store: EventStore,
     private readonly repo: Kv2Repository,
     private readonly dataKeys: DataKeyCipher,
+    private readonly lists: KvListHistoryService,
   ) {}
 
   async state(req: EngineHistoryStateRequest): Promise<EngineHistoryStateResponse> {
-    if (req.mount_type !== 'kv' || req.mount_options['version'] !== '2') {
+    const versioned = req.mount_options['version'] === '2';
+    if (req.mount_type === 'kv' && req.query['list'] === 'true') {
+      const path = req.path.replace(/^\/+/, '');
+      // kv v1 lists any folder; kv v2 the folders of metadata/ only
+      const folder = versioned ? /^metadata(?:\/(.*))?$/s.exec(path)?.[1] : path;
+      if (folder === undefined) throw invalidRequest(`no history of "${req.path}": ${KNOWN}`);
+      return this.lists.listAt(req.mount_uuid, folder, this.instant(req.at), versioned);
+    }
+    if (req.mount_type !== 'kv' || !versioned) {
       throw invalidRequest(`no history of "${req.path}": ${KNOWN}`);
     }
     const at = this.instant(req.at);
