@@ -6,6 +6,9 @@ import { CORE_SYS_SCHEMA, coreSysMigrations } from '../migrations';
 import { createCoreSysEventStore } from './index';
 import { HistoryAccessIndexRepository } from './history-access-index.repository';
 
+// migrating core-sys's schema alone can take seconds on a busy machine
+jest.setTimeout(60_000);
+
 const POLICIES = 40;
 const EVENTS = 400;
 
