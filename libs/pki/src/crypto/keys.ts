@@ -53,7 +53,7 @@ export function resolveKeySpec(type: string, bits: number, allowAny = false): { 
 
 /**
  * A new key pair. node:crypto runs the generation on the libuv pool, off the event loop (RSA
- * takes ~100-200 ms a key; callers bound how many run at once, see KeygenQueue).
+ * takes ~100-200 ms a key; RSA for certificates goes through RsaKeySupply).
  */
 export async function generateKey(spec: KeySpec): Promise<KeyObject> {
   switch (spec.type) {
