@@ -67,7 +67,10 @@ export class RsaKeySupply {
       this.produce();
       return Promise.resolve(key);
     }
-    if (this.waitingCost + cost > this.options.queueLimit || this.expectedWaitMs(cost) > this.options.maxWaitMs)
+    if (
+      this.waitingCost + cost > this.options.queueLimit ||
+      this.expectedWaitMs(cost) > this.options.maxWaitMs
+    )
       return Promise.reject(refused());
     return new Promise<KeyObject>((resolve, reject) => {
       const waiter: Waiter = {
