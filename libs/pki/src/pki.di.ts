@@ -7,11 +7,13 @@ export const PKI_OPTIONS = Symbol('PKI_OPTIONS');
 export const PKI_SCHEMA = 'pki';
 
 export interface PkiModuleOptions {
-  /** RSA key generations running at once per replica (default: 2, the cores of a small node) */
-  keygenConcurrency?: number;
   /**
    * RSA key generations (in 2048-bit equivalents) waiting per replica before requests are refused
-   * with 429 (default 16: about 1.5 s of waiting on two cores)
+   * with 429 at once (default 32)
    */
   keygenQueueLimit?: number;
+  /** longest an RSA issue waits for its key before 429 (default 5,000 ms, under the engine timeout) */
+  keygenMaxWaitMs?: number;
+  /** ready RSA keys (in 2048-bit equivalents) kept per key size asked for (default 8; 0: none) */
+  rsaPoolCost?: number;
 }

@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { invalidRequest } from '@coffer/contracts';
+import { spkiJwk } from './spki-jwk';
 
 const generate = promisify(generateKeyPair);
 
@@ -53,7 +54,7 @@ export function resolveKeySpec(type: string, bits: number, allowAny = false): { 
 
 /**
  * A new key pair. node:crypto runs the generation on the libuv pool, off the event loop (RSA
- * takes ~100-200 ms a key; callers bound how many run at once, see KeygenQueue).
+ * takes ~100-200 ms a key; RSA for certificates goes through RsaKeySupply).
  */
 export async function generateKey(spec: KeySpec): Promise<KeyObject> {
   switch (spec.type) {
@@ -108,5 +109,10 @@ export function parsePrivateKeyPem(pem: string): KeyObject | undefined {
 export const spkiOf = (key: KeyObject): Buffer =>
   (key.type === 'private' ? createPublicKey(key) : key).export({ type: 'spki', format: 'der' });
 
-export const publicKeyFromSpki = (spki: Uint8Array): KeyObject =>
-  createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' });
+/** The key of a DER SubjectPublicKeyInfo; through its JWK where it has a plain one (spki-jwk.ts: faster). */
+export function publicKeyFromSpki(spki: Uint8Array): KeyObject {
+  const jwk = spkiJwk(spki);
+  return jwk
+    ? createPublicKey({ key: jwk, format: 'jwk' })
+    : createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' });
+}
