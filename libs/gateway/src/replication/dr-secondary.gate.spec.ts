@@ -37,7 +37,7 @@ const entry = (path: string, local: boolean, namespace = ''): MountEntry => ({
   options: {},
   config: { default_lease_ttl: 0, max_lease_ttl: 0 },
   description: '',
-  table: path,
+  table: 'secret',
   local,
   seal_wrap: false,
 });
