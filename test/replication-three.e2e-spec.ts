@@ -163,6 +163,89 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     expect([kept.status, kept.body.errors]).toEqual([400, ['cannot write to readonly storage']]);
   });
 
+  it('forwards writes to replicated core-sys data to the primary; local mounts stay on the secondary', async () => {
+    // an ACL policy written on the secondary runs on the primary, with core-sys's index
+    const policy = uniq('fwd-reader');
+    const rules = 'path "secret/data/*" { capabilities = ["read"] }';
+    const defined = await perf.client.put(`sys/policies/acl/${policy}`, { policy: rules });
+    expect(defined.status).toBe(204);
+    const policyIndex = defined.headers.get('x-service-index') ?? '';
+    expect(policyIndex).not.toBe('');
+    expect((await primary.client.get(`sys/policies/acl/${policy}`)).body.data?.policy).toBe(rules);
+    const streamed = await readAtIndex(perf.client, `sys/policies/acl/${policy}`, policyIndex);
+    expect(streamed.body.data.policy).toBe(rules);
+
+    // an auth method and a kv mount (not local) enabled on the secondary: the primary's
+    const up = uniq('up-fwd');
+    const kvMount = uniq('kv-fwd');
+    expect((await perf.client.post(`sys/auth/${up}`, { type: 'userpass' })).status).toBe(204);
+    const enabled = await perf.client.post(`sys/mounts/${kvMount}`, {
+      type: 'kv',
+      options: { version: '2' },
+    });
+    expect(enabled.status).toBe(204);
+    expect((await primary.client.get('sys/auth')).body.data[`${up}/`]?.type).toBe('userpass');
+    const primaryKv = (await primary.client.get('sys/mounts')).body.data[`${kvMount}/`];
+    expect(primaryKv?.type).toBe('kv');
+    // once streamed, the secondary serves them under the primary's uuids
+    const mountIndex = enabled.headers.get('x-service-index') ?? '';
+    const onPerf = await readAtIndex(perf.client, `sys/mounts/${kvMount}`, mountIndex);
+    expect(onPerf.body.data.uuid).toBe(primaryKv.uuid);
+
+    // a user of that auth method, written on the secondary, exists on the primary, then logs in
+    // on the secondary (the login is the secondary's own: it issues the token)
+    const user = uniq('carol');
+    const written = await perf.client.post(`auth/${up}/users/${user}`, {
+      password: 'pw-of-carol',
+      token_policies: policy,
+    });
+    expect(written.status).toBe(204);
+    expect((await primary.client.get(`auth/${up}/users/${user}`)).status).toBe(200);
+    await readAtIndex(perf.client, `auth/${up}/users/${user}`, written.headers.get('x-service-index') ?? '');
+    const login = await perf.client
+      .withToken(undefined)
+      .post(`auth/${up}/login/${user}`, { password: 'pw-of-carol' });
+    expect(login.status).toBe(200);
+    expect(login.body.auth.policies).toContain(policy);
+    // the secondary's token: unknown to the primary
+    const carol = login.body.auth.client_token as string;
+    expect((await primary.client.withToken(carol).get('auth/token/lookup-self')).status).toBe(403);
+    expect((await perf.client.withToken(carol).get(sharedSecret)).status).toBe(200);
+
+    // kv data in the forwarded mount: forwarded as any kv write
+    const data = await perf.client.post(`${kvMount}/data/app`, { data: { k: 'v' } });
+    expect(data.status).toBe(200);
+    expect((await primary.client.get(`${kvMount}/data/app`)).body.data?.data).toEqual({ k: 'v' });
+
+    // a local mount is the secondary's own: enabled, tuned and disabled there, never on the primary
+    const mine = uniq('local-kv');
+    expect((await perf.client.post(`sys/mounts/${mine}`, { type: 'kv', local: true })).status).toBe(204);
+    expect((await perf.client.get('sys/mounts')).body.data[`${mine}/`]?.local).toBe(true);
+    expect(
+      (
+        await perf.client.post(
+          `sys/mounts/${mine}/tune`,
+          { max_lease_ttl: '2h' },
+          {
+            headers: { 'X-Vault-No-Request-Forwarding': 'true' },
+          },
+        )
+      ).status,
+    ).toBe(204);
+    await inSync(primary.client, perf.client, 'performance');
+    expect((await primary.client.get('sys/mounts')).body.data[`${mine}/`]).toBeUndefined();
+    expect((await perf.client.get('sys/mounts')).body.data[`${mine}/`]?.local).toBe(true);
+    expect((await perf.client.delete(`sys/mounts/${mine}`)).status).toBe(204);
+
+    // no forwarding asked: replicated core-sys storage is read-only there
+    const kept = await perf.client.put(
+      `sys/policies/acl/${uniq('kept')}`,
+      { policy: rules },
+      { headers: { 'X-Vault-No-Request-Forwarding': 'true' } },
+    );
+    expect([kept.status, kept.body.errors]).toEqual([400, ['cannot write to readonly storage']]);
+  });
+
   it("a userpass user of the primary logs in on the performance secondary and reads the primary's kv data there", async () => {
     // everything on the primary: the auth method, the user, the policy
     const policy = uniq('kv-reader');
@@ -202,12 +285,18 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
   });
 
   it("a write the secondary's policies deny is 403 there and never reaches the primary", async () => {
-    // policies and tokens of the secondary's own (tokens stay local on a performance secondary)
+    // a token of the secondary's own (tokens stay local on a performance secondary)
     const policy = uniq('readonly');
     const defined = await perf.client.put(`sys/policies/acl/${policy}`, {
       policy: 'path "secret/data/*" { capabilities = ["read"] }',
     });
     expect(defined.status).toBe(204);
+    // the policy was written on the primary (forwarded): the secondary checks it once streamed
+    await readAtIndex(
+      perf.client,
+      `sys/policies/acl/${policy}`,
+      defined.headers.get('x-service-index') ?? '',
+    );
     const created = await perf.client.post('auth/token/create', { policies: [policy] });
     expect(created.status).toBe(200);
     const reader = perf.client.withToken(created.body.auth.client_token as string);

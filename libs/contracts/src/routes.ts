@@ -67,6 +67,52 @@ export interface RouteDef {
    * adds to a mount type it does not own (EngineDescriptor.routeExtensions).
    */
   service?: string;
+  /**
+   * Writes (not reads or lists) through this route change storage a performance secondary
+   * replicates, so a performance secondary runs them on its primary (Vault's request forwarding),
+   * unless the route's own mount is local to it (a `local: true` auth method's users stay there).
+   * `'mount'`: the route also addresses a mount by path (sys/mounts/:path, sys/auth/:path, their
+   * tune, sys/remount's `from`); a write to a local mount, or enabling one (`local: true`), stays
+   * local (see `addressedMountPath`).
+   */
+  replicated?: boolean | 'mount';
+}
+
+/**
+ * The mount a `replicated: 'mount'` route addresses, as the mount table keys it (relative to the
+ * request's namespace, ending in "/": "foo/", "auth/userpass/"); undefined when none is named.
+ */
+export function addressedMountPath(
+  route: Pick<RouteDef, 'pattern'>,
+  params: Readonly<Record<string, unknown>>,
+  body: unknown,
+): string | undefined {
+  const fromBody = (body as { from?: unknown } | null | undefined)?.from;
+  const raw = route.pattern === 'remount' ? fromBody : params.path;
+  if (typeof raw !== 'string' || raw.replace(/^\/+|\/+$/g, '') === '') return undefined;
+  const path = `${raw.replace(/^\/+|\/+$/g, '')}/`;
+  return route.pattern.startsWith('auth/') ? `auth/${path}` : path;
+}
+
+/** Whether a write addressed to a mount enables it as a local one (`local: true` in the body). */
+export function enablesLocalMount(body: unknown): boolean {
+  const local = (body as { local?: unknown } | null | undefined)?.local;
+  return local === true || local === 'true';
+}
+
+/**
+ * The write subjects of the tables' `replicated` routes, with their route: what a performance
+ * primary runs for a secondary that forwarded it.
+ */
+export function replicatedWriteRoutes(tables: readonly RouteTable[]): Map<string, RouteDef> {
+  const out = new Map<string, RouteDef>();
+  for (const table of tables)
+    for (const route of table.routes) {
+      if (!route.replicated) continue;
+      for (const [operation, def] of Object.entries(route.operations))
+        if (def && operation !== 'read' && operation !== 'list') out.set(def.contract.subject, route);
+    }
+  return out;
 }
 
 /** Caches the gateway keeps of core-sys state: the mount table, the seal state, resolved tokens. */

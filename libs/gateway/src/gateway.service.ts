@@ -36,6 +36,7 @@ import { MountTableService, SEALED_MOUNT_INDEX } from './routing/mount-table.ser
 import { resolveRoute, type MountServing, type ResolvedRoute } from './routing/route-resolver';
 import { SealStateService } from './routing/seal-state.service';
 import { ReplicationGate } from './replication/replication-gate.service';
+import { addressesLocalMount } from './replication/dr-secondary.gate';
 import { SentinelEnforcer, withSentinelWarnings } from './sentinel/sentinel-enforcer.service';
 import { ApiLockGate } from './namespaces/api-lock-gate.service';
 import { normaliseNamespacePath, restrictRouting, scopedAclPath } from './namespaces/namespace-scope';
@@ -187,16 +188,19 @@ export class GatewayService {
       throw new DomainError('sealed', 'Vault is sealed');
     }
     // a DR secondary serves only its own routes; a performance secondary forwards replicated writes
-    const served = await this.replication.admit(
-      fullPath,
-      kind !== 'read' && kind !== 'list' && kind !== 'help',
+    const modeTarget =
       routing.kind === 'route'
         ? {
             service: routing.route.service ?? routing.table.service,
             local: routing.match.entry.local,
             mountType: routing.match.mount.type,
+            replicated: routing.route.replicated,
           }
-        : undefined,
+        : undefined;
+    let served = await this.replication.admit(
+      fullPath,
+      kind !== 'read' && kind !== 'list' && kind !== 'help',
+      modeTarget,
       req.headers,
     );
     if (!sealed) await this.locks.assertOpen(routing, fullPath);
@@ -237,6 +241,16 @@ export class GatewayService {
 
     const { body, aclParams } = await readBody();
     if (trace.audit) trace.audit.data = body;
+    // a write addressing a mount: forwarded unless that mount is (or is enabled as) local here
+    if (modeTarget?.replicated === 'mount' && kind !== 'read' && kind !== 'list') {
+      const { namespace } = routing.match.mount;
+      const addressedLocal = addressesLocalMount(index, namespace, routing.route, routing.params, body);
+      served = await this.replication.admitMountChange(
+        fullPath,
+        { ...modeTarget, addressedLocal },
+        req.headers,
+      );
+    }
     const ctx = callerContextOf(this.acls, {
       requestId,
       path: fullPath,

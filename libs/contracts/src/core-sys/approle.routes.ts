@@ -197,6 +197,7 @@ export const approleRoutes: RouteTable = {
     },
     {
       pattern: ROLE,
+      replicated: true,
       synopsis: 'Manage a role: its secret id constraints and the tokens it issues at login.',
       description: 'Creating a role generates its role id; updating changes only the given fields.',
       existenceCheck: approleContracts.roleExists,
@@ -209,6 +210,7 @@ export const approleRoutes: RouteTable = {
     },
     ...ROLE_FIELD_ROUTES.map(([field, synopsis]) => ({
       pattern: `${ROLE}/${field}`,
+      replicated: true,
       synopsis,
       operations: {
         read: { contract: approleContracts.roleFieldRead, summary: `Read ${field}` },
@@ -218,6 +220,7 @@ export const approleRoutes: RouteTable = {
     })),
     {
       pattern: `${ROLE}/role-id`,
+      replicated: true,
       synopsis: "Read or set a role's role id.",
       operations: {
         read: { contract: approleContracts.roleIdRead, summary: 'Read the role id' },
@@ -226,6 +229,7 @@ export const approleRoutes: RouteTable = {
     },
     {
       pattern: `${ROLE}/secret-id`,
+      replicated: true,
       synopsis: 'Generate a secret id for a role, or list the accessors of its secret ids.',
       operations: {
         update: { contract: approleContracts.secretIdCreate, summary: 'Generate a secret id' },
@@ -234,6 +238,7 @@ export const approleRoutes: RouteTable = {
     },
     {
       pattern: `${ROLE}/custom-secret-id`,
+      replicated: true,
       synopsis: 'Register a secret id of your choice for a role.',
       operations: {
         update: { contract: approleContracts.customSecretId, summary: 'Register a custom secret id' },
@@ -248,6 +253,7 @@ export const approleRoutes: RouteTable = {
     },
     {
       pattern: `${ROLE}/secret-id/destroy`,
+      replicated: true,
       synopsis: 'Destroy a secret id.',
       operations: {
         update: { contract: approleContracts.secretIdDestroy, summary: 'Destroy a secret id' },
@@ -263,6 +269,7 @@ export const approleRoutes: RouteTable = {
     },
     {
       pattern: `${ROLE}/secret-id-accessor/destroy`,
+      replicated: true,
       synopsis: 'Destroy a secret id by its accessor.',
       operations: {
         update: { contract: approleContracts.accessorDestroy, summary: 'Destroy a secret id by accessor' },

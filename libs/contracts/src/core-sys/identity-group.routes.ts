@@ -85,6 +85,7 @@ const tokens = ['tokens'] as const;
 export const identityGroupRouteDefs: RouteDef[] = [
   {
     pattern: 'group',
+    replicated: true,
     synopsis: 'Create a group, or update the one with the given id or name.',
     description: 'Answers {id, name} when a new group was created, 204 on update.',
     operations: { update: { contract: c.groupWrite, summary: 'Create or update a group' } },
@@ -97,6 +98,7 @@ export const identityGroupRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'group/id/:id',
+    replicated: true,
     synopsis: 'Read, update or delete a group by id.',
     operations: {
       read: { contract: c.groupByIdRead, summary: 'Read a group' },
@@ -112,6 +114,7 @@ export const identityGroupRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'group/name/:name*',
+    replicated: true,
     synopsis: 'Read, create/update or delete a group by name.',
     operations: {
       read: { contract: c.groupByNameRead, summary: 'Read a group' },
@@ -122,6 +125,7 @@ export const identityGroupRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'group-alias',
+    replicated: true,
     synopsis: 'Create a group alias, or update the one with the given id.',
     operations: { update: { contract: c.groupAliasWrite, summary: 'Create or update a group alias' } },
     invalidates: tokens,
@@ -133,6 +137,7 @@ export const identityGroupRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'group-alias/id/:id',
+    replicated: true,
     synopsis: 'Read, update or delete a group alias by id.',
     operations: {
       read: { contract: c.groupAliasByIdRead, summary: 'Read a group alias' },

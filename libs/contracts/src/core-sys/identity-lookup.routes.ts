@@ -65,12 +65,14 @@ export const identityLookupRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'entity/merge',
+    replicated: true,
     synopsis: 'Merge entities into one: their aliases, group memberships and tokens follow.',
     operations: { update: { contract: c.entityMerge, summary: 'Merge entities' } },
     invalidates: ['tokens'],
   },
   {
     pattern: 'entity/batch-delete',
+    replicated: true,
     synopsis: 'Delete several entities (and their aliases) at once.',
     operations: { update: { contract: c.entityBatchDelete, summary: 'Delete entities' } },
     invalidates: ['tokens'],

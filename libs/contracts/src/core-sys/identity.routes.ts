@@ -89,6 +89,7 @@ export const identityRoutes: RouteTable = {
   routes: [
     {
       pattern: 'entity',
+      replicated: true,
       synopsis: 'Create an entity, or update the one with the given id or name.',
       description: 'Answers {id, name, aliases} when a new entity was created, 204 on update.',
       operations: {
@@ -110,6 +111,7 @@ export const identityRoutes: RouteTable = {
     },
     {
       pattern: 'entity/id/:id',
+      replicated: true,
       synopsis: 'Read, update or delete an entity by id.',
       operations: {
         read: { contract: identityContracts.entityByIdRead, summary: 'Read an entity' },
@@ -132,6 +134,7 @@ export const identityRoutes: RouteTable = {
     },
     {
       pattern: 'entity/name/:name*',
+      replicated: true,
       synopsis: 'Read, create/update or delete an entity by name.',
       operations: {
         read: { contract: identityContracts.entityByNameRead, summary: 'Read an entity' },
@@ -147,6 +150,7 @@ export const identityRoutes: RouteTable = {
     },
     {
       pattern: 'entity-alias',
+      replicated: true,
       synopsis: 'Create an entity alias, or update the one with the given id or mount accessor and name.',
       operations: {
         update: {
@@ -167,6 +171,7 @@ export const identityRoutes: RouteTable = {
     },
     {
       pattern: 'entity-alias/id/:id',
+      replicated: true,
       synopsis: 'Read, update or delete an entity alias by id.',
       operations: {
         read: { contract: identityContracts.aliasByIdRead, summary: 'Read an alias' },

@@ -100,6 +100,7 @@ export const namespaceRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'namespaces/:path*',
+    replicated: true,
     synopsis: 'Create, read, patch or delete a namespace.',
     description:
       'The path is relative to the namespace of the request; nested paths need their parent. Deleting revokes the tokens and leases of the namespace and removes its mounts with their data; a namespace with children cannot be deleted.',

@@ -47,6 +47,7 @@ export const passwordPolicyRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'policies/password/:name',
+    replicated: true,
     synopsis: 'Read, write and delete password policies.',
     description: 'A policy is HCL: length (4 to 100) and rule "charset" { charset, min-chars } blocks.',
     operations: {

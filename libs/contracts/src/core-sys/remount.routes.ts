@@ -62,6 +62,7 @@ export const remountContracts = {
 export const remountRouteDefs: RouteDef[] = [
   {
     pattern: 'remount',
+    replicated: 'mount',
     invalidates: ['mounts'],
     synopsis: 'Move the mount point of an already-mounted backend.',
     description:

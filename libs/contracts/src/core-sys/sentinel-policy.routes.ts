@@ -118,6 +118,7 @@ export const sentinelPolicyRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'policies/rgp/:name',
+    replicated: true,
     synopsis: 'Read, Modify, or Delete a role governing policy.',
     description:
       'A Sentinel policy (docs/policies.md) attached to tokens through their policy names, with an enforcement level.',
@@ -136,6 +137,7 @@ export const sentinelPolicyRouteDefs: RouteDef[] = [
   },
   {
     pattern: 'policies/egp/:name',
+    replicated: true,
     synopsis: 'Read, Modify, or Delete an endpoint governing policy.',
     description:
       'A Sentinel policy (docs/policies.md) attached to request paths ("prefix/*" globs, "*" for every authenticated and login request), with an enforcement level.',

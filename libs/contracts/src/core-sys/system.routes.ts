@@ -219,6 +219,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'mounts/:path*',
+      replicated: 'mount',
       invalidates: ['mounts'],
       synopsis: 'Mount a new backend at a new path.',
       description:
@@ -231,6 +232,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'mounts/:path*/tune',
+      replicated: 'mount',
       invalidates: ['mounts'],
       synopsis: 'Tune backend configuration parameters for this mount.',
       description: 'Reads or changes the lease TTLs, description and options of a mount.',
@@ -247,6 +249,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'auth/:path*',
+      replicated: 'mount',
       invalidates: ['mounts'],
       synopsis: 'Enable a new credential backend with a name.',
       description:
@@ -260,6 +263,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'auth/:path*/tune',
+      replicated: 'mount',
       invalidates: ['mounts'],
       synopsis: 'Tune configuration parameters for a given auth path.',
       description:
@@ -292,6 +296,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'policies/acl/:name',
+      replicated: true,
       synopsis: 'Read, Modify, or Delete an access control policy.',
       description:
         'The policy is HCL or JSON, optionally base64-encoded. Names are lower-cased. root cannot be changed; default cannot be deleted.',
@@ -314,6 +319,7 @@ export const systemRoutes: RouteTable = {
     },
     {
       pattern: 'policy/:name',
+      replicated: true,
       synopsis: 'Read, Modify, or Delete an access control policy (legacy).',
       description: 'Legacy form of sys/policies/acl/:name; the document is returned as rules.',
       existenceCheck: c.policyExists,

@@ -248,6 +248,7 @@ export const tokenRoutes: RouteTable = {
     },
     {
       pattern: 'roles/:name',
+      replicated: true,
       synopsis: 'Create, read, update or delete a token role.',
       description:
         "Updating an existing role changes only the given fields; creating one uses Vault's defaults.",

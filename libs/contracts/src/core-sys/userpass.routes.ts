@@ -90,6 +90,7 @@ export const userpassRoutes: RouteTable = {
     },
     {
       pattern: 'users/:username',
+      replicated: true,
       synopsis: 'Manage a user: its password and the properties of the tokens it gets at login.',
       description:
         'Writing a new user needs a password; updating an existing one changes only the given fields.',
@@ -109,6 +110,7 @@ export const userpassRoutes: RouteTable = {
     },
     {
       pattern: 'users/:username/password',
+      replicated: true,
       synopsis: "Reset a user's password.",
       operations: {
         update: {
@@ -119,6 +121,7 @@ export const userpassRoutes: RouteTable = {
     },
     {
       pattern: 'users/:username/policies',
+      replicated: true,
       synopsis: "Update a user's token policies.",
       operations: {
         update: {

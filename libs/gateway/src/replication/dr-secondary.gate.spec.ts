@@ -1,5 +1,15 @@
-import type { ReplicationModes } from '@coffer/contracts/replication';
+import { matchRoute, type MountEntry, type RouteTable } from '@coffer/contracts';
 import {
+  approleRoutes,
+  identityRoutes,
+  systemRoutes,
+  tokenRoutes,
+  userpassRoutes,
+} from '@coffer/contracts/core-sys';
+import type { ReplicationModes } from '@coffer/contracts/replication';
+import { MountIndex } from '../routing/mount-index';
+import {
+  addressesLocalMount,
   DR_SECONDARY_REFUSAL,
   drSecondaryAllows,
   healthWithReplication,
@@ -10,6 +20,27 @@ import {
 } from './dr-secondary.gate';
 
 const kv: ModeTarget = { service: 'kv', local: false, mountType: 'kv' };
+
+/** The core-sys route a mount-relative path resolves to, as the gateway's target. */
+const coreSys = (table: RouteTable, rel: string, local = false): ModeTarget => {
+  const match = matchRoute(table, rel);
+  if (!match) throw new Error(`no route for ${rel}`);
+  return { service: 'core-sys', local, mountType: table.engine, replicated: match.route.replicated };
+};
+
+const entry = (path: string, local: boolean, namespace = ''): MountEntry => ({
+  path,
+  uuid: `u-${path}`,
+  accessor: `a-${path}`,
+  type: 'kv',
+  namespace,
+  options: {},
+  config: { default_lease_ttl: 0, max_lease_ttl: 0 },
+  description: '',
+  table: 'secret',
+  local,
+  seal_wrap: false,
+});
 
 const modes = (dr: ReplicationModes['dr'], performance: ReplicationModes['performance'] = 'disabled') => ({
   dr,
@@ -86,6 +117,130 @@ describe('the replication gate', () => {
     expect(servedInMode(perf, 'secret/data/a', false, kv, { 'x-vault-no-request-forwarding': '1' })).toBe(
       'local',
     );
+  });
+
+  it('forwards writes to replicated core-sys data on a performance secondary (Vault: request forwarding)', () => {
+    const perf = modes('disabled', 'secondary');
+    const forwarded: Array<[RouteTable, string]> = [
+      [systemRoutes, 'policies/acl/reader'],
+      [systemRoutes, 'policy/reader'],
+      [systemRoutes, 'policies/rgp/r'],
+      [systemRoutes, 'policies/egp/e'],
+      [systemRoutes, 'policies/password/p'],
+      [systemRoutes, 'namespaces/team'],
+      [userpassRoutes, 'users/alice'],
+      [userpassRoutes, 'users/alice/password'],
+      [userpassRoutes, 'users/alice/policies'],
+      [approleRoutes, 'role/web'],
+      [approleRoutes, 'role/web/policies'],
+      [approleRoutes, 'role/web/role-id'],
+      [approleRoutes, 'role/web/secret-id'],
+      [approleRoutes, 'role/web/custom-secret-id'],
+      [approleRoutes, 'role/web/secret-id/destroy'],
+      [approleRoutes, 'role/web/secret-id-accessor/destroy'],
+      [identityRoutes, 'entity'],
+      [identityRoutes, 'entity/id/e-1'],
+      [identityRoutes, 'entity/name/bob'],
+      [identityRoutes, 'entity-alias'],
+      [identityRoutes, 'entity-alias/id/a-1'],
+      [identityRoutes, 'entity/merge'],
+      [identityRoutes, 'group'],
+      [identityRoutes, 'group/name/ops'],
+      [identityRoutes, 'group-alias/id/g-1'],
+      [tokenRoutes, 'roles/ci'],
+    ];
+    for (const [table, rel] of forwarded) {
+      expect([rel, servedInMode(perf, rel, true, coreSys(table, rel), {})]).toEqual([rel, 'forward']);
+      // reads stay here (the replicated copy), as do the same writes on a primary
+      expect(servedInMode(perf, rel, false, coreSys(table, rel), {})).toBe('local');
+      expect(servedInMode(modes('primary', 'primary'), rel, true, coreSys(table, rel), {})).toBe('local');
+    }
+    const local: Array<[RouteTable, string]> = [
+      // tokens and leases are the secondary's own, as are logins (they read replicated data here)
+      [tokenRoutes, 'create'],
+      [tokenRoutes, 'create/ci'],
+      [tokenRoutes, 'revoke-self'],
+      [tokenRoutes, 'renew-self'],
+      [tokenRoutes, 'lookup'],
+      [systemRoutes, 'leases/revoke'],
+      [systemRoutes, 'leases/renew'],
+      [userpassRoutes, 'login/alice'],
+      [approleRoutes, 'login'],
+      [approleRoutes, 'role/web/secret-id/lookup'],
+      [approleRoutes, 'tidy/secret-id'],
+      [identityRoutes, 'lookup/entity'],
+      // per-cluster sys state
+      [systemRoutes, 'seal'],
+      [systemRoutes, 'unseal'],
+      [systemRoutes, 'generate-root/attempt'],
+      [systemRoutes, 'capabilities-self'],
+      [systemRoutes, 'audit/file'],
+      [systemRoutes, 'wrapping/wrap'],
+      [systemRoutes, 'policies/password/p/generate'],
+    ];
+    for (const [table, rel] of local)
+      expect([rel, servedInMode(perf, rel, true, coreSys(table, rel), {})]).toEqual([rel, 'local']);
+    // the users of a local auth method stay on its cluster
+    expect(servedInMode(perf, 'users/alice', true, coreSys(userpassRoutes, 'users/alice', true), {})).toBe(
+      'local',
+    );
+    // X-Vault-No-Request-Forwarding: Vault's read-only refusal, as for kv
+    expect(() =>
+      servedInMode(perf, 'users/alice', true, coreSys(userpassRoutes, 'users/alice'), {
+        'x-vault-no-request-forwarding': 'true',
+      }),
+    ).toThrow(READ_ONLY_STORAGE);
+  });
+
+  it('decides mount changes once the body tells whether the mount addressed is local', () => {
+    const perf = modes('disabled', 'secondary');
+    const index = new MountIndex([
+      entry('shared/', false),
+      entry('mine/', true),
+      entry('auth/local-up/', true),
+      entry('theirs/', true, 'ns1/'),
+    ]);
+    const route = (rel: string) => {
+      const match = matchRoute(systemRoutes, rel);
+      if (!match) throw new Error(rel);
+      return match;
+    };
+    const local = (rel: string, body: unknown, namespace = '') =>
+      addressesLocalMount(index, namespace, route(rel).route, route(rel).params, body);
+    // enable: the body says
+    expect(local('mounts/new', { type: 'kv', local: true })).toBe(true);
+    expect(local('mounts/new', { type: 'kv', local: 'true' })).toBe(true);
+    expect(local('mounts/new', { type: 'kv' })).toBe(false);
+    expect(local('auth/up', { type: 'userpass', local: true })).toBe(true);
+    // disable, tune, remount: the mount this cluster has at that path
+    expect(local('mounts/mine', undefined)).toBe(true);
+    expect(local('mounts/mine/tune', { max_lease_ttl: '1h' })).toBe(true);
+    expect(local('mounts/shared', undefined)).toBe(false);
+    expect(local('auth/local-up', undefined)).toBe(true);
+    expect(local('auth/local-up/tune', {})).toBe(true);
+    expect(local('remount', { from: 'mine', to: 'mine2' })).toBe(true);
+    expect(local('remount', { from: 'shared', to: 'shared2' })).toBe(false);
+    // in a namespace, its own mounts
+    expect(local('mounts/theirs', undefined, 'ns1/')).toBe(true);
+    expect(local('mounts/theirs', undefined)).toBe(false);
+
+    const target = (rel: string, addressedLocal?: boolean): ModeTarget => ({
+      ...coreSys(systemRoutes, rel),
+      ...(addressedLocal === undefined ? {} : { addressedLocal }),
+    });
+    expect(route('mounts/x').route.replicated).toBe('mount');
+    // not decided before the body is read; then forwarded unless local
+    expect(servedInMode(perf, 'sys/mounts/x', true, target('mounts/x'), {})).toBe('local');
+    expect(servedInMode(perf, 'sys/mounts/x', true, target('mounts/x', false), {})).toBe('forward');
+    expect(servedInMode(perf, 'sys/mounts/x', true, target('mounts/x', true), {})).toBe('local');
+    expect(servedInMode(perf, 'sys/auth/x/tune', true, target('auth/x/tune', false), {})).toBe('forward');
+    expect(servedInMode(perf, 'sys/remount', true, target('remount', false), {})).toBe('forward');
+    // a local mount change is served here even when no forwarding is asked
+    expect(
+      servedInMode(perf, 'sys/mounts/x', true, target('mounts/x', true), {
+        'x-vault-no-request-forwarding': '1',
+      }),
+    ).toBe('local');
   });
 
   it('answers health with the modes, and drsecondarycode on an unsealed DR secondary', () => {

@@ -1,7 +1,8 @@
-import { DomainError } from '@coffer/contracts';
+import { addressedMountPath, DomainError, enablesLocalMount, type RouteDef } from '@coffer/contracts';
 import type { ReplicationModes } from '@coffer/contracts/replication';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { HttpResult } from '../response/envelope';
+import type { MountIndex } from '../routing/mount-index';
 
 /** Vault's answer to a client request on a DR secondary. */
 export const DR_SECONDARY_REFUSAL = 'path disabled in replication DR secondary mode';
@@ -57,15 +58,45 @@ export interface ModeTarget {
   service: string;
   local: boolean;
   mountType: string;
+  /** the route's `replicated` flag (core-sys writes a performance secondary forwards) */
+  replicated?: RouteDef['replicated'];
+  /**
+   * For a `replicated: 'mount'` route, once the body is read: whether the mount it addresses,
+   * or enables, is local to this cluster (`addressesLocalMount`). Unknown before.
+   */
+  addressedLocal?: boolean;
+}
+
+/**
+ * Whether a `replicated: 'mount'` write addresses a mount local to this cluster: it enables one
+ * with `local: true`, or disables, tunes or remounts (`from`) one of this cluster's local mounts.
+ */
+export function addressesLocalMount(
+  index: MountIndex,
+  namespace: string,
+  route: Pick<RouteDef, 'pattern'>,
+  params: Readonly<Record<string, unknown>>,
+  body: unknown,
+): boolean {
+  if (enablesLocalMount(body)) return true;
+  const path = addressedMountPath(route, params, body);
+  if (path === undefined) return false;
+  const hit = index.find(namespace + path);
+  return hit !== undefined && hit.rel === '' && hit.entry.local;
 }
 
 /**
  * Where a request is served in this cluster's replication mode: on a DR secondary every client
  * request but replication, health and seal is refused (400 with Vault's text); on a performance
- * secondary a write to a replicated mount of a replayed service is forwarded to the primary
+ * secondary a write to a replicated mount of a replayed service (kv) is forwarded to the primary
  * (`forward`), unless the client asked for no forwarding (Vault's read-only refusal); a write to
  * a local mount or cubbyhole of such a service is refused (it would fork the replicated log).
- * Everything else is served here (`local`).
+ * A write through a core-sys route flagged `replicated` (mounts, auth methods, policies,
+ * namespaces, users, roles, identity, token roles, password policies) is forwarded likewise,
+ * unless its mount is local (a `local: true` auth method's users) or, for a route addressing a
+ * mount, that mount is local or enabled as local (decided once the body is read: `local` until
+ * `addressedLocal` is known). Everything else is served here (`local`): tokens, leases, logins,
+ * seal, replication.
  */
 export function servedInMode(
   modes: ReplicationModes,
@@ -76,10 +107,12 @@ export function servedInMode(
 ): 'local' | 'forward' {
   if (modes.dr === 'secondary' && !drSecondaryAllows(fullPath))
     throw new DomainError('invalid_request', DR_SECONDARY_REFUSAL);
-  if (modes.performance !== 'secondary' || !write || !target || !REPLAYED_SERVICES.has(target.service))
-    return 'local';
-  if (target.local || target.mountType === 'cubbyhole')
-    throw new DomainError('invalid_request', PERFORMANCE_SECONDARY_LOCAL_WRITE_REFUSAL);
+  if (modes.performance !== 'secondary' || !write || !target) return 'local';
+  if (REPLAYED_SERVICES.has(target.service)) {
+    if (target.local || target.mountType === 'cubbyhole')
+      throw new DomainError('invalid_request', PERFORMANCE_SECONDARY_LOCAL_WRITE_REFUSAL);
+  } else if (!target.replicated || target.local) return 'local';
+  else if (target.replicated === 'mount' && target.addressedLocal !== false) return 'local';
   if (noForwardingAsked(headers)) throw new DomainError('invalid_request', READ_ONLY_STORAGE);
   return 'forward';
 }

@@ -19,6 +19,16 @@ import type { HttpResult } from '../response/envelope';
 import { healthWithReplication, REPLAYED_SERVICES, servedInMode, type ModeTarget } from './dr-secondary.gate';
 import { indexHeaders, indexStateOf, MISSING_INDEX_STATE, type IndexState } from './consistency-index';
 
+/**
+ * The logs an index state (X-Service-Index) may name, and the service whose reads wait for it:
+ * kv's, and core-sys's (a forwarded core-sys write answers the primary's core-sys position, which
+ * a secondary's core-sys replica log reaches once it has streamed).
+ */
+const INDEXED_SOURCES: ReadonlyMap<string, string> = new Map([
+  ['kv', 'kv'],
+  ['core_sys', 'core-sys'],
+]);
+
 /** a safety net for a missed broadcast */
 const MODES_MAX_AGE_MS = 5_000;
 
@@ -70,13 +80,29 @@ export class ReplicationGate implements OnModuleInit, OnModuleDestroy {
     target: ModeTarget | undefined,
     headers: IncomingHttpHeaders,
   ): Promise<'local' | 'forward'> {
-    const served = servedInMode(await this.modes.get(), fullPath, write, target, headers);
+    const modes = await this.modes.get();
+    const served = servedInMode(modes, fullPath, write, target, headers);
     const wanted = indexStateOf(headers);
-    const service = target?.service;
-    if (!wanted || write || service !== wanted.source || !REPLAYED_SERVICES.has(wanted.source)) return served;
+    if (!wanted || write || target === undefined || INDEXED_SOURCES.get(wanted.source) !== target.service)
+      return served;
+    // core-sys's replica log (the primary's position) exists on a secondary only
+    if (wanted.source !== 'kv' && modes.performance !== 'secondary' && modes.dr !== 'secondary')
+      return served;
     const head = await this.transport.request(replicaApplyContract(wanted.source), { op: 'head' });
     if (head.lastWal < wanted.wal) throw new DomainError('precondition_failed', MISSING_INDEX_STATE);
     return served;
+  }
+
+  /**
+   * Where a write through a route addressing a mount (`replicated: 'mount'`) is served, once its
+   * body told whether the mount it addresses or enables is local to this cluster.
+   */
+  async admitMountChange(
+    fullPath: string,
+    target: ModeTarget & { addressedLocal: boolean },
+    headers: IncomingHttpHeaders,
+  ): Promise<'local' | 'forward'> {
+    return servedInMode(await this.modes.get(), fullPath, true, target, headers);
   }
 
   /**
@@ -114,9 +140,10 @@ export class ReplicationGate implements OnModuleInit, OnModuleDestroy {
   ): Promise<HttpResult> {
     if (fullPath.replace(/\/+$/, '') === 'sys/health')
       return healthWithReplication(result, await this.modes.get(), query);
-    if (!sent.write || result.status >= 300 || !REPLAYED_SERVICES.has(sent.service)) return result;
+    if (!sent.write || result.status >= 300) return result;
     // forwarded: the primary's position of the write, for a read here once it has streamed
     if (sent.forwarded) return { ...result, headers: { ...result.headers, ...indexHeaders(sent.forwarded) } };
+    if (!REPLAYED_SERVICES.has(sent.service)) return result;
     const modes = await this.modes.get();
     if (modes.dr !== 'primary' && modes.performance !== 'primary') return result;
     // the log's head once the write committed: at or past the write's own position

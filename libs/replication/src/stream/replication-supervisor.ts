@@ -83,6 +83,7 @@ export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicat
             transport: runtime.transport,
             mounts: () => this.mounts(),
             filterFor: (secondaryId) => this.filters.get(`performance:${secondaryId}`),
+            head: async (schema) => (await wal.heads()).find((h) => h.source === schema)?.lastWal ?? 0,
           },
           id,
           forward,

@@ -7,7 +7,8 @@ import {
   engineRequestSchema,
   type MountEntry,
 } from '@coffer/contracts';
-import { replicaApplyContract, type ForwardedWrite } from '@coffer/contracts/replication';
+import { sysContracts } from '@coffer/contracts/core-sys';
+import type { ForwardedWrite } from '@coffer/contracts/replication';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { freePort, natsUrl, uniqueSubjectPrefix } from '@coffer/testing';
 import { connectNatsTransport, type Subscription, type Transport } from '@coffer/transport';
@@ -45,7 +46,8 @@ describe('write forwarding: performance secondary -> primary (TLS-PSK + NATS)', 
   let listener: ClusterListener;
   const served: Subscription[] = [];
   const state: { current: ModeState } = { current: initialModeState('performance') };
-  const mounts = [mountOf({}), mountOf({ path: 'local/', uuid: 'm-local', local: true })];
+  const sysMount = mountOf({ path: 'sys/', uuid: 'm-sys', accessor: 'system_primary', type: 'system' });
+  const mounts = [mountOf({}), mountOf({ path: 'local/', uuid: 'm-local', local: true }), sysMount];
   const filtered = new Set<string>();
   let clusterAddr = '';
   /** what the engine received: the primary-side request and caller */
@@ -104,7 +106,14 @@ describe('write forwarding: performance secondary -> primary (TLS-PSK + NATS)', 
         });
         return { data: { version: 1 } };
       }),
-      transport.serve(replicaApplyContract('kv'), 'kv', async () => ({ lastWal: 42, hash: 'h' })),
+      transport.serve(sysContracts.policyWrite, 'core-sys', async (req, headers) => {
+        received.push({
+          mountAccessor: req.mount.accessor,
+          policies: decodeContext(headers)?.policies,
+          path: req.path,
+        });
+        return { data: null };
+      }),
     );
     clusterAddr = `127.0.0.1:${await freePort()}`;
     state.current = {
@@ -129,6 +138,7 @@ describe('write forwarding: performance secondary -> primary (TLS-PSK + NATS)', 
             transport,
             mounts: async () => mounts,
             filterFor: () => ({ excludedMountUuids: filtered, mounts: [], namespaces: [] }),
+            head: async (schema) => (schema === 'kv' ? 42 : schema === 'core_sys' ? 7 : 0),
           },
           id,
           forward,
@@ -149,6 +159,61 @@ describe('write forwarding: performance secondary -> primary (TLS-PSK + NATS)', 
     expect(answer.index).toEqual({ source: 'kv', wal: 42 });
     // the caller context the secondary resolved (no token anywhere), the primary's own mount entry
     expect(received.at(-1)).toEqual({ mountAccessor: 'kv_primary', policies: ['writer'], path: 'data/a' });
+  });
+
+  it("runs a replicated core-sys write (an ACL policy) on the primary's core-sys, and answers core-sys's index", async () => {
+    const policy: ForwardedWrite = {
+      ...write('p'),
+      subject: sysContracts.policyWrite.subject,
+      service: 'core-sys',
+      request: {
+        ...write('p').request,
+        operation: 'update',
+        mount: { ...sysMount, accessor: 'system_secondary_copy' },
+        path: 'policies/acl/reader',
+        params: { name: 'reader' },
+        body: { policy: 'path "secret/*" { capabilities = ["read"] }' },
+      },
+    };
+    const answer = await forwardToPrimary(link(), policy, self);
+    expect(answer.index).toEqual({ source: 'core_sys', wal: 7 });
+    expect(received.at(-1)).toEqual({
+      mountAccessor: 'system_primary',
+      policies: ['writer'],
+      path: 'policies/acl/reader',
+    });
+  });
+
+  it("refuses a core-sys write that is the secondary's own (sealing, a local mount) without running it", async () => {
+    const calls = received.length;
+    const base = write('s').request;
+    const seal: ForwardedWrite = {
+      ...write('s'),
+      subject: sysContracts.seal.subject,
+      service: 'core-sys',
+      request: { ...base, operation: 'update', mount: sysMount, path: 'seal', params: {} },
+    };
+    const sealed = await forwardToPrimary(link(), seal, self).catch((e: unknown) => e);
+    expect(sealed).toMatchObject({
+      code: 'invalid_request',
+      message: /writes to core-sys are not forwarded/,
+    });
+    const enableLocal: ForwardedWrite = {
+      ...seal,
+      subject: sysContracts.mountEnable.subject,
+      request: {
+        ...seal.request,
+        path: 'mounts/mine',
+        params: { path: 'mine' },
+        body: { type: 'kv', local: true },
+      },
+    };
+    const local = await forwardToPrimary(link(), enableLocal, self).catch((e: unknown) => e);
+    expect(local).toMatchObject({
+      code: 'invalid_request',
+      message: /local mount is enabled on the secondary/,
+    });
+    expect(received.length).toBe(calls);
   });
 
   it("brings the engine's refusal back as the same domain error", async () => {

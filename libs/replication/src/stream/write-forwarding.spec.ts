@@ -1,6 +1,7 @@
 import type { MountEntry } from '@coffer/contracts';
 import type { ForwardedWrite } from '@coffer/contracts/replication';
-import { forwardedResult, forwardRefusal } from './write-forwarding';
+import { sysContracts, tokenContracts, userpassContracts } from '@coffer/contracts/core-sys';
+import { CORE_SYS_FORWARDED, forwardedResult, forwardRefusal, logSchemaOf } from './write-forwarding';
 import { DomainError } from '@coffer/contracts';
 
 const mount: MountEntry = {
@@ -65,6 +66,55 @@ describe('write forwarding: what the primary re-checks', () => {
     expect(forwardRefusal(write(), { ...mount, type: 'cubbyhole' }, undefined)).toMatch(/local/);
     const filter = { excludedMountUuids: new Set(['m-1']), mounts: ['secret/'], namespaces: [] };
     expect(forwardRefusal(write(), mount, filter)).toBe('the mount is filtered out for this secondary');
+  });
+
+  it('runs core-sys writes to replicated data (its `replicated` routes), refuses its local ones', () => {
+    const sys: MountEntry = { ...mount, path: 'sys/', uuid: 'm-sys', type: 'system', options: {} };
+    const core = (
+      subject: string,
+      body: Record<string, unknown> = {},
+      params: Record<string, string> = {},
+    ) => ({
+      subject,
+      service: 'core-sys',
+      context: {},
+      request: { operation: 'update' as const, mount: sys, path: 'x', params, body, query: {}, headers: {} },
+    });
+    for (const subject of [
+      sysContracts.policyWrite.subject,
+      sysContracts.mountEnable.subject,
+      sysContracts.authDisable.subject,
+      userpassContracts.userWrite.subject,
+    ])
+      expect([subject, forwardRefusal(core(subject), sys, undefined)]).toEqual([subject, undefined]);
+    // tokens, seal, reads: the secondary's own
+    for (const subject of [
+      tokenContracts.create.subject,
+      sysContracts.seal.subject,
+      sysContracts.mountRead.subject,
+    ])
+      expect(forwardRefusal(core(subject), sys, undefined)).toBe('writes to core-sys are not forwarded');
+    // a mount enabled as local, or one of the primary's local mounts addressed by path
+    expect(forwardRefusal(core(sysContracts.mountEnable.subject, { local: true }), sys, undefined)).toMatch(
+      /enabled on the secondary itself/,
+    );
+    const mine = { ...mount, path: 'mine/', uuid: 'm-mine', local: true };
+    expect(
+      forwardRefusal(core(sysContracts.mountTune.subject, {}, { path: 'mine' }), sys, undefined, [sys, mine]),
+    ).toMatch(/the mount is local/);
+    expect(
+      forwardRefusal(core(sysContracts.mountTune.subject, {}, { path: 'secret' }), sys, undefined, [
+        sys,
+        mount,
+      ]),
+    ).toBeUndefined();
+    // the mount addressed by uuid is re-checked as for kv
+    expect(forwardRefusal(core(sysContracts.policyWrite.subject), undefined, undefined)).toBe(
+      'no such mount on the primary',
+    );
+    expect(CORE_SYS_FORWARDED.has(sysContracts.policyRead.subject)).toBe(false);
+    expect(logSchemaOf('core-sys')).toBe('core_sys');
+    expect(logSchemaOf('kv')).toBe('kv');
   });
 
   it('answers a domain error as its body and any other failure as an opaque internal error', () => {

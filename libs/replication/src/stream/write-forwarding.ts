@@ -1,16 +1,22 @@
 import {
+  addressedMountPath,
   defineContract,
   DomainError,
+  enablesLocalMount,
   engineRequestSchema,
   isDomainError,
   mountInfoSchema,
+  replicatedWriteRoutes,
   type MountEntry,
 } from '@coffer/contracts';
 import {
-  replicaApplyContract,
-  type ForwardedAnswer,
-  type ForwardedWrite,
-} from '@coffer/contracts/replication';
+  approleRoutes,
+  identityRoutes,
+  systemRoutes,
+  tokenRoutes,
+  userpassRoutes,
+} from '@coffer/contracts/core-sys';
+import type { ForwardedAnswer, ForwardedWrite } from '@coffer/contracts/replication';
 import type { Transport } from '@coffer/transport';
 import { z } from 'zod';
 import type { PrimaryLink } from '../state/replication-state.decider';
@@ -21,6 +27,23 @@ import { connectToPrimary } from './primary-connection';
 
 /** The services whose writes a performance secondary forwards (its replayed engines: kv). */
 export const FORWARDED_SERVICES: ReadonlySet<string> = new Set(['kv']);
+
+/**
+ * core-sys's writes a performance secondary forwards: its routes flagged `replicated` (mounts,
+ * auth methods, policies, namespaces, userpass users, AppRole roles and secret ids, identity,
+ * token roles, password policies), by subject. Tokens, leases, logins and seal routes are not
+ * in it: they are the secondary's own.
+ */
+export const CORE_SYS_FORWARDED = replicatedWriteRoutes([
+  systemRoutes,
+  userpassRoutes,
+  approleRoutes,
+  identityRoutes,
+  tokenRoutes,
+]);
+
+/** The log a forwarded write's service appends to: its schema (the index state's source). */
+export const logSchemaOf = (service: string): string => service.replaceAll('-', '_');
 
 /** a forwarded write: the handshake, the primary's engine call and its answer */
 const FORWARD_TIMEOUT_MS = 15_000;
@@ -109,22 +132,28 @@ export interface PrimarySide {
   transport: Transport;
   mounts: () => Promise<MountEntry[]>;
   filterFor: (secondaryId: string) => StreamFilter | undefined;
+  /** this cluster's own log head of a schema (after the write committed) */
+  head: (schema: string) => Promise<number>;
 }
 
 /**
  * Why the primary will not run a forwarded write (undefined: it will). The secondary already
  * checked the caller's token and ACL; the primary re-checks what the secondary cannot be trusted
- * with or may have stale: that it is a write to a forwarded engine's own route (not its
- * replication or cubbyhole subjects), to a mount the primary has, that is replicated (not local)
- * and not filtered out for this secondary.
+ * with or may have stale: that it is a write to a forwarded engine's own route (kv's, not its
+ * replication or cubbyhole subjects; core-sys's `replicated` routes only), to a mount the primary
+ * has, that is replicated (not local) and not filtered out for this secondary; and for a route
+ * addressing a mount by path, that it neither enables a local one nor addresses one of the
+ * primary's local mounts.
  */
 export function forwardRefusal(
   forward: ForwardedWrite,
   mount: MountEntry | undefined,
   filter: StreamFilter | undefined,
+  mounts: readonly MountEntry[] = [],
 ): string | undefined {
   const { service, subject, request } = forward;
-  if (!FORWARDED_SERVICES.has(service) || !subject.startsWith(`${service}.`))
+  const coreSysRoute = service === 'core-sys' ? CORE_SYS_FORWARDED.get(subject) : undefined;
+  if (!coreSysRoute && (!FORWARDED_SERVICES.has(service) || !subject.startsWith(`${service}.`)))
     return `writes to ${service} are not forwarded`;
   if (subject.startsWith(`${service}.replication.`) || subject.startsWith('kv.cubbyhole.'))
     return 'this path is local to the secondary';
@@ -132,13 +161,22 @@ export function forwardRefusal(
   if (!mount || mount.namespace !== request.mount.namespace) return 'no such mount on the primary';
   if (mount.local || mount.type === 'cubbyhole') return 'the mount is local: it is not replicated';
   if (filter?.excludedMountUuids.has(mount.uuid)) return 'the mount is filtered out for this secondary';
+  if (coreSysRoute?.replicated === 'mount') {
+    if (enablesLocalMount(request.body)) return 'a local mount is enabled on the secondary itself';
+    const path = addressedMountPath(coreSysRoute, request.params, request.body);
+    const addressed = mounts.find((m) => m.namespace === mount.namespace && withSlash(m.path) === path);
+    if (addressed?.local) return 'the mount is local: it is not replicated';
+  }
   return undefined;
 }
 
+const withSlash = (path: string): string => (path.endsWith('/') ? path : `${path}/`);
+
 /**
- * Primary side: runs a forwarded write on this cluster's engine as the caller the secondary
- * resolved, with the primary's own mount entry (not the secondary's copy), and answers the
- * service's log head once it committed (the client's X-Service-Index). An engine's refusal
+ * Primary side: runs a forwarded write on this cluster's engine (kv, or core-sys) as the caller
+ * the secondary resolved, with the primary's own mount entry (not the secondary's copy), and
+ * answers the service's log head once it committed (the client's X-Service-Index; core-sys's
+ * is the position a secondary's core-sys replica log reaches when the write has streamed). An engine's refusal
  * (404, 400...) goes back as the same DomainError.
  */
 export async function runForwarded(
@@ -148,7 +186,7 @@ export async function runForwarded(
 ): Promise<ForwardedAnswer> {
   const mounts = await side.mounts();
   const mount = mounts.find((m) => m.uuid === forward.request.mount.uuid);
-  const refusal = forwardRefusal(forward, mount, side.filterFor(secondaryId));
+  const refusal = forwardRefusal(forward, mount, side.filterFor(secondaryId), mounts);
   if (refusal !== undefined || !mount)
     throw new DomainError('invalid_request', `forwarding refused: ${refusal}`);
   // the primary's own entry (a zod object strips the table-only fields), not the secondary's copy
@@ -157,8 +195,8 @@ export async function runForwarded(
     headers: forward.context,
     write: true,
   });
-  const head = await side.transport.request(replicaApplyContract(forward.service), { op: 'head' });
-  return { answer, index: { source: forward.service, wal: head.lastWal } };
+  const source = logSchemaOf(forward.service);
+  return { answer, index: { source, wal: await side.head(source) } };
 }
 
 /** The frame answering a forwarded write (its error as a DomainError body, never a stack). */
