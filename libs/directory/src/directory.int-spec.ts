@@ -381,6 +381,7 @@ describe('directory service (Postgres, NATS, slapd, two replicas)', () => {
         const answer = await past(then.at, path);
         for (const secret of secrets) expect(JSON.stringify(answer)).not.toContain(secret);
         answers[key] = answer.found ? answer.state : null;
+        if (key === 'role' && answer.found) expect(answer.warnings.join()).toContain('password_last_set');
       }
       const { at, ...expected } = then;
       expect({ at, ...answers }).toEqual({ at, ...expected });
