@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { createServiceEventStore, type ServiceRuntime } from '@coffer/event-store';
 import { CLOUD_CREDS_EVENT_STORE, CLOUD_CREDS_RUNTIME } from './cloud-creds.di';
 import { CLOUD_CREDS_LOGS, CLOUD_CREDS_PARTS } from './cloud-creds.parts';
+import { CLOUD_HISTORY_BACKENDS, CloudCredsHistoryHandlers } from './shared/cloud-history-backend';
 import { CLOUD_LEASE_BACKENDS, CloudCredsLeaseHandlers } from './shared/cloud-lease-backend';
 import { CloudCredsDb } from './shared/cloud-record.table';
 
@@ -13,6 +14,7 @@ import { CloudCredsDb } from './shared/cloud-record.table';
 export class CloudCredsModule {
   static register(runtime: ServiceRuntime): DynamicModule {
     const leaseBackends = CLOUD_CREDS_PARTS.flatMap((part) => part.leaseBackends ?? []);
+    const historyBackends = CLOUD_CREDS_PARTS.flatMap((part) => part.historyBackends ?? []);
     return {
       module: CloudCredsModule,
       providers: [
@@ -27,8 +29,18 @@ export class CloudCredsModule {
           useFactory: (...backends: unknown[]) => backends,
           inject: leaseBackends,
         },
+        ...historyBackends,
+        {
+          provide: CLOUD_HISTORY_BACKENDS,
+          useFactory: (...backends: unknown[]) => backends,
+          inject: historyBackends,
+        },
       ],
-      controllers: [...CLOUD_CREDS_PARTS.flatMap((part) => part.controllers), CloudCredsLeaseHandlers],
+      controllers: [
+        ...CLOUD_CREDS_PARTS.flatMap((part) => part.controllers),
+        CloudCredsLeaseHandlers,
+        CloudCredsHistoryHandlers,
+      ],
     };
   }
 }

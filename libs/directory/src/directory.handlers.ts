@@ -1,9 +1,17 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { CallerContext, RequestOf, ResponseOf } from '@coffer/contracts';
+import {
+  engineHistoryState,
+  type CallerContext,
+  type EngineHistoryStateRequest,
+  type EngineHistoryStateResponse,
+  type RequestOf,
+  type ResponseOf,
+} from '@coffer/contracts';
 import { directory } from '@coffer/contracts/directory';
 import { Caller, Handles } from '@coffer/transport';
 import { ConfigService } from './config/config.service';
+import { DirectoryHistoryService } from './history/directory-history.service';
 import { LibraryService } from './library/library.service';
 import { RoleService } from './roles/role.service';
 
@@ -87,5 +95,16 @@ export class DirectoryLibraryHandlers {
   }
   @Handles(directory.status) status(@Payload() req: Req<'status'>): Res<'status'> {
     return this.library.status(req);
+  }
+}
+
+/** directory.history.state: config, roles and library sets at an instant, asked by core-sys's sys/history/state (no logic). */
+@Controller()
+export class DirectoryHistoryHandlers {
+  constructor(private readonly history: DirectoryHistoryService) {}
+
+  @Handles(engineHistoryState('directory'))
+  state(@Payload() req: EngineHistoryStateRequest): Promise<EngineHistoryStateResponse> {
+    return this.history.state(req);
   }
 }

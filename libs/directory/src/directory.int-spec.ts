@@ -4,6 +4,7 @@ import { Barrier, createKeyring } from '@coffer/barrier';
 import {
   coreLeasesHeld,
   encodeContext,
+  engineHistoryState,
   engineLeaseContracts,
   type Contract,
   type MountInfo,
@@ -68,7 +69,7 @@ describe('directory service (Postgres, NATS, slapd, two replicas)', () => {
     ) as Promise<{ data: any; secret?: any; status?: number }>;
 
   beforeAll(async () => {
-    slapd = await startSlapd(['svc1', 'svc2', 'lib1', 'lib2', 'lib3']);
+    slapd = await startSlapd(['svc1', 'svc2', 'lib1', 'lib2', 'lib3', 'hist1', 'hist2', 'hist3']);
     database = await createTestDatabase('directory-int');
     await migrateSchema(database.db, DIRECTORY_SCHEMA, directoryMigrations);
     const prefix = uniqueSubjectPrefix('directory-int');
@@ -290,5 +291,102 @@ describe('directory service (Postgres, NATS, slapd, two replicas)', () => {
     } finally {
       sub.unsubscribe();
     }
+  });
+
+  it('answers directory.history.state for config, roles and library sets, and their LISTs, as the live reads did', async () => {
+    const other: MountInfo = { ...mount, path: 'directory-history/', uuid: randomUUID() };
+    const on = (contract: Contract, operation: string, path: string, body = {}, params = {}) =>
+      replicas[0]!.client.request(
+        contract,
+        { operation, mount: other, path, params, body, query: {}, headers: {} },
+        { headers: headers() },
+      ) as Promise<{ data: any }>;
+    const read = (contract: Contract, operation: string, path: string, params = {}) =>
+      on(contract, operation, path, {}, params).then(
+        (res) => res.data,
+        () => null,
+      );
+    const live = async () => {
+      const role = await read(directory.roleRead, 'read', 'roles/r', { name: 'r' });
+      // password_last_set is the directory's at the read, not in the log: history leaves it out
+      if (role) delete role.password_last_set;
+      return {
+        config: await read(directory.configRead, 'read', 'config'),
+        role,
+        roles: await read(directory.roleList, 'list', 'roles'),
+        set: await read(directory.setRead, 'read', 'library/s', { name: 's' }),
+        library: await read(directory.setList, 'list', 'library'),
+      };
+    };
+    const instant = async () => {
+      const at = new Date().toISOString();
+      // the next change is recorded strictly after this instant (poll the clock, no sleep)
+      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+      return { at, ...(await live()) };
+    };
+    const past = (at: string, path: string) =>
+      replicas[1]!.client.request(engineHistoryState('directory'), {
+        mount_uuid: other.uuid,
+        mount_type: 'directory',
+        mount_options: {},
+        path,
+        query: {},
+        at,
+        values: true,
+      });
+    const config = {
+      url: slapd.url,
+      binddn: slapd.binddn,
+      bindpass: slapd.bindpass,
+      userdn: slapd.userdn,
+      schema: 'openldap',
+    };
+    const role = (name: string, account: string) =>
+      on(directory.roleWrite, 'update', `roles/${name}`, { service_account_name: account }, { name });
+    const set = (body: object) => on(directory.setWrite, 'update', 'library/s', body, { name: 's' });
+
+    const steps = [await instant()];
+    await on(directory.configWrite, 'update', 'config', config);
+    await role('r', 'hist1');
+    await set({ service_account_names: ['hist2'], ttl: 600 });
+    steps.push(await instant());
+    await on(directory.configWrite, 'update', 'config', { ...config, length: 20 });
+    await on(directory.rotateRole, 'update', 'rotate-role/r', {}, { name: 'r' });
+    const creds = await on(directory.creds, 'read', 'creds/r', {}, { name: 'r' });
+    await role('Q', 'hist3');
+    await set({ service_account_names: ['hist2'], ttl: 1200 });
+    steps.push(await instant());
+    await on(directory.roleDelete, 'delete', 'roles/r', {}, { name: 'r' });
+    await on(directory.setDelete, 'delete', 'library/s', {}, { name: 's' });
+    steps.push(await instant());
+    await on(directory.roleDelete, 'delete', 'roles/q', {}, { name: 'q' });
+    await on(directory.configDelete, 'delete', 'config');
+    steps.push(await instant());
+
+    expect(steps[1]?.role).toMatchObject({ service_account_name: 'hist1' });
+    expect(steps[2]?.role).toHaveProperty('last_vault_rotation');
+    expect(steps[2]?.roles).toEqual({ keys: ['q', 'r'] });
+    expect(steps[2]?.config).not.toEqual(steps[1]?.config);
+    expect(steps[2]?.set).not.toEqual(steps[1]?.set);
+    const secrets = [slapd.bindpass, creds.data.current_password as string];
+    for (const then of steps) {
+      const answers: Record<string, unknown> = {};
+      for (const [key, path] of [
+        ['config', 'config'],
+        ['role', 'roles/R'],
+        ['roles', 'roles'],
+        ['set', 'library/s'],
+        ['library', 'library'],
+      ] as const) {
+        const answer = await past(then.at, path);
+        for (const secret of secrets) expect(JSON.stringify(answer)).not.toContain(secret);
+        answers[key] = answer.found ? answer.state : null;
+        if (key === 'role' && answer.found) expect(answer.warnings.join()).toContain('password_last_set');
+      }
+      const { at, ...expected } = then;
+      expect({ at, ...answers }).toEqual({ at, ...expected });
+    }
+    for (const path of ['creds/r', 'library/s/status', 'rotate-root'])
+      await expect(past(new Date().toISOString(), path)).rejects.toMatchObject({ code: 'invalid_request' });
   });
 });

@@ -3,7 +3,12 @@ import { createServiceEventStore, writerProvider, type ServiceRuntime } from '@c
 import { ConfigService } from './config/config.service';
 import { DIRECTORY_EVENT_STORE, DIRECTORY_RUNTIME } from './directory.di';
 import { DIRECTORY_LOGS } from './directory.events';
-import { DirectoryLibraryHandlers, DirectoryRoleHandlers } from './directory.handlers';
+import {
+  DirectoryHistoryHandlers,
+  DirectoryLibraryHandlers,
+  DirectoryRoleHandlers,
+} from './directory.handlers';
+import { DirectoryHistoryService } from './history/directory-history.service';
 import { DirectoryLeaseHandlers } from './library/lease.handlers';
 import { LibraryService } from './library/library.service';
 import { RECORD_LOG } from './records/record.events';
@@ -39,8 +44,14 @@ export class DirectoryModule {
         RoleService,
         LibraryService,
         RotationSweep,
+        DirectoryHistoryService,
       ],
-      controllers: [DirectoryRoleHandlers, DirectoryLibraryHandlers, DirectoryLeaseHandlers],
+      controllers: [
+        DirectoryRoleHandlers,
+        DirectoryLibraryHandlers,
+        DirectoryLeaseHandlers,
+        DirectoryHistoryHandlers,
+      ],
     };
   }
 }

@@ -2,6 +2,7 @@ import type { ServiceRuntime } from '@coffer/event-store';
 import { writerProvider } from '@coffer/event-store';
 import { CLOUD_CREDS_EVENT_STORE, CLOUD_CREDS_RUNTIME } from '../cloud-creds.di';
 import type { EngineParts } from '../shared/engine-parts';
+import { CloudAHistoryService } from './history/cloud-a-history.service';
 import { CloudAHandlers } from './cloud-a.handlers';
 import { CloudAConfigService } from './config/cloud-a-config.service';
 import { CloudAEnv } from './config/cloud-a-env';
@@ -40,5 +41,6 @@ export const cloudAParts: EngineParts = {
     CloudARecoverySweep,
   ],
   controllers: [CloudAHandlers],
+  historyBackends: [CloudAHistoryService],
   leaseBackends: [CloudALeaseBackend],
 };

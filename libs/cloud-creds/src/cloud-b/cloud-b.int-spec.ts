@@ -5,6 +5,7 @@ import { Barrier, createKeyring } from '@coffer/barrier';
 import {
   coreLeasesHeld,
   encodeContext,
+  engineHistoryState,
   engineLeaseContracts,
   type Contract,
   type MountInfo,
@@ -230,5 +231,98 @@ describe('cloud-b (Postgres, NATS, local IAM/STS)', () => {
     } finally {
       sub.unsubscribe();
     }
+  });
+
+  it('answers cloud-creds.history.state for config/root, config/lease, roles and the LIST as the live reads did', async () => {
+    const other: MountInfo = { ...mount, path: 'cloud-b-history/', uuid: randomUUID() };
+    const on = (contract: Contract, operation: string, path: string, body = {}, params = {}) =>
+      client.request(
+        contract,
+        { operation, mount: other, path, params, body, query: {}, headers: {} },
+        { headers: headers() },
+      ) as Promise<{ data: any }>;
+    const read = (contract: Contract, operation: string, path: string, params = {}) =>
+      on(contract, operation, path, {}, params).then(
+        (res) => res.data,
+        () => null,
+      );
+    const live = async () => ({
+      root: await read(cloudB.rootRead, 'read', 'config/root'),
+      lease: await read(cloudB.leaseRead, 'read', 'config/lease'),
+      role: await read(cloudB.roleRead, 'read', 'roles/r', { name: 'r' }),
+      roles: await read(cloudB.roleList, 'list', 'roles'),
+    });
+    const instant = async () => {
+      const at = new Date().toISOString();
+      // the next change is recorded strictly after this instant (poll the clock, no sleep)
+      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+      return { at, ...(await live()) };
+    };
+    const past = (at: string, path: string) =>
+      client.request(engineHistoryState('cloud-creds'), {
+        mount_uuid: other.uuid,
+        mount_type: 'cloud-b',
+        mount_options: {},
+        path,
+        query: {},
+        at,
+        values: true,
+      });
+    const role = (name: string, body: object) =>
+      on(cloudB.roleWrite, 'update', `roles/${name}`, body, { name });
+    const root = (accessKey: string, secretKey: string) =>
+      on(cloudB.rootWrite, 'update', 'config/root', {
+        access_key: accessKey,
+        secret_key: secretKey,
+        region: 'eu-west-1',
+      });
+
+    const steps = [await instant()];
+    await root('AKIDFIRST', 'history-secret-one');
+    await on(cloudB.leaseWrite, 'update', 'config/lease', { lease: '1h', lease_max: '2h' });
+    await role('r', { credential_type: 'iam_user', policy_arns: 'arn:aws:iam::aws:policy/A' });
+    steps.push(await instant());
+    await root('AKIDSECOND', 'history-secret-two');
+    await on(cloudB.leaseWrite, 'update', 'config/lease', { lease: '30m', lease_max: '2h' });
+    await role('r', { user_path: '/hist/' });
+    await role('q', { credential_type: 'federation_token', policy_arns: 'arn:aws:iam::aws:policy/B' });
+    steps.push(await instant());
+    await on(cloudB.roleDelete, 'delete', 'roles/r', {}, { name: 'r' });
+    steps.push(await instant());
+    await on(cloudB.roleDelete, 'delete', 'roles/q', {}, { name: 'q' });
+    steps.push(await instant());
+
+    expect(steps[1]?.root).toMatchObject({ access_key: 'AKIDFIRST' });
+    expect(steps[2]?.role).toMatchObject({ user_path: '/hist/' });
+    expect(steps[2]?.roles).toEqual({ keys: ['q', 'r'] });
+    expect(steps[3]?.roles).toEqual({ keys: ['q'] });
+    for (const then of steps) {
+      const answers: Record<string, unknown> = {};
+      for (const [key, path] of [
+        ['root', 'config/root'],
+        ['lease', 'config/lease'],
+        ['role', 'roles/r'],
+        ['roles', 'roles'],
+      ] as const) {
+        const answer = await past(then.at, path);
+        expect(JSON.stringify(answer)).not.toMatch(/history-secret/);
+        answers[key] = answer.found ? answer.state : null;
+      }
+      const { at, ...expected } = then;
+      expect({ at, ...answers }).toEqual({ at, ...expected });
+    }
+    for (const path of ['creds/r', 'config/rotate-root'])
+      await expect(past(new Date().toISOString(), path)).rejects.toMatchObject({ code: 'invalid_request' });
+    // a mount type with no history backend
+    await expect(
+      client.request(engineHistoryState('cloud-creds'), {
+        mount_uuid: other.uuid,
+        mount_type: 'cloud-z',
+        mount_options: {},
+        path: 'roles',
+        query: {},
+        values: false,
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_request' });
   });
 });

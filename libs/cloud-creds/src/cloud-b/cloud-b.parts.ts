@@ -1,6 +1,7 @@
 import { writerProvider, type ServiceRuntime } from '@coffer/event-store';
 import { CLOUD_CREDS_EVENT_STORE, CLOUD_CREDS_RUNTIME } from '../cloud-creds.di';
 import type { EngineParts } from '../shared/engine-parts';
+import { CloudBHistoryService } from './history/cloud-b-history.service';
 import { CLOUD_B_ENVIRONMENT, loadCloudBEnvironment } from './aws/cloud-b-environment';
 import { CloudBHandlers } from './cloud-b.handlers';
 import { CloudBConfigService } from './config/cloud-b-config.service';
@@ -40,5 +41,6 @@ export const cloudBParts: EngineParts = {
     CloudBRecovery,
   ],
   controllers: [CloudBHandlers],
+  historyBackends: [CloudBHistoryService],
   leaseBackends: [CloudBLeaseService],
 };

@@ -1,6 +1,7 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { ServiceAggregate } from '@coffer/event-store';
 import type { Migration } from 'kysely';
+import type { CloudHistoryBackend } from './cloud-history-backend';
 import type { CloudLeaseBackend } from './cloud-lease-backend';
 
 /**
@@ -16,4 +17,6 @@ export interface EngineParts {
   controllers: Type[];
   /** the type's lease calls (`cloud-creds.lease.*` is one subject pair: CloudCredsLeaseHandlers dispatches by mount type) */
   leaseBackends?: Type<CloudLeaseBackend>[];
+  /** the type's history of its paths (`cloud-creds.history.state`: CloudCredsHistoryHandlers dispatches by mount type) */
+  historyBackends?: Type<CloudHistoryBackend>[];
 }

@@ -318,7 +318,7 @@ export const historyRouteDefs: RouteDef[] = [
     pattern: 'history/state/:path*',
     synopsis: 'What a read answered at an instant, rebuilt from the log.',
     description:
-      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id>; of kv v2 mounts config, metadata/<key> and data/<key>?version= (values only while not destroyed, to callers who may read them now); of pki mounts roles, roles/<name>, config/urls, config/crl, cert/ca, cert/ca_chain, ca/pem and ca_chain; of ssh mounts roles, roles/<name>, config/ca and keys/<name>; in the caller namespace. LIST (or ?list=true): sys/policies/acl, kv v2 metadata/<folder>, kv v1 <folder>, pki and ssh roles.',
+      'sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id>; of kv v2 mounts config, metadata/<key> and data/<key>?version= (values only while not destroyed, to callers who may read them now); of pki mounts roles, roles/<name>, config/urls, config/crl, cert/ca, cert/ca_chain, ca/pem and ca_chain; of ssh mounts roles, roles/<name>, config/ca and keys/<name>; of directory mounts config, roles, roles/<name>, library and library/<name>; of cloud-a mounts config, roles and roles/<name>; of cloud-b mounts config/root, config/lease, roles and roles/<name>; in the caller namespace. LIST (or ?list=true): sys/policies/acl, kv v2 metadata/<folder>, kv v1 <folder>, the roles of pki, ssh, directory, cloud-a and cloud-b mounts, directory library.',
     sudo: true,
     operations: {
       read: op(c.state, 'Read a past state'),

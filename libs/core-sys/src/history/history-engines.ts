@@ -15,7 +15,14 @@ import { namespaceOf, type MountRecord } from '../mounts/mount.model';
  * The service that answers `<service>.history.state` for a mount type: only an engine can decode
  * its own log. A type not listed has no history of its paths yet.
  */
-const HISTORY_SERVICES: Readonly<Record<string, string>> = { kv: 'kv', pki: 'pki', ssh: 'ssh' };
+const HISTORY_SERVICES: Readonly<Record<string, string>> = {
+  kv: 'kv',
+  pki: 'pki',
+  ssh: 'ssh',
+  directory: 'directory',
+  'cloud-a': 'cloud-creds',
+  'cloud-b': 'cloud-creds',
+};
 const ASK_TIMEOUT_MS = 10_000;
 const EPOCH = new Date(0).toISOString();
 

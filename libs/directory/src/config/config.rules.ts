@@ -5,7 +5,11 @@ import {
   invalidRequest,
   type MountInfo,
 } from '@coffer/contracts';
-import { TLS_VERSIONS, type directoryConfigBodySchema } from '@coffer/contracts/directory';
+import {
+  TLS_VERSIONS,
+  type directoryConfigBodySchema,
+  type directoryConfigReadSchema,
+} from '@coffer/contracts/directory';
 import type { z } from 'zod';
 import type { ConnectionSettings, PasswordSettings } from '../records/record.events';
 import type { ConfigState } from '../records/record.state';
@@ -98,4 +102,14 @@ function validateConnection(c: ConnectionSettings, bindpass: string): void {
       );
     }
   }
+}
+
+/** The config as its read answers it (the live read and its history): never the bind password. */
+export function directoryConfigView(config: ConfigState): z.output<typeof directoryConfigReadSchema> {
+  const { connection, passwords, password } = config;
+  return {
+    ...connection,
+    ...passwords,
+    ...(password.last_rotation ? { last_bind_password_rotation: password.last_rotation } : {}),
+  };
 }

@@ -5,7 +5,7 @@ import { isConcurrencyError, retryOnConflict } from '@coffer/event-store';
 import { RecordStore } from '../records/record.store';
 import { PasswordRotation } from '../rotation/password-rotation.service';
 import { RECORDS_PK } from '../shared/directory.table';
-import { mergeConfig } from './config.rules';
+import { directoryConfigView, mergeConfig } from './config.rules';
 
 const RETRY = { attempts: 10, uniqueConstraints: [RECORDS_PK] };
 const ROOT_ROTATION_RUNNING = 'Root password rotation is already in progress.';
@@ -43,14 +43,7 @@ export class ConfigService {
   async read(req: RequestOf<typeof directory.configRead>): Promise<ResponseOf<typeof directory.configRead>> {
     const config = await this.store.get(req.mount.uuid, 'config', 'config');
     if (!config) throw notFound();
-    const { connection, passwords, password } = config.state;
-    return {
-      data: {
-        ...connection,
-        ...passwords,
-        ...(password.last_rotation ? { last_bind_password_rotation: password.last_rotation } : {}),
-      },
-    };
+    return { data: directoryConfigView(config.state) };
   }
 
   async delete(

@@ -1,4 +1,6 @@
 import { invalidRequest } from '@coffer/contracts';
+import type { directorySetReadSchema } from '@coffer/contracts/directory';
+import type { z } from 'zod';
 import type { AccountState, CheckOut, SetState } from '../records/record.state';
 
 /**
@@ -99,4 +101,10 @@ export function setSettings(
   if (set.max_ttl > 0 && set.max_ttl < set.ttl)
     throw invalidRequest(`max_ttl (${set.max_ttl} seconds) may not be less than ttl (${set.ttl} seconds)`);
   return set;
+}
+
+/** A library set as its read answers it (the live read and its history). */
+export function directorySetView(set: SetState): z.output<typeof directorySetReadSchema> {
+  const { service_account_names, ttl, max_ttl, disable_check_in_enforcement } = set;
+  return { service_account_names, ttl, max_ttl, disable_check_in_enforcement };
 }

@@ -14,7 +14,7 @@ import { DIRECTORY_RUNTIME } from '../directory.di';
 import { RecordStore, type Versioned } from '../records/record.store';
 import { PasswordRotation } from '../rotation/password-rotation.service';
 import { RECORDS_PK } from '../shared/directory.table';
-import { accountsToCheckIn, checkOutTtl, isAvailable, setSettings } from './checkout.rules';
+import { accountsToCheckIn, checkOutTtl, directorySetView, isAvailable, setSettings } from './checkout.rules';
 import { checkoutLeaseSchema, type CheckoutLease } from './checkout-lease';
 
 const RETRY = { attempts: 10, uniqueConstraints: [RECORDS_PK] };
@@ -43,8 +43,7 @@ export class LibraryService {
   async read(req: RequestOf<typeof directory.setRead>): Promise<ResponseOf<typeof directory.setRead>> {
     const set = await this.store.get(req.mount.uuid, 'set', req.params.name.toLowerCase());
     if (!set) throw notFound();
-    const { service_account_names, ttl, max_ttl, disable_check_in_enforcement } = set.state;
-    return { data: { service_account_names, ttl, max_ttl, disable_check_in_enforcement } };
+    return { data: directorySetView(set.state) };
   }
 
   /**

@@ -1,4 +1,6 @@
 import { invalidRequest } from '@coffer/contracts';
+import type { directoryRoleReadSchema } from '@coffer/contracts/directory';
+import type { z } from 'zod';
 import type { PasswordSettings } from '../records/record.events';
 import type { RoleState } from '../records/record.state';
 
@@ -32,3 +34,19 @@ export function roleNeedsRotation(
 
 /** The login of a service account: what precedes "@" (my_app@example.com → my_app). */
 export const usernameOf = (serviceAccountName: string): string => serviceAccountName.split('@')[0] ?? '';
+
+/**
+ * A role as its read answers it (never its passwords). `passwordLastSet` is the directory's, asked
+ * at the read: the log does not hold it, so a role's history answers without it.
+ */
+export function directoryRoleView(
+  role: RoleState,
+  passwordLastSet: Date | null,
+): z.output<typeof directoryRoleReadSchema> {
+  return {
+    service_account_name: role.service_account_name,
+    ttl: role.ttl,
+    ...(role.password.last_rotation ? { last_vault_rotation: role.password.last_rotation } : {}),
+    ...(passwordLastSet ? { password_last_set: passwordLastSet.toISOString() } : {}),
+  };
+}

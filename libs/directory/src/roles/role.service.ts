@@ -7,7 +7,7 @@ import { findAccount } from '../ldap/directory-accounts';
 import { RecordStore, type Versioned } from '../records/record.store';
 import { PasswordRotation } from '../rotation/password-rotation.service';
 import { RECORDS_PK } from '../shared/directory.table';
-import { roleNeedsRotation, roleTtl, usernameOf } from './role.rules';
+import { directoryRoleView, roleNeedsRotation, roleTtl, usernameOf } from './role.rules';
 
 const RETRY = { attempts: 10, uniqueConstraints: [RECORDS_PK] };
 
@@ -54,15 +54,7 @@ export class RoleService {
     const found = await this.rotation.directory(config.state, (client) =>
       findAccount(client, config.state.connection, role.state.service_account_name),
     );
-    const { service_account_name, ttl, password } = role.state;
-    return {
-      data: {
-        service_account_name,
-        ttl,
-        ...(password.last_rotation ? { last_vault_rotation: password.last_rotation } : {}),
-        ...(found.passwordLastSet ? { password_last_set: found.passwordLastSet.toISOString() } : {}),
-      },
-    };
+    return { data: directoryRoleView(role.state, found.passwordLastSet) };
   }
 
   /** Deleting a role forgets its creds; the directory keeps the password. */

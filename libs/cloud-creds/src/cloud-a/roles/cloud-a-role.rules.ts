@@ -1,4 +1,7 @@
 import { invalidRequest } from '@coffer/contracts';
+import type { cloudARoleReadSchema } from '@coffer/contracts/cloud-a';
+import type { z } from 'zod';
+import type { CloudARole } from '../records/cloud-a-record.events';
 
 export interface RequestedRole {
   role_name: string;
@@ -69,3 +72,14 @@ export function uniqueAssignments<T extends { role_id: string; scope: string }>(
 }
 
 export const MISSING_ROLE_DEFINITIONS = 'missing Azure role or group definitions, or Application Object ID';
+
+/** A role as its read answers it (the live read and its history). */
+export function cloudARoleView(role: CloudARole): z.output<typeof cloudARoleReadSchema> {
+  return {
+    cloud_a_roles: role.roles.length > 0 ? role.roles : null,
+    cloud_a_groups: role.groups.length > 0 ? role.groups : null,
+    application_object_id: role.application_object_id,
+    ttl: role.ttl,
+    max_ttl: role.max_ttl,
+  };
+}

@@ -8,6 +8,7 @@ import type { CloudARole } from '../records/cloud-a-record.events';
 import { CloudARecordStore } from '../records/cloud-a-record.store';
 import {
   checkRoleTtls,
+  cloudARoleView,
   MISSING_ROLE_DEFINITIONS,
   parseRequestedGroups,
   parseRequestedRoles,
@@ -94,16 +95,7 @@ export class CloudARoleService {
   async read(req: RequestOf<typeof cloudA.roleRead>): Promise<ResponseOf<typeof cloudA.roleRead>> {
     const role = await this.store.get(req.mount.uuid, 'role', req.params.name);
     if (!role) throw notFound();
-    const r = role.state.role;
-    return {
-      data: {
-        cloud_a_roles: r.roles.length > 0 ? r.roles : null,
-        cloud_a_groups: r.groups.length > 0 ? r.groups : null,
-        application_object_id: r.application_object_id,
-        ttl: r.ttl,
-        max_ttl: r.max_ttl,
-      },
-    };
+    return { data: cloudARoleView(role.state.role) };
   }
 
   /** Creds already issued keep their leases (revoked on their own); the role just stops issuing. */

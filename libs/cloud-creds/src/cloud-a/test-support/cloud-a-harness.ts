@@ -38,6 +38,8 @@ export interface CloudAHarness {
   certs: TestCertificates;
   app: INestMicroservice;
   mount: MountInfo;
+  /** a client of the service, for calls `call` does not shape (history questions) */
+  client: Transport;
   readerId: string;
   groupId: string;
   /** cred ids core-sys (played by the harness) holds a lease for; and what it was asked */
@@ -129,6 +131,7 @@ export async function startCloudAHarness(label: string): Promise<CloudAHarness> 
     certs,
     app,
     mount,
+    client,
     readerId,
     groupId,
     leased,

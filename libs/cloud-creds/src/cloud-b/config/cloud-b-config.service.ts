@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  formatDuration,
   invalidRequest,
   notFound,
   parseGoDuration,
@@ -13,6 +12,7 @@ import { CLOUD_CREDS_RUNTIME } from '../../cloud-creds.di';
 import { CLOUD_B_REQUEST_TIMEOUT_S } from '../aws/cloud-b-clients';
 import { CLOUD_B_RECORDS_PK } from '../cloud-b.table';
 import { CloudBRecordStore } from '../records/cloud-b-record.store';
+import { cloudBLeaseView, cloudBRootView } from './cloud-b-config.rules';
 import { RootRotation } from './cloud-b-root-rotation.service';
 
 const RETRY = { attempts: 10, uniqueConstraints: [CLOUD_B_RECORDS_PK] };
@@ -57,8 +57,7 @@ export class CloudBConfigService {
   async rootRead(req: Req<'rootRead'>): Res<'rootRead'> {
     const root = await this.store.get(req.mount.uuid, 'root', 'root');
     if (!root) throw notFound();
-    const { access_key, region, iam_endpoint, sts_endpoint, max_retries, request_timeout } = root.state;
-    return { data: { access_key, region, iam_endpoint, sts_endpoint, max_retries, request_timeout } };
+    return { data: cloudBRootView(root.state) };
   }
 
   async leaseWrite(req: Req<'leaseWrite'>): Res<'leaseWrite'> {
@@ -79,9 +78,7 @@ export class CloudBConfigService {
   async leaseRead(req: Req<'leaseRead'>): Res<'leaseRead'> {
     const lease = await this.store.get(req.mount.uuid, 'lease', 'lease');
     if (!lease) throw notFound();
-    return {
-      data: { lease: formatDuration(lease.state.lease), lease_max: formatDuration(lease.state.lease_max) },
-    };
+    return { data: cloudBLeaseView(lease.state) };
   }
 
   async rotateRoot(req: Req<'rotateRoot'>): Res<'rotateRoot'> {
