@@ -176,6 +176,26 @@ export class EventStore {
     return rows.map((r) => this.#decode(r));
   }
 
+  /**
+   * A stream's state at an instant (history): its events recorded at or before `at`, folded by
+   * `step` from `initial` in stream order; `wal` is the last event folded (0: none yet).
+   */
+  async foldStreamAt<S>(
+    stream: string,
+    at: Date,
+    initial: S,
+    step: (state: S, event: StoredEvent) => S,
+  ): Promise<{ state: S; wal: number }> {
+    let state = initial;
+    let wal = 0;
+    for (const stored of await this.readStream(stream)) {
+      if (stored.recordedAt.getTime() > at.getTime()) break;
+      state = step(state, stored);
+      wal = stored.wal;
+    }
+    return { state, wal };
+  }
+
   /** The events of several streams up to event `maxWal` (one query), by stream then version. */
   async readStreamsTo(streams: readonly string[], maxWal: number): Promise<StoredEvent[]> {
     const rows = await this.#repo.readStreamsTo(this.#db, streams, maxWal);
@@ -189,6 +209,25 @@ export class EventStore {
   async lastEventsOfPrefixAt(prefix: string, at: Date): Promise<StoredEvent[]> {
     const rows = await this.#repo.lastOfPrefixAt(this.#db, prefix, at);
     return rows.map((r) => this.#decode(r));
+  }
+
+  /**
+   * An engine's LIST at a time: the names (stream name past `prefix`, in stream order) of the
+   * streams under `prefix` whose last event recorded at or before `at` says the document still
+   * existed (`alive`); `wal` is the newest of those last events (0: none).
+   */
+  async namesAt(
+    prefix: string,
+    at: Date,
+    alive: (last: StoredEvent) => boolean,
+  ): Promise<{ names: string[]; wal: number }> {
+    const names: string[] = [];
+    let wal = 0;
+    for (const stored of await this.lastEventsOfPrefixAt(prefix, at)) {
+      wal = Math.max(wal, stored.wal);
+      if (alive(stored)) names.push(stored.stream.slice(prefix.length));
+    }
+    return { names, wal };
   }
 
   /** The events at these WAL indexes (one batch, in WAL order), decrypted and validated. */

@@ -77,14 +77,12 @@ export class DirectoryHistoryService {
     name: string,
     at: Date,
   ): Promise<{ state: RecordState | undefined; wal: number }> {
-    let state: RecordState | undefined;
-    let wal = 0;
-    for (const stored of await this.store.readStream(recordStream({ mountUuid, kind, name }))) {
-      if (stored.recordedAt.getTime() > at.getTime()) break;
-      state = evolve(kind, state, RECORD_LOG.decode(stored));
-      wal = stored.wal;
-    }
-    return { state, wal };
+    return this.store.foldStreamAt<RecordState | undefined>(
+      recordStream({ mountUuid, kind, name }),
+      at,
+      undefined,
+      (state, stored) => evolve(kind, state, RECORD_LOG.decode(stored)),
+    );
   }
 
   /**
@@ -97,13 +95,11 @@ export class DirectoryHistoryService {
     at: Date,
   ): Promise<EngineHistoryStateResponse> {
     const prefix = recordStream({ mountUuid, kind, name: '' });
-    const keys: string[] = [];
-    let wal = 0;
-    for (const stored of await this.store.lastEventsOfPrefixAt(prefix, at)) {
-      wal = Math.max(wal, stored.wal);
-      if (RECORD_LOG.decode(stored).type !== 'DirectoryRecordDeleted')
-        keys.push(stored.stream.slice(prefix.length));
-    }
+    const { names: keys, wal } = await this.store.namesAt(
+      prefix,
+      at,
+      (last) => RECORD_LOG.decode(last).type !== 'DirectoryRecordDeleted',
+    );
     if (keys.length === 0) return { found: false, wal, state: null, warnings: [] };
     return { found: true, wal, state: { keys }, warnings: [] };
   }

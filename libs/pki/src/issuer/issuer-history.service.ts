@@ -52,17 +52,16 @@ export class IssuerHistoryService {
         `no history of "${req.path}": cert/ca, cert/ca_chain, ca/pem and ca_chain of a pki mount have one`,
       );
     }
-    let ca: { cert: string; chain: string[] } | null = null;
-    let wal = 0;
-    for (const stored of await this.store.readStream(
+    const { state: ca, wal } = await this.store.foldStreamAt<{ cert: string; chain: string[] } | null>(
       documentStream({ mountUuid: req.mount_uuid, kind: 'issuer', name: '' }),
-    )) {
-      if (stored.recordedAt.getTime() > at.getTime()) break;
-      const event = ISSUER_LOG.decode(stored);
-      if (event.type === 'CaInstalled') ca = { cert: event.data.certPem, chain: event.data.chainPems };
-      else if (event.type === 'CaDeleted') ca = null;
-      wal = stored.wal;
-    }
+      at,
+      null,
+      (prior, stored) => {
+        const event = ISSUER_LOG.decode(stored);
+        if (event.type === 'CaInstalled') return { cert: event.data.certPem, chain: event.data.chainPems };
+        return event.type === 'CaDeleted' ? null : prior;
+      },
+    );
     // no CA then: the live reads answered 404 (cert/...) or 204 with no body (the raw ones)
     if (ca === null) return { found: false, wal, state: null, warnings: [] };
     return { found: true, wal, state: view(ca.cert, ca.chain), warnings: [] };

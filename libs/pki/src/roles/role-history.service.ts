@@ -36,16 +36,15 @@ export class RoleHistoryService {
       throw invalidRequest(`no history of "${req.path}": roles and roles/<name> of a pki mount have one`);
     }
     if (name === undefined) return this.listAt(req.mount_uuid, at);
-    let role: unknown = null;
-    let wal = 0;
-    for (const stored of await this.store.readStream(
+    const { state: role, wal } = await this.store.foldStreamAt<unknown>(
       documentStream({ mountUuid: req.mount_uuid, kind: 'role', name }),
-    )) {
-      if (stored.recordedAt.getTime() > at.getTime()) break;
-      const event = ROLE_LOG.decode(stored);
-      role = event.type === 'PkiRoleWritten' ? event.data.role : null;
-      wal = stored.wal;
-    }
+      at,
+      null,
+      (_, stored) => {
+        const event = ROLE_LOG.decode(stored);
+        return event.type === 'PkiRoleWritten' ? event.data.role : null;
+      },
+    );
     // the live read's shape: the role as its contract's data schema answers it
     const state: unknown = role === null ? null : pkiRoleDataSchema.parse(role);
     if (!isJsonObject(state)) return { found: false, wal, state: null, warnings: [] };
@@ -55,12 +54,11 @@ export class RoleHistoryService {
   /** As the live LIST: the names of the roles that existed then, sorted (an empty list when none). */
   private async listAt(mountUuid: string, at: Date): Promise<EngineHistoryStateResponse> {
     const prefix = documentStream({ mountUuid, kind: 'role', name: '' });
-    const keys: string[] = [];
-    let wal = 0;
-    for (const stored of await this.store.lastEventsOfPrefixAt(prefix, at)) {
-      wal = Math.max(wal, stored.wal);
-      if (ROLE_LOG.decode(stored).type === 'PkiRoleWritten') keys.push(stored.stream.slice(prefix.length));
-    }
+    const { names: keys, wal } = await this.store.namesAt(
+      prefix,
+      at,
+      (last) => ROLE_LOG.decode(last).type === 'PkiRoleWritten',
+    );
     return { found: true, wal, state: { keys }, warnings: [] };
   }
 }

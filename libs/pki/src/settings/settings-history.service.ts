@@ -43,16 +43,15 @@ export class SettingsHistoryService {
     if (req.mount_type !== 'pki' || setting === undefined) {
       throw invalidRequest(`no history of "${req.path}": config/urls and config/crl of a pki mount have one`);
     }
-    let state: JsonObject = setting.fallback;
-    let wal = 0;
-    for (const stored of await this.store.readStream(
+    const { state, wal } = await this.store.foldStreamAt<JsonObject>(
       documentStream({ mountUuid: req.mount_uuid, kind: setting.kind, name: '' }),
-    )) {
-      if (stored.recordedAt.getTime() > at.getTime()) break;
-      const event = SETTINGS_LOG.decode(stored);
-      if (event.type !== 'CrlRotated') state = { ...event.data };
-      wal = stored.wal;
-    }
+      at,
+      setting.fallback,
+      (prior, stored) => {
+        const event = SETTINGS_LOG.decode(stored);
+        return event.type === 'CrlRotated' ? prior : { ...event.data };
+      },
+    );
     return { found: true, wal, state, warnings: [] };
   }
 }

@@ -54,11 +54,12 @@ export class SshCaHistoryService {
   }
 
   private async lastAt(stream: string, at: Date): Promise<{ last: StoredEvent | undefined; wal: number }> {
-    let last: StoredEvent | undefined;
-    for (const stored of await this.store.readStream(stream)) {
-      if (stored.recordedAt.getTime() > at.getTime()) break;
-      last = stored;
-    }
-    return { last, wal: last?.wal ?? 0 };
+    const { state: last, wal } = await this.store.foldStreamAt<StoredEvent | undefined>(
+      stream,
+      at,
+      undefined,
+      (_, stored) => stored,
+    );
+    return { last, wal };
   }
 }

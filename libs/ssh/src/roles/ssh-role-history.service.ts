@@ -39,13 +39,12 @@ export class SshRoleHistoryService {
   }
 
   private async roleAt(mountUuid: string, name: string, at: Date): Promise<EngineHistoryStateResponse> {
-    let role: SshRole | null = null;
-    let wal = 0;
-    for (const stored of await this.store.readStream(recordStream({ mountUuid, kind: 'role', name }))) {
-      if (stored.recordedAt.getTime() > at.getTime()) break;
-      role = roleOf(stored);
-      wal = stored.wal;
-    }
+    const { state: role, wal } = await this.store.foldStreamAt<SshRole | null>(
+      recordStream({ mountUuid, kind: 'role', name }),
+      at,
+      null,
+      (_, stored) => roleOf(stored),
+    );
     // the live read's shape
     const state: unknown = role === null ? null : roleView(role);
     if (!isJsonObject(state)) return { found: false, wal, state: null, warnings: [] };

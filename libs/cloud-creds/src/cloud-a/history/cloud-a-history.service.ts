@@ -56,26 +56,22 @@ export class CloudAHistoryService implements CloudHistoryBackend {
     name: string,
     at: Date,
   ): Promise<{ state: CloudARecordState | undefined; wal: number }> {
-    let state: CloudARecordState | undefined;
-    let wal = 0;
-    for (const stored of await this.store.readStream(cloudAStream({ mountUuid, kind, name }))) {
-      if (stored.recordedAt.getTime() > at.getTime()) break;
-      state = evolveCloudA(kind, state, CLOUD_A_LOG.decode(stored));
-      wal = stored.wal;
-    }
-    return { state, wal };
+    return this.store.foldStreamAt<CloudARecordState | undefined>(
+      cloudAStream({ mountUuid, kind, name }),
+      at,
+      undefined,
+      (state, stored) => evolveCloudA(kind, state, CLOUD_A_LOG.decode(stored)),
+    );
   }
 
   /** As the live LIST: the names of the roles that existed then (404 when none). */
   private async listAt(mountUuid: string, at: Date): Promise<EngineHistoryStateResponse> {
     const prefix = cloudAStream({ mountUuid, kind: 'role', name: '' });
-    const keys: string[] = [];
-    let wal = 0;
-    for (const stored of await this.store.lastEventsOfPrefixAt(prefix, at)) {
-      wal = Math.max(wal, stored.wal);
-      if (CLOUD_A_LOG.decode(stored).type === 'CloudARoleWritten')
-        keys.push(stored.stream.slice(prefix.length));
-    }
+    const { names: keys, wal } = await this.store.namesAt(
+      prefix,
+      at,
+      (last) => CLOUD_A_LOG.decode(last).type === 'CloudARoleWritten',
+    );
     if (keys.length === 0) return { found: false, wal, state: null, warnings: [] };
     return { found: true, wal, state: { keys }, warnings: [] };
   }

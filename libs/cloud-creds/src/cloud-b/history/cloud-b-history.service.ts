@@ -60,26 +60,22 @@ export class CloudBHistoryService implements CloudHistoryBackend {
     name: string,
     at: Date,
   ): Promise<{ state: CloudBState | undefined; wal: number }> {
-    let state: CloudBState | undefined;
-    let wal = 0;
-    for (const stored of await this.store.readStream(cloudBStream({ mountUuid, kind, name }))) {
-      if (stored.recordedAt.getTime() > at.getTime()) break;
-      state = evolveCloudB(state, CLOUD_B_LOG.decode(stored));
-      wal = stored.wal;
-    }
-    return { state, wal };
+    return this.store.foldStreamAt<CloudBState | undefined>(
+      cloudBStream({ mountUuid, kind, name }),
+      at,
+      undefined,
+      (state, stored) => evolveCloudB(state, CLOUD_B_LOG.decode(stored)),
+    );
   }
 
   /** As the live LIST: the names of the roles that existed then (404 when none). */
   private async listAt(mountUuid: string, at: Date): Promise<EngineHistoryStateResponse> {
     const prefix = cloudBStream({ mountUuid, kind: 'role', name: '' });
-    const keys: string[] = [];
-    let wal = 0;
-    for (const stored of await this.store.lastEventsOfPrefixAt(prefix, at)) {
-      wal = Math.max(wal, stored.wal);
-      if (CLOUD_B_LOG.decode(stored).type === 'CloudBRoleWritten')
-        keys.push(stored.stream.slice(prefix.length));
-    }
+    const { names: keys, wal } = await this.store.namesAt(
+      prefix,
+      at,
+      (last) => CLOUD_B_LOG.decode(last).type === 'CloudBRoleWritten',
+    );
     if (keys.length === 0) return { found: false, wal, state: null, warnings: [] };
     return { found: true, wal, state: { keys }, warnings: [] };
   }
