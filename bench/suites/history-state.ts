@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { Barrier, createKeyring } from '@coffer/barrier';
 import type { CallerContext } from '@coffer/contracts';
@@ -149,10 +150,17 @@ export async function historyStateScenarios(db: AnyDb, log: (line: string) => vo
   await sql`analyze`.execute(db);
   // then the indexer's first pass parses the policy versions into the cache, in the background (as
   // at process start, once the index is caught up): the questions below start after it
+  // (the longest the event loop stood still meanwhile: what a live request could wait on it)
+  const stalls = monitorEventLoopDelay({ resolution: 1 });
+  stalls.enable();
   const warmStarted = performance.now();
   const warmed = await warmer.warm(head.lastWal);
   const warmSeconds = (performance.now() - warmStarted) / 1000;
-  log(`  policy cache warm-up: ${warmed} policy versions parsed in ${warmSeconds.toFixed(1)} s`);
+  stalls.disable();
+  log(
+    `  policy cache warm-up: ${warmed} policy versions parsed in ${warmSeconds.toFixed(1)} s, ` +
+      `event loop delay max ${(stalls.max / 1e6).toFixed(1)} ms, p99 ${(stalls.percentile(99) / 1e6).toFixed(1)} ms`,
+  );
   const timed = async (name: string, samples: number, query: () => Promise<unknown>): Promise<Scenario> => {
     const recorder = new LatencyRecorder();
     const started = performance.now();
