@@ -7,9 +7,9 @@ import { HistoryAccessIndexRepository, type PolicyVersionWal } from './history-a
 import { HistoryPolicyCache, VERSIONS_KEPT } from './history-policy-cache';
 
 /** policy versions read per query of their texts (the next chunk is read while one is parsed) */
-const READ_CHUNK = 256;
-/** versions parsed between two turns of the event loop (~1–3 ms of parsing, less once the JIT is warm) */
-const PARSE_CHUNK = 32;
+const READ_CHUNK = 64;
+/** versions parsed between two turns of the event loop (well under a few ms of parsing) */
+const PARSE_CHUNK = 16;
 const POLICY_PREFIX = 'policy/acl/';
 
 /**
