@@ -16,6 +16,12 @@ export interface TokenEventRef {
   type: 'TokenCreated' | 'TokenRevoked';
 }
 
+/** A written policy version: the event that wrote it. */
+export interface PolicyVersionWal {
+  stream: string;
+  wal: number;
+}
+
 /** A policy stream's last event at an instant. */
 export interface PolicyVersionRef {
   stream: string;
@@ -158,6 +164,31 @@ export class HistoryAccessIndexRepository {
            where p.stream = s.stream and p.wal <= ${wal}
            order by p.wal desc limit 1) v`.execute(this.db.pool);
     return rows.rows.map((r) => ({ ...r, wal: Number(r.wal) }));
+  }
+
+  /**
+   * The `limit` written policy versions a question is likeliest to need, likeliest first: those
+   * current at the head (the questions about now), then the longest-lived (a question about a
+   * uniformly random instant meets a version with the odds of its span), newer first among
+   * equals. One sort of the versions table (top-N): run once per process, in the background.
+   */
+  async versionsLikeliestNeeded(limit: number): Promise<PolicyVersionWal[]> {
+    const rows = await sql<PolicyVersionWal>`
+      select stream, wal from ${this.table('history_policy_versions')}
+       where written
+       order by next_wal is null desc, coalesce(next_wal, 0) - wal desc, wal desc
+       limit ${limit}`.execute(this.db.pool);
+    return rows.rows.map((r) => ({ stream: r.stream, wal: Number(r.wal) }));
+  }
+
+  /** The written versions current at the head that began after event `wal`, newest first (the open-span index). */
+  async currentVersionsSince(wal: number, limit: number): Promise<PolicyVersionWal[]> {
+    const rows = await sql<PolicyVersionWal>`
+      select stream, wal from ${this.table('history_policy_versions')}
+       where next_wal is null and written and wal > ${wal}
+       order by wal desc
+       limit ${limit}`.execute(this.db.pool);
+    return rows.rows.map((r) => ({ stream: r.stream, wal: Number(r.wal) }));
   }
 
   /** The policy streams named `prefix...` that held a policy at event `wal` (one stabbing query). */

@@ -147,7 +147,6 @@ function verdictOf(
 @Injectable()
 export class HistoryAccessService {
   private readonly clock: () => Date;
-  private readonly parsed = new HistoryPolicyCache();
 
   constructor(
     @Inject(SERVICE_RUNTIME) runtime: Pick<ServiceRuntime, 'clock'>,
@@ -155,6 +154,7 @@ export class HistoryAccessService {
     private readonly folds: HistoryFolds,
     private readonly index: HistoryAccessIndex,
     @Inject(CORE_SYS_EVENT_STORE) private readonly store: EventStore,
+    private readonly parsed: HistoryPolicyCache,
   ) {
     this.clock = runtime.clock;
   }
@@ -336,14 +336,14 @@ export class HistoryAccessService {
     const stored = [...wanted.values()].filter((w) => !w.root).map((w) => w.qualified);
     const versions = await this.index.policyVersionsAt(stored, wal);
     const out = new Map<string, ParsedPolicy>();
-    // a logged version never changes: parsed once, kept by (its WAL, the name it is read under)
+    // a logged version never changes: parsed once, kept by its WAL (the indexer parses ahead)
     const toRead = new Map<number, string[]>();
     for (const [key, w] of wanted) {
       const version = w.root ? undefined : versions.get(policyStream(w.qualified));
       const policy = w.root
         ? this.parsed.parseText(key, '')
         : version?.written
-          ? this.parsed.get(key, version.wal)
+          ? this.parsed.get(version.wal)
           : null;
       if (policy) out.set(key, policy);
       else if (policy === undefined && version)

@@ -3,13 +3,13 @@ import { HistoryPolicyCache } from './history-policy-cache';
 const READ = 'path "secret/*" { capabilities = ["read"] }';
 
 describe('HistoryPolicyCache', () => {
-  it('keeps a parsed version by (WAL, name), undefined before it was parsed', () => {
+  it('keeps a parsed version by its WAL, undefined before it was parsed', () => {
     const cache = new HistoryPolicyCache();
-    expect(cache.get('p', 7)).toBeUndefined();
+    expect(cache.get(7)).toBeUndefined();
     const parsed = cache.parse('p', 7, READ);
-    expect(cache.has('p', 7)).toBe(true);
-    expect(cache.get('p', 7)).toBe(parsed);
-    expect(cache.get('p', 8)).toBeUndefined();
+    expect(cache.has(7)).toBe(true);
+    expect(cache.get(7)).toBe(parsed);
+    expect(cache.get(8)).toBeUndefined();
     expect(parsed?.acl?.allowOperation({ path: 'secret/x', operation: 'read' }).allowed).toBe(true);
   });
 
@@ -33,16 +33,16 @@ describe('HistoryPolicyCache', () => {
   it('answers null for a version that does not parse, and remembers it', () => {
     const cache = new HistoryPolicyCache();
     expect(cache.parse('p', 1, 'path "x" { capabilities = ')).toBeNull();
-    expect(cache.get('p', 1)).toBeNull();
+    expect(cache.get(1)).toBeNull();
   });
 
   it('forgets the versions used least recently beyond its size', () => {
     const cache = new HistoryPolicyCache();
     for (let wal = 1; wal <= 10_000; wal++) cache.parse('p', wal, READ);
-    expect(cache.get('p', 1)).not.toBeUndefined(); // used now: the most recent
+    expect(cache.get(1)).not.toBeUndefined(); // used now: the most recent
     cache.parse('p', 10_001, READ);
-    expect(cache.has('p', 1)).toBe(true);
-    expect(cache.has('p', 2)).toBe(false);
-    expect(cache.has('p', 10_001)).toBe(true);
+    expect(cache.has(1)).toBe(true);
+    expect(cache.has(2)).toBe(false);
+    expect(cache.has(10_001)).toBe(true);
   });
 });

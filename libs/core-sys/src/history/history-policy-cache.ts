@@ -1,7 +1,8 @@
+import { Injectable } from '@nestjs/common';
 import { compileAcl, parsePolicy, type Acl, type Policy } from '@coffer/acl';
 
 /** parsed policy versions kept in memory (a version's text never changes once logged) */
-const VERSIONS_KEPT = 10_000;
+export const VERSIONS_KEPT = 10_000;
 /** parsed texts kept in memory: versions whose text is the same share one parse */
 const TEXTS_KEPT = 10_000;
 
@@ -44,29 +45,36 @@ class Lru<V> {
 }
 
 /**
- * Parsed policy versions for the who-could questions: by (WAL of the version, the name it is
- * read under), and below that by text, so a version whose text an earlier one already had (a
- * policy written again unchanged, the same text in several namespaces) costs no parse. Parsing
- * is what a question over thousands of policies spends its time on when they are new to it.
+ * Parsed policy versions for the who-could questions: by the WAL of the version (the event that
+ * wrote it: one stream, one text), and below that by text, so a version whose text an earlier one
+ * already had (a policy written again unchanged, the same text in several namespaces) costs no
+ * parse. Parsing is what a question over thousands of policies spends its time on when they are
+ * new to it; the history indexer fills it in the background (HistoryPolicyWarmer) so they are not.
+ * One per process, shared by the questions and the warmer.
  */
+@Injectable()
 export class HistoryPolicyCache {
   private readonly versions = new Lru<ParsedPolicy | null>(VERSIONS_KEPT);
   private readonly texts = new Lru<ParsedPolicy | null>(TEXTS_KEPT);
 
-  /** Whether version `wal` of the policy read as `key` is parsed already. */
-  has(key: string, wal: number): boolean {
-    return this.versions.has(versionKey(key, wal));
+  /** Whether the version written by event `wal` is parsed already (its recency left as is). */
+  has(wal: number): boolean {
+    return this.versions.has(String(wal));
   }
 
   /** The parsed version, undefined when not parsed yet, null when it did not parse. */
-  get(key: string, wal: number): ParsedPolicy | null | undefined {
-    return this.versions.get(versionKey(key, wal));
+  get(wal: number): ParsedPolicy | null | undefined {
+    return this.versions.get(String(wal));
   }
 
-  /** Parses (or finds by its text) version `wal` of the policy read as `key`, and keeps it. */
-  parse(key: string, wal: number, text: string): ParsedPolicy | null {
-    const policy = this.parseText(key, text);
-    this.versions.set(versionKey(key, wal), policy);
+  /**
+   * Parses (or finds by its text) the version written by event `wal`, and keeps it. A stored
+   * version is never root (root has no stored text), so the name it is read under does not change
+   * its parse.
+   */
+  parse(name: string, wal: number, text: string): ParsedPolicy | null {
+    const policy = this.parseText(name, text);
+    this.versions.set(String(wal), policy);
     return policy;
   }
 
@@ -82,7 +90,6 @@ export class HistoryPolicyCache {
   }
 }
 
-const versionKey = (key: string, wal: number) => `${wal}\u0000${key}`;
 const isRootName = (key: string) => key.trim().toLowerCase() === 'root';
 
 function parseOrNull(name: string, text: string): ParsedPolicy | null {

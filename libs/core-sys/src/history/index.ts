@@ -28,6 +28,8 @@ import { historyAccessIndexMigration } from './migrations/0191_history_access_in
 import { historyPolicySpansMigration } from './migrations/0196_history_policy_spans';
 import { HistoryAccessIndexRepository } from './history-access-index.repository';
 import { HistoryAccessIndex } from './history-access-index.service';
+import { HistoryPolicyCache } from './history-policy-cache';
+import { HistoryPolicyWarmer } from './history-policy-warmer.service';
 
 export const historyProviders: Provider[] = [
   {
@@ -45,6 +47,8 @@ export const historyProviders: Provider[] = [
   HistoryEngines,
   HistoryAccessIndexRepository,
   HistoryAccessIndex,
+  HistoryPolicyCache,
+  HistoryPolicyWarmer,
   HistoryStateService,
   HistoryAccessService,
   HistoryChangesService,
@@ -80,14 +84,26 @@ export function createCoreSysEventStore(
 export function createHistoryQueries(
   runtime: Pick<ServiceRuntime, 'db' | 'schema' | 'clock'>,
   store: EventStore,
-): { states: HistoryStateService; access: HistoryAccessService; index: HistoryAccessIndex } {
+): {
+  states: HistoryStateService;
+  access: HistoryAccessService;
+  index: HistoryAccessIndex;
+  warmer: HistoryPolicyWarmer;
+} {
   const reader = new EventLogReader(runtime.db);
   const db = new CoreSysDb(runtime);
   const snapshots = new HistoryStateRepository(db);
   const folds = new HistoryFolds(store);
-  const index = new HistoryAccessIndex(runtime, new HistoryAccessIndexRepository(db), store);
+  const indexRepo = new HistoryAccessIndexRepository(db);
+  const index = new HistoryAccessIndex(runtime, indexRepo, store);
+  const cache = new HistoryPolicyCache();
   const identity = new HistoryIdentity(runtime, reader, store, snapshots, new NamespaceRepository(db));
   const states = new HistoryStateService(runtime, reader, snapshots, store, folds, identity, index);
-  return { states, access: new HistoryAccessService(runtime, states, folds, index, store), index };
+  return {
+    states,
+    access: new HistoryAccessService(runtime, states, folds, index, store, cache),
+    index,
+    warmer: new HistoryPolicyWarmer(indexRepo, store, cache),
+  };
 }
-export type { HistoryStateService, HistoryAccessService, HistoryAccessIndex };
+export type { HistoryStateService, HistoryAccessService, HistoryAccessIndex, HistoryPolicyWarmer };
