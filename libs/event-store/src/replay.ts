@@ -135,7 +135,9 @@ export class ReplayError extends Error {
  * (a projection folds its events, so one call per event ends in the same read model), except
  * the types an aggregate declares as joining an append: the log does not record where an
  * append ended, so a projection that wants two events together (kv v2: a version write and its
- * prune) names the second, and it joins the event before it in the same stream.
+ * prune) names the second, and it joins the event before it in the same stream. Neighbouring
+ * appends of an aggregate with `runMany` (keys read at once) are then projected together, in
+ * order; every other append on its own.
  */
 export class ReplayRegistry {
   readonly #byType = new Map<string, Replayable>();
