@@ -156,6 +156,10 @@ describe('dev: coffer at a terminal', () => {
     const quiet = await term.waitFor(/EXIT=\d+/, 120_000);
     expect(quiet).not.toMatch(/POST pki\/issue\/slow/);
 
+    // a replica keeps a ready key of each RSA size asked for: take it, so the next issue waits
+    // for a key being made (slow enough for the spinner)
+    const drained = await dev.client.post('pki/issue/slow', { common_name: 'b.tty.test', ttl: '1h' });
+    expect(drained.status).toBe(200);
     term.clear();
     term.type(`${issue} -field=serial_number; code=$?; echo; echo "EXIT=$code"`);
     const spinning = await term.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] POST pki\/issue\/slow/, 120_000);

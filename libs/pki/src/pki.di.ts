@@ -12,7 +12,7 @@ export interface PkiModuleOptions {
    * with 429 at once (default 32)
    */
   keygenQueueLimit?: number;
-  /** longest an RSA issue waits for its key before 429 (default 5,000 ms, under the engine timeout) */
+  /** longest an RSA issue waits for its key before 429 (default 9,000 ms, under the 10 s engine timeout) */
   keygenMaxWaitMs?: number;
   /** ready RSA keys (in 2048-bit equivalents) kept per key size asked for (default 8; 0: none) */
   rsaPoolCost?: number;

@@ -104,6 +104,24 @@ describe('RsaKeySupply', () => {
     supply.close();
   });
 
+  it('admits a request with nobody ahead however slow the last keys were', async () => {
+    const g = manualGenerator();
+    const supply = new RsaKeySupply(g.generate, { queueLimit: 32, maxWaitMs: 300, poolCost: 0 });
+    const first = supply.take(2048);
+    // a key that took ~400 ms: its own caller was refused at 300 ms; at that pace a request would
+    // not be served within maxWaitMs, yet a lone request still waits for its key
+    const started = performance.now();
+    while (performance.now() - started < 400) await flush();
+    await expect(first).rejects.toMatchObject({ code: 'rate_limited' });
+    g.calls[0]?.finish();
+    await flush();
+    const lone = supply.take(2048);
+    await flush();
+    g.calls[1]?.finish();
+    await expect(lone).resolves.toBeDefined();
+    supply.close();
+  });
+
   it('fails the waiter whose generation failed and goes on with the next', async () => {
     const g = manualGenerator();
     const supply = new RsaKeySupply(g.generate, { queueLimit: 8, maxWaitMs: 60_000, poolCost: 0 });

@@ -67,9 +67,11 @@ export class RsaKeySupply {
       this.produce();
       return Promise.resolve(key);
     }
+    // nobody waiting ahead: the request gets its chance however slow the thread has been (a
+    // 4096-bit key on a busy replica takes seconds), bounded by maxWaitMs as every waiter
     if (
       this.waitingCost + cost > this.options.queueLimit ||
-      this.expectedWaitMs(cost) > this.options.maxWaitMs
+      (this.waiters.length > 0 && this.expectedWaitMs(cost) > this.options.maxWaitMs)
     )
       return Promise.reject(refused());
     return new Promise<KeyObject>((resolve, reject) => {

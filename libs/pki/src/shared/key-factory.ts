@@ -21,7 +21,7 @@ export class KeyFactory implements OnModuleDestroy {
     // timeout) or is refused with 429 at once; 8 ready 2048-bit keys are ~1.2 s of idle CPU.
     this.rsa = new RsaKeySupply((bits) => this.rsaThread.generateRsa(bits), {
       queueLimit: options.keygenQueueLimit ?? 32,
-      maxWaitMs: options.keygenMaxWaitMs ?? 5000,
+      maxWaitMs: options.keygenMaxWaitMs ?? 9000,
       poolCost: options.rsaPoolCost ?? 8,
     });
   }
