@@ -101,16 +101,19 @@ export function enablesLocalMount(body: unknown): boolean {
 }
 
 /**
- * The write subjects of the tables' `replicated` routes, with their route: what a performance
- * primary runs for a secondary that forwarded it.
+ * The write subjects of the tables' `replicated` routes, with their route and the service serving
+ * it: what a performance primary runs for a secondary that forwarded it.
  */
-export function replicatedWriteRoutes(tables: readonly RouteTable[]): Map<string, RouteDef> {
-  const out = new Map<string, RouteDef>();
+export function replicatedWriteRoutes(
+  tables: readonly RouteTable[],
+): Map<string, RouteDef & { service: string }> {
+  const out = new Map<string, RouteDef & { service: string }>();
   for (const table of tables)
     for (const route of table.routes) {
       if (!route.replicated) continue;
+      const served = { ...route, service: route.service ?? table.service };
       for (const [operation, def] of Object.entries(route.operations))
-        if (def && operation !== 'read' && operation !== 'list') out.set(def.contract.subject, route);
+        if (def && operation !== 'read' && operation !== 'list') out.set(def.contract.subject, served);
     }
   return out;
 }

@@ -75,3 +75,10 @@ export * from './merkle-tree';
 export { MerkleFrontier } from './merkle-frontier';
 export * from './merkle-verify';
 export { EventLogReader, type ChainedRawEvent, type ChangeQuery, type ChangeRow } from './event-log-reader';
+export { planStreamFolds, type FoldedEvent, type StreamFold } from './replica-fold-plan';
+export {
+  engineReplicaProvider,
+  replicaLogMigration,
+  serveEngineReplica,
+  type EngineReplicaSpec,
+} from './engine-replica';

@@ -5,3 +5,4 @@ export * from './replica-apply.contracts';
 export * from './replication-modes.contracts';
 export * from './replication-forward.contracts';
 export * from './replica-fold.contracts';
+export * from './replicated-services';

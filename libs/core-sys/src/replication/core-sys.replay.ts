@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { invalidation } from '@coffer/contracts';
+import { replicaLogSchemaOf } from '@coffer/contracts/replication';
 import {
   noProjection,
   replayable,
@@ -47,7 +48,7 @@ import { ReplicaSealedRepository } from './replica-sealed.repository';
  * the primary's WAL indexes cannot go into its own log: they go verbatim into this schema's
  * event log (hash-chained, its head the position) and only the read models are shared.
  */
-export const CORE_SYS_REPLICA_SCHEMA = 'core_sys_replica';
+export const CORE_SYS_REPLICA_SCHEMA = replicaLogSchemaOf('core_sys');
 
 /** The built-in mounts every cluster has: a wipe keeps them (the primary's replace them by path). */
 const BUILTIN_TYPES = ['system', 'token', 'identity', 'cubbyhole'];

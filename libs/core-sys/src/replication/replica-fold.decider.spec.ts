@@ -1,7 +1,8 @@
 import type { ReplicaFoldEvent } from '@coffer/contracts/replication';
 import type { MountRecord } from '../mounts/mount.model';
 import type { MountEvent } from '../mounts/mounts.events';
-import { asInheritedSalt, foldable, mountTableFold, planStreamFolds } from './replica-fold.decider';
+import { planStreamFolds } from '@coffer/event-store';
+import { asInheritedSalt, foldable, mountTableFold } from './replica-fold.decider';
 
 const config = {
   defaultLeaseTtl: 0,

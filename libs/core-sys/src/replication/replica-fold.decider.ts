@@ -84,48 +84,6 @@ export function asInheritedSalt(e: ReplicaFoldEvent): ReplicaFoldEvent {
   return { ...e, stream: inheritedTokenSaltStream(fingerprint), streamVersion: 1 };
 }
 
-/** One append of the fold: the former primary's events of a stream not folded yet. */
-export interface StreamFold {
-  stream: string;
-  /** the stream's version in this cluster's own log */
-  expectedVersion: number;
-  events: ReplicaFoldEvent[];
-  /** the former primary's version of the stream once appended */
-  foldedTo: number;
-}
-
-/**
- * The appends that bring a batch of the replica log (WAL order, already filtered by `foldable`)
- * into this cluster's own log, one per stream in the order the streams first appear. A stream
- * this cluster wrote itself and never folded (`own` > 0, no `folded` entry: its root token, a
- * replicated user a performance secondary updated locally) keeps its own history: its read-model
- * row is what this cluster decided last, and the former primary's events would replay over it. A stream folded
- * before continues after the version it was folded to, so a retried batch appends nothing twice.
- */
-export function planStreamFolds(
-  events: readonly ReplicaFoldEvent[],
-  folded: ReadonlyMap<string, number>,
-  own: ReadonlyMap<string, number>,
-): StreamFold[] {
-  const byStream = new Map<string, ReplicaFoldEvent[]>();
-  for (const e of events) {
-    const list = byStream.get(e.stream);
-    if (list) list.push(e);
-    else byStream.set(e.stream, [e]);
-  }
-  const plans: StreamFold[] = [];
-  for (const [stream, list] of byStream) {
-    const done = folded.get(stream);
-    const ownVersion = own.get(stream) ?? 0;
-    if (done === undefined && ownVersion > 0) continue;
-    const pending = list.filter((e) => e.streamVersion > (done ?? 0));
-    const last = pending.at(-1);
-    if (!last) continue;
-    plans.push({ stream, expectedVersion: ownVersion, events: pending, foldedTo: last.streamVersion });
-  }
-  return plans;
-}
-
 /** Keys in a fixed order, so two records compare by value. */
 const canonical = (value: unknown): string =>
   JSON.stringify(value, (_key, v: unknown) =>

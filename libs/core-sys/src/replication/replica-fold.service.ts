@@ -1,18 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ReplicaFoldEvent, ReplicaFoldResponse, ReplicationMode } from '@coffer/contracts/replication';
-import { versionAfter, type AggregateWriter, type AppendedEvent, type EventStore } from '@coffer/event-store';
+import {
+  planStreamFolds,
+  versionAfter,
+  type AggregateWriter,
+  type AppendedEvent,
+  type EventStore,
+  type StreamFold,
+} from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE } from '../core-sys.di';
 import type { CoreSysTrx } from '../core-sys.table';
 import { MOUNTS_LOG, MOUNTS_STREAM, type MOUNT_EVENT_TYPES } from '../mounts/mounts.events';
 import { MountsRepository } from '../mounts/mounts.repository';
 import { TOKEN_SALT_LOG } from '../tokens/token.events';
-import {
-  asInheritedSalt,
-  foldable,
-  mountTableFold,
-  planStreamFolds,
-  type StreamFold,
-} from './replica-fold.decider';
+import { asInheritedSalt, foldable, mountTableFold } from './replica-fold.decider';
 import { ReplicaFoldRepository } from './replica-fold.repository';
 import { ReplicaSealedRepository } from './replica-sealed.repository';
 
@@ -91,7 +92,11 @@ export class ReplicaFoldService {
    * In the append's transaction: the progress, and a folded token salt next to the replicated
    * ones (where token lookups find it; a wipe keeps it, its stream being in this cluster's log).
    */
-  private async recordFold(trx: CoreSysTrx, plan: StreamFold, appended: AppendedEvent[]): Promise<void> {
+  private async recordFold(
+    trx: CoreSysTrx,
+    plan: StreamFold<ReplicaFoldEvent>,
+    appended: AppendedEvent[],
+  ): Promise<void> {
     await this.folds.markFolded(trx, plan.stream, plan.foldedTo);
     for (const e of appended)
       if (TOKEN_SALT_LOG.eventTypes.some((t) => t.name === e.type))

@@ -1,5 +1,5 @@
 import { addressedMountPath, DomainError, enablesLocalMount, type RouteDef } from '@coffer/contracts';
-import type { ReplicationModes } from '@coffer/contracts/replication';
+import { REPLICATED_SERVICES, type ReplicationModes } from '@coffer/contracts/replication';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { HttpResult } from '../response/envelope';
 import type { MountIndex } from '../routing/mount-index';
@@ -25,11 +25,13 @@ export function drSecondaryAllows(fullPath: string): boolean {
 }
 
 /**
- * The services whose logs a secondary replays into its own (libs/replication REPLAYED_SOURCES):
+ * The services whose logs a secondary replays into its own (REPLICATED_SERVICES with `log: 'own'`):
  * on a performance secondary their log belongs to the primary's stream, so a local write would
  * make it diverge.
  */
-export const REPLAYED_SERVICES: ReadonlySet<string> = new Set(['kv']);
+export const REPLAYED_SERVICES: ReadonlySet<string> = new Set(
+  REPLICATED_SERVICES.filter((s) => s.log === 'own').map((s) => s.service),
+);
 
 /**
  * A write to a local mount of a replayed service on a performance secondary: kv's log there is

@@ -8,6 +8,7 @@ import {
 } from '@coffer/contracts';
 import {
   replicaApplyContract,
+  REPLICATED_SERVICES,
   replicationForward,
   replicationModes,
   replicationModesChanged,
@@ -21,13 +22,12 @@ import { indexHeaders, indexStateOf, MISSING_INDEX_STATE, type IndexState } from
 
 /**
  * The logs an index state (X-Service-Index) may name, and the service whose reads wait for it:
- * kv's, and core-sys's (a forwarded core-sys write answers the primary's core-sys position, which
- * a secondary's core-sys replica log reaches once it has streamed).
+ * every replicated service's (a forwarded write answers the primary's position in its log, which
+ * a secondary's copy, its own log or the replica log beside it, reaches once it has streamed).
  */
-const INDEXED_SOURCES: ReadonlyMap<string, string> = new Map([
-  ['kv', 'kv'],
-  ['core_sys', 'core-sys'],
-]);
+const INDEXED_SOURCES: ReadonlyMap<string, string> = new Map(
+  REPLICATED_SERVICES.map((s) => [s.schema, s.service]),
+);
 
 /** a safety net for a missed broadcast */
 const MODES_MAX_AGE_MS = 5_000;
@@ -85,8 +85,12 @@ export class ReplicationGate implements OnModuleInit, OnModuleDestroy {
     const wanted = indexStateOf(headers);
     if (!wanted || write || target === undefined || INDEXED_SOURCES.get(wanted.source) !== target.service)
       return served;
-    // core-sys's replica log (the primary's position) exists on a secondary only
-    if (wanted.source !== 'kv' && modes.performance !== 'secondary' && modes.dr !== 'secondary')
+    // a replica log beside the service's own (the primary's position) exists on a secondary only
+    if (
+      !REPLAYED_SERVICES.has(target.service) &&
+      modes.performance !== 'secondary' &&
+      modes.dr !== 'secondary'
+    )
       return served;
     const head = await this.transport.request(replicaApplyContract(wanted.source), { op: 'head' });
     if (head.lastWal < wanted.wal) throw new DomainError('precondition_failed', MISSING_INDEX_STATE);

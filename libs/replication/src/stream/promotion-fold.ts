@@ -1,5 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { replicaFoldContract, type ReplicationMode } from '@coffer/contracts/replication';
+import {
+  replicaFoldContract,
+  replicaLogSchemaOf,
+  REPLICATED_SERVICES,
+  type ReplicationMode,
+} from '@coffer/contracts/replication';
 import { openReplicaPayload, type ServiceRuntime } from '@coffer/event-store';
 import { REPLICATION_RUNTIME } from '../replication.di';
 import { WalSource } from '../wal/wal-source';
@@ -9,7 +14,9 @@ import { ReplicaKeyringsRepository } from './replica-keyrings.repository';
  * The services that keep the primary's rows beside their own log (the replica endpoint's
  * `logSchema`) and so fold them into it at promotion: schema -> its replica log's schema.
  */
-export const FOLDED_SOURCES: ReadonlyMap<string, string> = new Map([['core_sys', 'core_sys_replica']]);
+export const FOLDED_SOURCES: ReadonlyMap<string, string> = new Map(
+  REPLICATED_SERVICES.filter((s) => s.log === 'replica').map((s) => [s.schema, replicaLogSchemaOf(s.schema)]),
+);
 
 const BATCH = 500;
 /** the opened rows of one fold request, at most (the transport's payload limit is 1 MiB) */

@@ -3,6 +3,7 @@ import { DomainError } from '@coffer/contracts';
 import type { Cipher } from '@coffer/barrier';
 import {
   replicaApplyContract,
+  REPLICATED_SERVICES,
   type ReplicaAttachment,
   type ReplicationMode,
 } from '@coffer/contracts/replication';
@@ -13,12 +14,12 @@ import { ReplicaLogRepository } from './replica-log.repository';
 import type { WireEvent } from './stream.wire';
 
 /**
- * The services that replay the primary's log into their own log and read models
- * (`<schema>.replication.apply`, see libs/event-store replica-endpoint.ts): one line per service
- * that registers its replica endpoint. The others' logs are kept as a copy in
- * `replication.replica_log` (verified, positioned, but not projected).
+ * The services that replay the primary's log into their logs and read models
+ * (`<schema>.replication.apply`, see libs/event-store replica-endpoint.ts): REPLICATED_SERVICES.
+ * The others' logs are kept as a copy in `replication.replica_log` (verified, positioned, but
+ * not projected).
  */
-export const REPLAYED_SOURCES: ReadonlySet<string> = new Set(['core_sys', 'kv']);
+export const REPLAYED_SOURCES: ReadonlySet<string> = new Set(REPLICATED_SERVICES.map((s) => s.schema));
 
 const isDiverged = (error: unknown): boolean =>
   error instanceof DomainError &&

@@ -1,7 +1,7 @@
 import type { MountEntry } from '@coffer/contracts';
 import type { ForwardedWrite } from '@coffer/contracts/replication';
 import { sysContracts, tokenContracts, userpassContracts } from '@coffer/contracts/core-sys';
-import { CORE_SYS_FORWARDED, forwardedResult, forwardRefusal, logSchemaOf } from './write-forwarding';
+import { REPLICATED_WRITE_ROUTES, forwardedResult, forwardRefusal, logSchemaOf } from './write-forwarding';
 import { DomainError } from '@coffer/contracts';
 
 const mount: MountEntry = {
@@ -112,7 +112,7 @@ describe('write forwarding: what the primary re-checks', () => {
     expect(forwardRefusal(core(sysContracts.policyWrite.subject), undefined, undefined)).toBe(
       'no such mount on the primary',
     );
-    expect(CORE_SYS_FORWARDED.has(sysContracts.policyRead.subject)).toBe(false);
+    expect(REPLICATED_WRITE_ROUTES.has(sysContracts.policyRead.subject)).toBe(false);
     expect(logSchemaOf('core-sys')).toBe('core_sys');
     expect(logSchemaOf('kv')).toBe('kv');
   });

@@ -16,7 +16,11 @@ import {
   tokenRoutes,
   userpassRoutes,
 } from '@coffer/contracts/core-sys';
-import type { ForwardedAnswer, ForwardedWrite } from '@coffer/contracts/replication';
+import {
+  REPLICATED_SERVICES,
+  type ForwardedAnswer,
+  type ForwardedWrite,
+} from '@coffer/contracts/replication';
 import type { Transport } from '@coffer/transport';
 import { z } from 'zod';
 import type { PrimaryLink } from '../state/replication-state.decider';
@@ -25,16 +29,22 @@ import type { StreamFilter } from './stream-filter';
 import { frame, frameReader, serverFrameSchema, type ServerFrame } from './stream.wire';
 import { connectToPrimary } from './primary-connection';
 
-/** The services whose writes a performance secondary forwards (its replayed engines: kv). */
-export const FORWARDED_SERVICES: ReadonlySet<string> = new Set(['kv']);
+/**
+ * The services whose every write a performance secondary forwards: those replayed into their own
+ * log (kv), which the secondary must never write itself.
+ */
+export const FORWARDED_SERVICES: ReadonlySet<string> = new Set(
+  REPLICATED_SERVICES.filter((s) => s.log === 'own').map((s) => s.service),
+);
 
 /**
- * core-sys's writes a performance secondary forwards: its routes flagged `replicated` (mounts,
- * auth methods, policies, namespaces, userpass users, AppRole roles and secret ids, identity,
- * token roles, password policies), by subject. Tokens, leases, logins and seal routes are not
- * in it: they are the secondary's own.
+ * The writes of the services keeping the primary's rows in a replica log that a performance
+ * secondary forwards: their routes flagged `replicated`, by subject. core-sys's: mounts, auth
+ * methods, policies, namespaces, userpass users, AppRole roles and secret ids, identity, token
+ * roles, password policies (tokens, leases, logins and seal routes are the secondary's own).
+ * One line per route table.
  */
-export const CORE_SYS_FORWARDED = replicatedWriteRoutes([
+export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
   systemRoutes,
   userpassRoutes,
   approleRoutes,
@@ -152,8 +162,12 @@ export function forwardRefusal(
   mounts: readonly MountEntry[] = [],
 ): string | undefined {
   const { service, subject, request } = forward;
-  const coreSysRoute = service === 'core-sys' ? CORE_SYS_FORWARDED.get(subject) : undefined;
-  if (!coreSysRoute && (!FORWARDED_SERVICES.has(service) || !subject.startsWith(`${service}.`)))
+  const replicatedRoute = FORWARDED_SERVICES.has(service) ? undefined : REPLICATED_WRITE_ROUTES.get(subject);
+  if (
+    replicatedRoute
+      ? replicatedRoute.service !== service
+      : !FORWARDED_SERVICES.has(service) || !subject.startsWith(`${service}.`)
+  )
     return `writes to ${service} are not forwarded`;
   if (subject.startsWith(`${service}.replication.`) || subject.startsWith('kv.cubbyhole.'))
     return 'this path is local to the secondary';
@@ -161,9 +175,9 @@ export function forwardRefusal(
   if (!mount || mount.namespace !== request.mount.namespace) return 'no such mount on the primary';
   if (mount.local || mount.type === 'cubbyhole') return 'the mount is local: it is not replicated';
   if (filter?.excludedMountUuids.has(mount.uuid)) return 'the mount is filtered out for this secondary';
-  if (coreSysRoute?.replicated === 'mount') {
+  if (replicatedRoute?.replicated === 'mount') {
     if (enablesLocalMount(request.body)) return 'a local mount is enabled on the secondary itself';
-    const path = addressedMountPath(coreSysRoute, request.params, request.body);
+    const path = addressedMountPath(replicatedRoute, request.params, request.body);
     const addressed = mounts.find((m) => m.namespace === mount.namespace && withSlash(m.path) === path);
     if (addressed?.local) return 'the mount is local: it is not replicated';
   }
