@@ -25,6 +25,7 @@ import { PolicyProjection } from '../policies/policy.projection';
 import { SENTINEL_POLICY_LOG, type SentinelPolicyKey } from '../sentinel-policies/sentinel-policy.events';
 import { SentinelPolicyProjection } from '../sentinel-policies/sentinel-policy.projection';
 import { ApproleRoleProjection, ApproleSecretIdProjection } from '../approle/approle.projection';
+import { ApproleSalt } from '../approle/approle-salt';
 import { GroupProjection } from '../identity/group.projection';
 import { IdentityProjection } from '../identity/identity.projection';
 import { LeaseProjection } from '../leases/lease.projection';
@@ -37,6 +38,7 @@ import {
   authReplayables,
   ownStreamVersion,
   wipeReplicatedAuth,
+  type AuthChange,
   type AuthReplayDeps,
 } from './core-sys-auth.replay';
 import { resetFold } from './replica-fold.repository';
@@ -55,8 +57,8 @@ const BUILTIN_TYPES = ['system', 'token', 'identity', 'cubbyhole'];
 
 type MountEvents = typeof MOUNT_EVENT_TYPES;
 
-/** The gateway caches a batch may have made stale. */
-type ChangedKind = 'mounts' | 'policy' | 'token' | 'entity';
+/** The caches a batch may have made stale: the gateway's, and core-sys's AppRole salts. */
+type ChangedKind = 'mounts' | 'policy' | AuthChange;
 
 export interface CoreSysReplayDeps extends AuthReplayDeps {
   db: CoreSysDb;
@@ -64,7 +66,8 @@ export interface CoreSysReplayDeps extends AuthReplayDeps {
   namespaces: NamespaceProjection;
   policies: PolicyProjection;
   sentinel: SentinelPolicyProjection;
-  publish: (kind: ChangedKind) => Promise<void>;
+  publish: (kind: Exclude<ChangedKind, 'approle-salt'>) => Promise<void>;
+  approleSalt: Pick<ApproleSalt, 'forget'>;
 }
 
 /**
@@ -193,9 +196,11 @@ export function coreSysReplica(d: CoreSysReplayDeps): ReplicaEndpointSpec {
     // the gateway caches the mount table and policies: tell it once a batch changed them
     onChanged: () => {
       for (const kind of changed)
-        d.publish(kind).catch((error: unknown) =>
-          logger.warn(`invalidating ${kind} failed: ${error instanceof Error ? error.message : 'unknown'}`),
-        );
+        if (kind === 'approle-salt') d.approleSalt.forget();
+        else
+          d.publish(kind).catch((error: unknown) =>
+            logger.warn(`invalidating ${kind} failed: ${error instanceof Error ? error.message : 'unknown'}`),
+          );
       changed.clear();
     },
     wipe: async (db: AnyDb, wiped) => {
@@ -243,6 +248,7 @@ export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
       TokenProjection,
       LeaseProjection,
       ReplicaSealedRepository,
+      ApproleSalt,
     ],
     (
       db: CoreSysDb,
@@ -260,6 +266,7 @@ export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
       tokens: TokenProjection,
       leases: LeaseProjection,
       sealed: ReplicaSealedRepository,
+      approleSalt: ApproleSalt,
     ) =>
       coreSysReplica({
         db,
@@ -277,6 +284,7 @@ export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
         tokens,
         leases,
         sealed,
+        approleSalt,
         publish: (kind) => runtime.transport.publish(invalidation, { kind, keys: [] }),
       }),
   );
