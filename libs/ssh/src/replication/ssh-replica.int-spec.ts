@@ -222,6 +222,15 @@ describe('ssh replica: the primary log replayed on DR and performance secondarie
       ).rows.map((r) => r.kind);
     expect(await kinds(dr)).toEqual(['ca', 'key', 'role', 'salt', 'zeroaddress']);
     expect(await kinds(perf)).toEqual(['ca', 'key', 'role', 'zeroaddress']);
+    // the private keys stay sealed: by the primary's barrier in the replica log, by this one's in the read model
+    const dump = await sql<{ text: string }>`
+      select string_agg(t, '|') as text from (
+        select r::text as t from ssh.records r
+        union all select e::text from ssh_replica.event_log e) x`.execute(dr.database.db);
+    for (const line of [...ca.privateKey.split('\n'), ...admin.privateKey.split('\n')].filter(
+      (l) => l.length > 40,
+    ))
+      expect(dump.rows[0]?.text).not.toContain(line);
     await expect(call(perf, ssh.verify, 'update', 'verify', { otp: primaryOtp })).rejects.toMatchObject({
       code: 'invalid_request',
       message: 'OTP not found',
