@@ -21,6 +21,7 @@ import {
   type ForwardedAnswer,
   type ForwardedWrite,
 } from '@coffer/contracts/replication';
+import { sshRoutes } from '@coffer/contracts/ssh';
 import type { Transport } from '@coffer/transport';
 import { z } from 'zod';
 import type { PrimaryLink } from '../state/replication-state.decider';
@@ -50,6 +51,7 @@ export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
   approleRoutes,
   identityRoutes,
   tokenRoutes,
+  sshRoutes,
 ]);
 
 /** The log a forwarded write's service appends to: its schema (the index state's source). */
