@@ -180,8 +180,12 @@ describe("core-sys replica: the primary's users, identity and tokens on a second
   it("performance: an AppRole salt the secondary made before the primary's streamed gives way to the primary's", async () => {
     await enableAuth('approle-late', 'approle');
     const ar = await mount(primary, 'auth/approle-late/');
-    const roleCall = <C extends Contract>(h: CoreSysHarness, contract: C, path: string, operation: string) =>
-      h.call(contract, { mount: ar, path, operation, params: { role_name: 'api' }, body: {} }, caller());
+    const roleCall = <C extends Contract>(
+      h: CoreSysHarness,
+      contract: C,
+      path: string,
+      operation: 'create' | 'update' | 'read',
+    ) => h.call(contract, { mount: ar, path, operation, params: { role_name: 'api' }, body: {} }, caller());
     await roleCall(primary, approleContracts.roleWrite, 'role/api', 'create');
     const apiRoleId =
       (await roleCall(primary, approleContracts.roleIdRead, 'role/api/role-id', 'read')).data?.role_id ?? '';
