@@ -81,9 +81,7 @@ export function sshReplica(d: SshReplayDeps): EngineReplicaSpec {
         return { mountUuid, hash };
       }),
     ],
-    // the log holds every value whole (the read model seals it again): nothing to attach, but the
-    // primary's replication service asks every replayed service
-    exportAttachments: () => Promise.resolve([]),
+    // the log holds every value whole (the read model seals it again): nothing to attach
     foldable: (event, mode) => sshReplicated(event.stream, mode),
   };
 }
