@@ -5,6 +5,7 @@ import { CLOUD_CREDS_LOGS, CLOUD_CREDS_PARTS } from './cloud-creds.parts';
 import { CLOUD_HISTORY_BACKENDS, CloudCredsHistoryHandlers } from './shared/cloud-history-backend';
 import { CLOUD_LEASE_BACKENDS, CloudCredsLeaseHandlers } from './shared/cloud-lease-backend';
 import { CloudCredsDb } from './shared/cloud-record.table';
+import { cloudCredsReplicaProvider } from './replication/cloud-creds.replay';
 
 /**
  * The cloud-creds service: credentials in outside clouds (cloud-a: Azure, cloud-b: AWS). Replicas
@@ -35,6 +36,7 @@ export class CloudCredsModule {
           useFactory: (...backends: unknown[]) => backends,
           inject: historyBackends,
         },
+        cloudCredsReplicaProvider(runtime), // replication: a secondary replays the primary's log
       ],
       controllers: [
         ...CLOUD_CREDS_PARTS.flatMap((part) => part.controllers),

@@ -16,6 +16,8 @@ import {
   tokenRoutes,
   userpassRoutes,
 } from '@coffer/contracts/core-sys';
+import { cloudARoutes } from '@coffer/contracts/cloud-a';
+import { cloudBRoutes } from '@coffer/contracts/cloud-b';
 import {
   REPLICATED_SERVICES,
   type ForwardedAnswer,
@@ -50,6 +52,8 @@ export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
   approleRoutes,
   identityRoutes,
   tokenRoutes,
+  cloudARoutes, // cloud-creds: config and roles (creds stay local)
+  cloudBRoutes,
 ]);
 
 /** The log a forwarded write's service appends to: its schema (the index state's source). */
