@@ -8,6 +8,7 @@ import { cloudA } from '@coffer/contracts/cloud-a';
 import { cloudB } from '@coffer/contracts/cloud-b';
 import {
   replicaApplyContract,
+  replicaExportContract,
   replicaFoldContract,
   replicaLogSchemaOf,
   type ReplicationMode,
@@ -168,6 +169,16 @@ describe('cloud-creds replica: the primary log replayed on DR and performance se
     const head = await to.client.request(apply, { op: 'head' });
     const rows = await log.readRawFrom(fromWal ?? head.lastWal, 1000);
     if (rows.length === 0) return head;
+    // the primary's service is asked what the rows need beyond the log: nothing (sealed in the log)
+    const exported = await primary.client.request(replicaExportContract(CLOUD_CREDS_SCHEMA), {
+      events: rows.map((r) => ({
+        wal: r.wal,
+        type: r.type,
+        schemaVersion: r.schemaVersion,
+        data: openReplicaPayload(primary.barrier, CLOUD_CREDS_SCHEMA, r),
+      })),
+    });
+    expect(exported.attachments).toEqual([]);
     const events = rows.map((r) => openedReplicaEvent(primary.barrier, CLOUD_CREDS_SCHEMA, r));
     return to.client.request(apply, { op: 'apply', mode, events, attachments: {} });
   }

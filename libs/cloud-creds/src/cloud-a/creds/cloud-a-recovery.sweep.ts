@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore, ServiceRuntime } from '@coffer/event-store';
-import { SweepJob } from '@coffer/scheduling';
+import { DrStandby, SweepJob } from '@coffer/scheduling';
 import { CLOUD_CREDS_EVENT_STORE, CLOUD_CREDS_RUNTIME } from '../../cloud-creds.di';
 import { attemptRecovery, settleIssued, type IssuedRecord } from '../../shared/lease-presence';
 import { ownRows } from '../../shared/own-records';
@@ -27,11 +27,13 @@ export class CloudARecoverySweep extends SweepJob {
     private readonly store: CloudARecordStore,
     private readonly creds: CloudACredsService,
     @Inject(CLOUD_CREDS_EVENT_STORE) private readonly events: EventStore,
+    private readonly standby: DrStandby,
   ) {
     super('cloud-a.recovery', 'cloud-a recovery pass', SWEEP_INTERVAL_MS);
   }
 
   override async sweep(): Promise<number> {
+    if (await this.standby.standing()) return 0;
     // a secondary's replicated records are the primary's to recover (see ownRows)
     const rows = await ownRows(this.events, await this.repo.recoverable(this.runtime.clock(), BATCH), (r) =>
       cloudAStream({ mountUuid: r.mount_uuid, kind: r.kind as CloudARecordKind, name: r.name }),

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore, ServiceRuntime } from '@coffer/event-store';
-import { SweepJob } from '@coffer/scheduling';
+import { DrStandby, SweepJob } from '@coffer/scheduling';
 import { CLOUD_CREDS_EVENT_STORE, CLOUD_CREDS_RUNTIME } from '../../cloud-creds.di';
 import { CLOUD_B_REQUEST_TIMEOUT_S } from '../aws/cloud-b-clients';
 import { RootRotation } from '../config/cloud-b-root-rotation.service';
@@ -38,11 +38,13 @@ export class CloudBRecovery extends SweepJob {
     private readonly removal: CloudBUserRemoval,
     private readonly rotation: RootRotation,
     @Inject(CLOUD_CREDS_EVENT_STORE) private readonly events: EventStore,
+    private readonly standby: DrStandby,
   ) {
     super('cloud-b.recovery', 'cloud-b recovery pass', SWEEP_INTERVAL_MS);
   }
 
   override async sweep(): Promise<number> {
+    if (await this.standby.standing()) return 0;
     const now = this.runtime.clock().getTime();
     // a secondary's replicated records are the primary's to recover (see ownRows)
     const rows = await ownRows(
