@@ -33,6 +33,7 @@ export const cloudARoutes: RouteTable = {
   routes: [
     {
       pattern: 'config',
+      replicated: true,
       synopsis: 'Configure the tenant, subscription and service principal the engine acts as.',
       description:
         'Reads never return client_secret. Writes do not check the credentials. CLOUDA_* environment variables override the stored values.',
@@ -50,6 +51,7 @@ export const cloudARoutes: RouteTable = {
     },
     {
       pattern: 'roles/:name',
+      replicated: true,
       synopsis: 'Manage the roles that creds are generated for.',
       description:
         'cloud_a_roles and cloud_a_groups are JSON arrays given as strings; application_object_id makes creds passwords on an existing application.',

@@ -53,6 +53,7 @@ export const cloudBRoutes: RouteTable = {
   routes: [
     {
       pattern: 'config/root',
+      replicated: true,
       synopsis: 'Configure the root credentials that are used to manage IAM.',
       description:
         'Credentials: this payload, else CLOUDB_ACCESS_KEY / CLOUDB_SECRET_KEY, else the shared ' +
@@ -65,6 +66,7 @@ export const cloudBRoutes: RouteTable = {
     },
     {
       pattern: 'config/rotate-root',
+      replicated: true,
       synopsis: 'Request to rotate the AWS credentials used by Vault',
       description:
         'Creates a new access key for the configured IAM user, switches to it, deletes the old one.',
@@ -75,6 +77,7 @@ export const cloudBRoutes: RouteTable = {
     },
     {
       pattern: 'config/lease',
+      replicated: true,
       synopsis: 'Configure the default lease information for generated credentials.',
       operations: {
         read: op(b.leaseRead, 'Read the lease configuration'),
@@ -89,6 +92,7 @@ export const cloudBRoutes: RouteTable = {
     },
     {
       pattern: 'roles/:name',
+      replicated: true,
       synopsis: 'Read, write and reference IAM policies that access keys can be made for.',
       operations: {
         create: op(b.roleWrite, 'Create a role'),

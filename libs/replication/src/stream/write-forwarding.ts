@@ -16,6 +16,8 @@ import {
   tokenRoutes,
   userpassRoutes,
 } from '@coffer/contracts/core-sys';
+import { cloudARoutes } from '@coffer/contracts/cloud-a';
+import { cloudBRoutes } from '@coffer/contracts/cloud-b';
 import {
   REPLICATED_SERVICES,
   type ForwardedAnswer,
@@ -51,7 +53,12 @@ export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
   approleRoutes,
   identityRoutes,
   tokenRoutes,
+<<<<<<< HEAD
   sshRoutes,
+=======
+  cloudARoutes, // cloud-creds: config and roles (creds stay local)
+  cloudBRoutes,
+>>>>>>> cloud-rep
 ]);
 
 /** The log a forwarded write's service appends to: its schema (the index state's source). */

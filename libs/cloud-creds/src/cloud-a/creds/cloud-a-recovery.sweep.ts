@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ServiceRuntime } from '@coffer/event-store';
-import { SweepJob } from '@coffer/scheduling';
-import { CLOUD_CREDS_RUNTIME } from '../../cloud-creds.di';
+import type { EventStore, ServiceRuntime } from '@coffer/event-store';
+import { DrStandby, SweepJob } from '@coffer/scheduling';
+import { CLOUD_CREDS_EVENT_STORE, CLOUD_CREDS_RUNTIME } from '../../cloud-creds.di';
 import { attemptRecovery, settleIssued, type IssuedRecord } from '../../shared/lease-presence';
+import { ownRows } from '../../shared/own-records';
+import { cloudAStream, type CloudARecordKind } from '../records/cloud-a-record.events';
 import { CloudARecordRepository } from '../records/cloud-a-record.repository';
 import { CloudARecordStore } from '../records/cloud-a-record.store';
 import { CloudACredsService } from './cloud-a-creds.service';
@@ -24,12 +26,18 @@ export class CloudARecoverySweep extends SweepJob {
     private readonly repo: CloudARecordRepository,
     private readonly store: CloudARecordStore,
     private readonly creds: CloudACredsService,
+    @Inject(CLOUD_CREDS_EVENT_STORE) private readonly events: EventStore,
+    private readonly standby: DrStandby,
   ) {
     super('cloud-a.recovery', 'cloud-a recovery pass', SWEEP_INTERVAL_MS);
   }
 
   override async sweep(): Promise<number> {
-    const rows = await this.repo.recoverable(this.runtime.clock(), BATCH);
+    if (await this.standby.standing()) return 0;
+    // a secondary's replicated records are the primary's to recover (see ownRows)
+    const rows = await ownRows(this.events, await this.repo.recoverable(this.runtime.clock(), BATCH), (r) =>
+      cloudAStream({ mountUuid: r.mount_uuid, kind: r.kind as CloudARecordKind, name: r.name }),
+    );
     const issued = new Map<string, IssuedRecord[]>();
     let removed = 0;
     for (const row of rows) {

@@ -1,12 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ServiceRuntime } from '@coffer/event-store';
-import { SweepJob } from '@coffer/scheduling';
-import { CLOUD_CREDS_RUNTIME } from '../../cloud-creds.di';
+import type { EventStore, ServiceRuntime } from '@coffer/event-store';
+import { DrStandby, SweepJob } from '@coffer/scheduling';
+import { CLOUD_CREDS_EVENT_STORE, CLOUD_CREDS_RUNTIME } from '../../cloud-creds.di';
 import { CLOUD_B_REQUEST_TIMEOUT_S } from '../aws/cloud-b-clients';
 import { RootRotation } from '../config/cloud-b-root-rotation.service';
 import { CloudBUserRemoval } from '../creds/cloud-b-user-removal.service';
 import { CloudBRecordRepository, type CloudBRecordRow } from '../records/cloud-b-record.repository';
 import { CloudBRecordStore } from '../records/cloud-b-record.store';
+import { cloudBStream, type CloudBRecordKind } from '../records/cloud-b-record.events';
+import { ownRows } from '../../shared/own-records';
 import {
   attemptRecovery,
   LEASE_REGISTRATION_GRACE_MS,
@@ -35,13 +37,21 @@ export class CloudBRecovery extends SweepJob {
     private readonly store: CloudBRecordStore,
     private readonly removal: CloudBUserRemoval,
     private readonly rotation: RootRotation,
+    @Inject(CLOUD_CREDS_EVENT_STORE) private readonly events: EventStore,
+    private readonly standby: DrStandby,
   ) {
     super('cloud-b.recovery', 'cloud-b recovery pass', SWEEP_INTERVAL_MS);
   }
 
   override async sweep(): Promise<number> {
+    if (await this.standby.standing()) return 0;
     const now = this.runtime.clock().getTime();
-    const rows = await this.repo.recoverable(new Date(now - MIN_GRACE_MS), BATCH);
+    // a secondary's replicated records are the primary's to recover (see ownRows)
+    const rows = await ownRows(
+      this.events,
+      await this.repo.recoverable(new Date(now - MIN_GRACE_MS), BATCH),
+      (r) => cloudBStream({ mountUuid: r.mount_uuid, kind: r.kind as CloudBRecordKind, name: r.name }),
+    );
     const issued = new Map<string, IssuedRecord[]>();
     let done = 0;
     for (const row of rows) {
