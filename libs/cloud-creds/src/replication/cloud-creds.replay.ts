@@ -70,8 +70,6 @@ export function cloudCredsReplica(d: {
         projectedHere<CloudBRecordKey>(stream, ctx, recordKeyOf(stream, 'cloud-b-', CLOUD_B_RECORD_KINDS)),
       ),
     ],
-    // the primary's replication service asks every replayed service; the log holds all a record needs
-    exportAttachments: () => Promise.resolve([]),
     // exactly what was projected in that mode
     foldable: (event, mode) => mode === 'dr' || !isLocalCloudStream(event.stream),
   };

@@ -24,11 +24,8 @@ export interface ReplicatedService {
 export const REPLICATED_SERVICES: readonly ReplicatedService[] = [
   { service: 'core-sys', schema: 'core_sys', log: 'replica' },
   { service: 'kv', schema: 'kv', log: 'own' },
-<<<<<<< HEAD
   { service: 'ssh', schema: 'ssh', log: 'replica' },
-=======
   { service: 'cloud-creds', schema: 'cloud_creds', log: 'replica' },
->>>>>>> cloud-rep
 ];
 
 /** The schema of the log beside a `replica` service's own (core_sys → core_sys_replica). */

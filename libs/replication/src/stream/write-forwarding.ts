@@ -53,12 +53,9 @@ export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
   approleRoutes,
   identityRoutes,
   tokenRoutes,
-<<<<<<< HEAD
   sshRoutes,
-=======
   cloudARoutes, // cloud-creds: config and roles (creds stay local)
   cloudBRoutes,
->>>>>>> cloud-rep
 ]);
 
 /** The log a forwarded write's service appends to: its schema (the index state's source). */
