@@ -11,6 +11,7 @@ import {
 import { pki } from '@coffer/contracts/pki';
 import {
   replicaApplyContract,
+  replicaExportContract,
   replicaFoldContract,
   type ReplicationMode,
 } from '@coffer/contracts/replication';
@@ -154,6 +155,16 @@ describe('pki replica: the primary pki log replayed on DR and performance second
     const head = await to.client.request(replicaApplyContract(PKI_SCHEMA), { op: 'head' });
     const rows = await primary.log.readRawFrom(head.lastWal, 1000);
     if (rows.length === 0) return head;
+    // the primary's stream asks every replayed service what its rows need beyond the log
+    const exported = await primary.client.request(replicaExportContract(PKI_SCHEMA), {
+      events: rows.map((r) => ({
+        wal: r.wal,
+        type: r.type,
+        schemaVersion: r.schemaVersion,
+        data: openReplicaPayload(primary.barrier, PKI_SCHEMA, r),
+      })),
+    });
+    expect(exported.attachments).toEqual([]);
     const events = rows.map((r) => openedReplicaEvent(primary.barrier, PKI_SCHEMA, r));
     return to.client.request(replicaApplyContract(PKI_SCHEMA), {
       op: 'apply',
