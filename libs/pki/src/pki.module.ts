@@ -29,6 +29,8 @@ import { IssuerHistoryService } from './issuer/issuer-history.service';
 import { RoleHistoryService } from './roles/role-history.service';
 import { SettingsHistoryService } from './settings/settings-history.service';
 import { PkiHistoryService } from './shared/pki-history.service';
+import { PkiReadCaches } from './replication/pki-read-caches.service';
+import { pkiReplicaProvider } from './replication/pki.replay';
 import { RoleService } from './roles/role.service';
 import { IssuerEventLog, RoleEventLog, SettingsEventLog } from './shared/document-logs';
 import { DocumentProjection, type DocumentAppend } from './shared/document.projection';
@@ -98,6 +100,8 @@ export class PkiModule {
         PkiMountProjection,
         writerProvider(PkiMountEventLog, PKI_EVENT_STORE, PKI_MOUNT_LOG, PkiMountProjection),
         PkiMountService,
+        PkiReadCaches,
+        pkiReplicaProvider(runtime),
       ],
       controllers: [
         IssuerHandlers,

@@ -121,11 +121,13 @@ const routes: RouteDef[] = [
   {
     pattern: 'root/generate/:type',
     synopsis: 'Generate a self-signed root CA ("internal" keeps the key, "exported" returns it).',
+    replicated: true,
     operations: write(pki.rootGenerate, 'Generates a root CA; an existing CA is not overwritten.'),
   },
   {
     pattern: 'root',
     synopsis: 'Delete the CA (certificate and key).',
+    replicated: true,
     sudo: true,
     operations: { delete: op(pki.rootDelete, 'Deletes the CA certificate and key.') },
   },
@@ -143,16 +145,19 @@ const routes: RouteDef[] = [
   {
     pattern: 'intermediate/generate/:type',
     synopsis: 'Generate an intermediate CA key and CSR.',
+    replicated: true,
     operations: write(pki.intermediateGenerate, 'Generates a key and a CSR to be signed by a parent CA.'),
   },
   {
     pattern: 'intermediate/set-signed',
     synopsis: 'Install the signed intermediate certificate.',
+    replicated: true,
     operations: write(pki.intermediateSetSigned, 'Sets the signed certificate of the pending key.'),
   },
   {
     pattern: 'config/ca',
     synopsis: 'Set the CA from a PEM bundle (key and certificate).',
+    replicated: true,
     operations: write(pki.configCa, 'Sets the CA key and certificate, replacing any.'),
   },
   {
@@ -183,6 +188,7 @@ const routes: RouteDef[] = [
   {
     pattern: 'roles/:name',
     synopsis: 'Manage the roles certificates are issued under.',
+    replicated: true,
     operations: {
       ...write(pki.roleWrite, 'Creates or replaces the role.'),
       read: op(pki.roleRead, 'Reads the role.'),
@@ -239,6 +245,7 @@ const routes: RouteDef[] = [
   {
     pattern: 'config/crl',
     synopsis: 'CRL configuration.',
+    replicated: true,
     operations: {
       read: op(pki.crlConfigRead, 'Reads the CRL configuration.'),
       ...write(pki.crlConfigWrite, 'Sets the CRL configuration.'),
@@ -247,6 +254,7 @@ const routes: RouteDef[] = [
   {
     pattern: 'config/urls',
     synopsis: 'URLs written into issued certificates.',
+    replicated: true,
     operations: {
       read: op(pki.urlsRead, 'Reads the URLs.'),
       ...write(pki.urlsWrite, 'Sets the URLs.'),

@@ -61,6 +61,11 @@ export class CrlService {
     return der;
   }
 
+  /** Drops every built CRL (a replicated CRL configuration does not change the cache key). */
+  forget(): void {
+    this.cache.clear();
+  }
+
   async pem(mountUuid: string): Promise<string | undefined> {
     const der = await this.der(mountUuid);
     return der ? crlPem(der) : undefined;

@@ -55,6 +55,14 @@ export class CaStore {
     return ca;
   }
 
+  /**
+   * Drops every parsed CA: replicated rows replace issuer documents outside this replica's
+   * writes, and a wipe and re-sync may bring a different CA back at a version seen before.
+   */
+  forget(): void {
+    this.parsed.clear();
+  }
+
   /** The CA; 400 with Vault's text when the mount has none. */
   async require(mountUuid: string): Promise<LoadedCa> {
     const ca = await this.find(mountUuid);

@@ -18,9 +18,15 @@ export class DocumentRepository {
     private readonly sealed: SealedJson,
   ) {}
 
-  async load<T>(mountUuid: string, kind: DocumentKind, name = ''): Promise<Loaded<T> | undefined> {
+  /** `trx`: read inside an append's transaction (a replayed append reads what the previous left). */
+  async load<T>(
+    mountUuid: string,
+    kind: DocumentKind,
+    name = '',
+    trx?: PkiTrx,
+  ): Promise<Loaded<T> | undefined> {
     const row = await this.db
-      .of()
+      .of(trx)
       .selectFrom('documents')
       .select(['sealed', 'stream_version'])
       .where('mount_uuid', '=', mountUuid)

@@ -18,6 +18,7 @@ import {
 } from '@coffer/contracts/core-sys';
 import { cloudARoutes } from '@coffer/contracts/cloud-a';
 import { cloudBRoutes } from '@coffer/contracts/cloud-b';
+import { pkiRoutes } from '@coffer/contracts/pki';
 import {
   REPLICATED_SERVICES,
   type ForwardedAnswer,
@@ -56,6 +57,7 @@ export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
   sshRoutes,
   cloudARoutes, // cloud-creds: config and roles (creds stay local)
   cloudBRoutes,
+  pkiRoutes,
 ]);
 
 /** The log a forwarded write's service appends to: its schema (the index state's source). */
