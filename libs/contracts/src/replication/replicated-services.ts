@@ -25,6 +25,7 @@ export const REPLICATED_SERVICES: readonly ReplicatedService[] = [
   { service: 'core-sys', schema: 'core_sys', log: 'replica' },
   { service: 'kv', schema: 'kv', log: 'own' },
   { service: 'ssh', schema: 'ssh', log: 'replica' },
+  { service: 'oidc', schema: 'oidc', log: 'replica' },
 ];
 
 /** The schema of the log beside a `replica` service's own (core_sys → core_sys_replica). */

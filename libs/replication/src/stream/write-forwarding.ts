@@ -16,6 +16,7 @@ import {
   tokenRoutes,
   userpassRoutes,
 } from '@coffer/contracts/core-sys';
+import { oidcRoutes } from '@coffer/contracts/oidc';
 import {
   REPLICATED_SERVICES,
   type ForwardedAnswer,
@@ -42,7 +43,8 @@ export const FORWARDED_SERVICES: ReadonlySet<string> = new Set(
  * The writes of the services keeping the primary's rows in a replica log that a performance
  * secondary forwards: their routes flagged `replicated`, by subject. core-sys's: mounts, auth
  * methods, policies, namespaces, userpass users, AppRole roles and secret ids, identity, token
- * roles, password policies (tokens, leases, logins and seal routes are the secondary's own).
+ * roles, password policies (tokens, leases, logins and seal routes are the secondary's own);
+ * oidc's: its configuration (keys and their rotation, providers, scopes, clients, assignments).
  * One line per route table.
  */
 export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
@@ -52,6 +54,7 @@ export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
   identityRoutes,
   tokenRoutes,
   sshRoutes,
+  oidcRoutes,
 ]);
 
 /** The log a forwarded write's service appends to: its schema (the index state's source). */
