@@ -16,7 +16,7 @@ import { OidcResources } from './oidc-resources';
  * Vault's built-in resources of every namespace: the `default` provider (all clients, no
  * scopes), the `default` key (RS256, 24h, all clients) and the `allow_all` assignment. Created
  * on the namespace's first OIDC request; they cannot be deleted, so one check per replica and
- * namespace is enough. A secondary creates none: its are the primary's, replayed (a default key
+ * namespace is enough. A secondary creates none: it serves the primary's, replayed (a default key
  * of its own would sign tokens the primary's JWKS does not verify); once promoted it does.
  */
 @Injectable()
