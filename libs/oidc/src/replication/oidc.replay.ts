@@ -63,8 +63,9 @@ export interface OidcReplayDeps {
 /**
  * How a secondary's oidc service replays the primary's oidc log with its own projections. The
  * key material is in the events (barrier-encrypted in the log, sealed again by this cluster's
- * barrier in its read model), so nothing is attached (the export answers none); the primary's rotations arrive as its
- * OidcKeyRotated events (a secondary does not rotate: see OidcKeyRotationSweeper).
+ * barrier in its read model), so nothing is attached (the kit's export answers none); the
+ * primary's rotations arrive as its OidcKeyRotated events (a secondary does not rotate: see
+ * OidcKeyRotationSweeper).
  */
 export function oidcReplica(d: OidcReplayDeps): EngineReplicaSpec {
   /** a redemption or replay names the code only: its grant is in the code's row */
@@ -81,8 +82,6 @@ export function oidcReplica(d: OidcReplayDeps): EngineReplicaSpec {
     // the built-in resources are checked again: a wipe removed them, a replay brought the primary's
     onChanged: () => d.defaults.forget(),
     foldable: (event, mode) => projectedInMode(event.stream, mode),
-    // the primary's stream asks every replayed service: the keys are in the events, nothing is beside
-    exportAttachments: () => Promise.resolve([]),
     replayables: [
       replayable(OIDC_CONFIG_LOG, d.config, (_trx, stream) => resourceOfStream(stream)),
       replayable(OIDC_CODE_LOG, d.codes, async (trx, stream, events, ctx): Promise<CodeRef | null> => {
