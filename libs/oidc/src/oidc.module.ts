@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { createServiceEventStore, writerProvider, type ServiceRuntime } from '@coffer/event-store';
+import { DrStandby } from '@coffer/scheduling';
 import { OidcConfigProjection, OidcConfigEventLog } from './config/oidc-config.projection';
 import { OIDC_CONFIG_LOG } from './config/oidc-config.events';
 import { OidcConfigRepository } from './config/oidc-config.repository';
@@ -21,12 +22,14 @@ import { OidcKeyService } from './keys/oidc-key.service';
 import { OIDC_EVENT_STORE, OIDC_OPTIONS, OIDC_RUNTIME, type OidcModuleOptions } from './oidc.di';
 import { OIDC_LOGS } from './oidc.events';
 import { OidcConfigHandlers, OidcProviderHandlers } from './oidc.handlers';
+import { oidcReplicaProvider } from './replication/oidc.replay';
 import { OidcDb } from './shared/oidc.table';
 import { SealedJson } from './shared/sealed-json';
 
 /**
  * The oidc service: the OpenID Connect provider under identity/oidc/ (named keys, providers,
- * scopes, clients, assignments, and the authorization code flow). Replicas are stateless.
+ * scopes, clients, assignments, and the authorization code flow). Replicas are stateless. On a
+ * replication secondary it replays the primary's oidc log (replication/oidc.replay.ts).
  */
 @Module({})
 export class OidcModule {
@@ -39,6 +42,7 @@ export class OidcModule {
         { provide: OidcDb, useValue: new OidcDb(runtime) },
         { provide: SealedJson, useValue: new SealedJson(runtime.cipher) },
         { provide: OIDC_EVENT_STORE, useValue: createServiceEventStore(runtime, OIDC_LOGS) },
+        { provide: DrStandby, useValue: new DrStandby(runtime.transport) },
         OidcConfigRepository,
         OidcConfigProjection,
         writerProvider(OidcConfigEventLog, OIDC_EVENT_STORE, OIDC_CONFIG_LOG, OidcConfigProjection),
@@ -57,6 +61,7 @@ export class OidcModule {
         TokenExchangeService,
         UserinfoService,
         GrantPurgeSweeper,
+        oidcReplicaProvider(runtime),
       ],
       controllers: [OidcConfigHandlers, OidcProviderHandlers],
     };

@@ -56,6 +56,17 @@ export class DrStandby implements OnModuleInit, OnModuleDestroy {
     return this.#wasSecondary;
   }
 
+  /**
+   * True while this cluster takes its replicated state from a primary: a DR secondary
+   * (`standing()`), or a performance secondary, whose replicated state only its primary changes
+   * (Vault's OIDC key rotation and built-in resources); as `standing()` when that cannot be told.
+   */
+  async replicating(): Promise<boolean> {
+    if (await this.standing()) return true;
+    const modes = await this.#modes.get();
+    return typeof modes === 'object' && modes.performance === 'secondary';
+  }
+
   async #load(): Promise<ReplicationModes | 'absent' | 'unknown'> {
     try {
       return await this.transport.request(replicationModes, {}, { timeoutMs: MODES_TIMEOUT_MS });

@@ -124,6 +124,7 @@ function crudRoutes(
       pattern: `oidc/${kind}/:name`,
       synopsis: `Create, read, update or delete an OIDC ${what}.`,
       existenceCheck: contracts.exists,
+      replicated: true,
       operations: {
         create: { contract: contracts.write, summary: `Create a ${what}` },
         update: { contract: contracts.write, summary: `Update a ${what}` },
@@ -139,7 +140,8 @@ const c = oidcContracts;
 /**
  * The OpenID Connect provider under the builtin identity/ mount, served by the oidc service (a
  * route extension of core-sys's identity table). Discovery, keys, token and userinfo need no
- * Coffer token; authorize uses the caller's.
+ * Coffer token; authorize uses the caller's. On a performance secondary the configuration writes
+ * (`replicated`) run on the primary; authorize, token and userinfo are the secondary's own.
  */
 export const oidcRoutes: RouteTable = {
   engine: 'identity',
@@ -153,6 +155,7 @@ export const oidcRoutes: RouteTable = {
     {
       pattern: 'oidc/key/:name/rotate',
       synopsis: 'Rotate a named key now.',
+      replicated: true,
       operations: { update: { contract: c.keyRotate, summary: 'Rotate the key' } },
     },
     ...crudRoutes('provider', 'provider', provider),

@@ -27,6 +27,7 @@ export const REPLICATED_SERVICES: readonly ReplicatedService[] = [
   { service: 'ssh', schema: 'ssh', log: 'replica' },
   { service: 'cloud-creds', schema: 'cloud_creds', log: 'replica' },
   { service: 'pki', schema: 'pki', log: 'replica' },
+  { service: 'oidc', schema: 'oidc', log: 'replica' },
 ];
 
 /** The schema of the log beside a `replica` service's own (core_sys → core_sys_replica). */

@@ -26,6 +26,8 @@ import { OidcModule } from '../oidc.module';
  */
 export interface OidcHarness {
   database: TestDatabase;
+  /** the service's barrier (its own keyring: a second harness is another cluster) */
+  barrier: Barrier;
   clock: { now: Date };
   replicas: { app: INestMicroservice; client: Transport }[];
   /** entity facts core-sys would answer, by id */
@@ -111,6 +113,7 @@ export async function startOidcHarness(label: string, replicaCount = 1): Promise
   };
   return {
     database,
+    barrier,
     clock,
     replicas,
     entities,

@@ -19,6 +19,7 @@ import {
 import { cloudARoutes } from '@coffer/contracts/cloud-a';
 import { cloudBRoutes } from '@coffer/contracts/cloud-b';
 import { pkiRoutes } from '@coffer/contracts/pki';
+import { oidcRoutes } from '@coffer/contracts/oidc';
 import {
   REPLICATED_SERVICES,
   type ForwardedAnswer,
@@ -45,7 +46,8 @@ export const FORWARDED_SERVICES: ReadonlySet<string> = new Set(
  * The writes of the services keeping the primary's rows in a replica log that a performance
  * secondary forwards: their routes flagged `replicated`, by subject. core-sys's: mounts, auth
  * methods, policies, namespaces, userpass users, AppRole roles and secret ids, identity, token
- * roles, password policies (tokens, leases, logins and seal routes are the secondary's own).
+ * roles, password policies (tokens, leases, logins and seal routes are the secondary's own);
+ * oidc's: its configuration (keys and their rotation, providers, scopes, clients, assignments).
  * One line per route table.
  */
 export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
@@ -58,6 +60,7 @@ export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
   cloudARoutes, // cloud-creds: config and roles (creds stay local)
   cloudBRoutes,
   pkiRoutes,
+  oidcRoutes,
 ]);
 
 /** The log a forwarded write's service appends to: its schema (the index state's source). */
