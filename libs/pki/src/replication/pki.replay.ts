@@ -130,9 +130,7 @@ export function pkiReplica(d: PkiReplayDeps): EngineReplicaSpec {
       // a disabled mount goes in both modes, with whatever this cluster issued under it
       replayable(PKI_MOUNT_LOG, d.mounts, (_trx, stream) => stream.slice('pki-mount/'.length)),
     ],
-    // the CA key travels in the (barrier-encrypted) events; the primary's stream asks every
-    // replayed service for attachments, so this answers nothing rather than leave it unanswered
-    exportAttachments: () => Promise.resolve([]),
+    // the CA key travels in the (barrier-encrypted) events: nothing to attach
     foldable: (event, mode) => projected(event.stream, mode),
   };
 }
