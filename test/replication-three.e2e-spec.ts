@@ -207,6 +207,21 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
       .post(`auth/${up}/login/${user}`, { password: 'pw-of-carol' });
     expect(login.status).toBe(200);
     expect(login.body.auth.policies).toContain(policy);
+    // her entity is the primary's (as Vault, the secondary registers it there), and streams back
+    const entityId = String(login.body.auth.entity_id ?? '');
+    expect(entityId).not.toBe('');
+    const entity = await primary.client.get(`identity/entity/id/${entityId}`);
+    expect(entity.status).toBe(200);
+    expect(entity.body.data.aliases).toEqual([expect.objectContaining({ name: user })]);
+    await waitFor(async () => (await perf.client.get(`identity/entity/id/${entityId}`)).status === 200, {
+      timeoutMs: 20_000,
+      intervalMs: 50,
+    });
+    // a second login finds it there
+    const again = await perf.client
+      .withToken(undefined)
+      .post(`auth/${up}/login/${user}`, { password: 'pw-of-carol' });
+    expect(again.body.auth.entity_id).toBe(entityId);
     // the secondary's token: unknown to the primary
     const carol = login.body.auth.client_token as string;
     expect((await primary.client.withToken(carol).get('auth/token/lookup-self')).status).toBe(403);

@@ -67,6 +67,19 @@ export class DrStandby implements OnModuleInit, OnModuleDestroy {
     return typeof modes === 'object' && modes.performance === 'secondary';
   }
 
+  /**
+   * True while this cluster is known to be a performance secondary (a login's entity is then its
+   * primary's to make); false when it is not, or cannot be told (it then makes it itself).
+   */
+  async performanceSecondary(): Promise<boolean> {
+    const modes = await this.#modes.get();
+    if (modes === 'unknown' || modes === 'absent') {
+      this.#modes.invalidate();
+      return false;
+    }
+    return modes.performance === 'secondary';
+  }
+
   async #load(): Promise<ReplicationModes | 'absent' | 'unknown'> {
     try {
       return await this.transport.request(replicationModes, {}, { timeoutMs: MODES_TIMEOUT_MS });

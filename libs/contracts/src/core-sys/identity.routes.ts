@@ -44,6 +44,17 @@ const nameParams = z.object({ name: z.string().default('') }).prefault({});
 const entityBody = identityEntityBodySchema.prefault({});
 const aliasBody = identityAliasBodySchema.prefault({});
 
+/**
+ * A login's alias on a performance secondary (no route: core-sys's login calls it through the
+ * replication service, which forwards it to the primary): the primary finds or makes the entity
+ * of the alias (the request's auth mount, `name`), as Vault's secondaries register entities on
+ * their primary. The entity then streams back like every identity change.
+ */
+export const identityLoginAlias = engineContract('core.identity.login-alias', {
+  body: z.object({ name: z.string().min(1) }),
+  data: z.object({ entity_id: z.string() }),
+});
+
 export const identityContracts = {
   entityWrite: engineContract('core.identity.entity-write', { body: entityBody, data: entityCreatedData }),
   entityByIdRead: engineContract('core.identity.entity-id-read', { params: idParams, data: entityData }),

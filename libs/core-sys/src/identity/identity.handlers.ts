@@ -4,6 +4,7 @@ import {
   type CallerContext,
   coreEntityFacts,
   identityContracts,
+  identityLoginAlias,
   type ContractRequest,
   type ContractResponse,
   type ResponseOf,
@@ -22,6 +23,14 @@ export class IdentityHandlers {
     private readonly aliases: AliasAdminService,
     private readonly identity: IdentityService,
   ) {}
+
+  /** A performance secondary's login, forwarded here: the alias's entity, found or made. */
+  @Handles(identityLoginAlias)
+  async loginAlias(
+    @Payload() req: RequestOf<typeof identityLoginAlias>,
+  ): Promise<ResponseOf<typeof identityLoginAlias>> {
+    return { data: { entity_id: await this.identity.entityForAlias(req.mount.accessor, req.body.name) } };
+  }
 
   @Handles(identityContracts.entityWrite)
   entityWrite(

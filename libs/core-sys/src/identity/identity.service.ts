@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { invalidation, type EntityFacts } from '@coffer/contracts';
 import type { ServiceRuntime } from '@coffer/event-store';
 import { SERVICE_RUNTIME } from '../core-sys.di';
+import { LoginAliasForwarder } from './login-alias-forwarder';
 import { MountsService } from '../mounts/mounts.service';
 import { GroupRepository } from './group.repository';
 import { affectsTokens, decideAliasCreate, normalisePolicies, type EntityState } from './identity.decider';
@@ -43,6 +44,7 @@ export class IdentityService {
     private readonly log: IdentityEventLog,
     private readonly groups: GroupRepository,
     @Inject(MountsService) private readonly mounts: Pick<MountsService, 'authMountByAccessor'>,
+    private readonly forwarder: LoginAliasForwarder,
   ) {}
 
   /**
@@ -94,10 +96,14 @@ export class IdentityService {
    * entity belongs to the namespace of the auth mount (a login in ns1 makes an ns1 entity).
    */
   async entityForAlias(mountAccessor: string, name: string): Promise<string> {
-    const namespace = (await this.mounts.authMountByAccessor(mountAccessor))?.namespace ?? '';
+    const mount = await this.mounts.authMountByAccessor(mountAccessor);
+    const namespace = mount?.namespace ?? '';
     for (let attempt = 1; ; attempt++) {
       const existing = await this.repo.aliasByFactors(mountAccessor, name);
       if (existing) return existing.canonicalId;
+      // a performance secondary's login: the primary makes it (LoginAliasForwarder)
+      const primary = attempt === 1 ? await this.forwarder.entityOnPrimary(mount, name) : undefined;
+      if (primary !== undefined) return primary;
       const decision = decideAliasCreate({
         entity: null,
         canonicalGiven: false,

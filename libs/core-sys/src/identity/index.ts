@@ -21,12 +21,14 @@ import { IdentityHandlers } from './identity.handlers';
 import { IdentityEventLog, IdentityProjection } from './identity.projection';
 import { IdentityRepository } from './identity.repository';
 import { IdentityService } from './identity.service';
+import { LoginAliasForwarder } from './login-alias-forwarder';
 
 export const identityProviders: Provider[] = [
   IdentityRepository,
   IdentityProjection,
   writerProvider(IdentityEventLog, CORE_SYS_EVENT_STORE, IDENTITY_LOG, IdentityProjection),
   IdentityService,
+  LoginAliasForwarder,
   EntityAdminService,
   AliasAdminService,
   GroupRepository,

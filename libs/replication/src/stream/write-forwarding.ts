@@ -11,6 +11,7 @@ import {
 } from '@coffer/contracts';
 import {
   approleRoutes,
+  identityLoginAlias,
   identityRoutes,
   systemRoutes,
   tokenRoutes,
@@ -161,7 +162,8 @@ export interface PrimarySide {
  * Why the primary will not run a forwarded write (undefined: it will). The secondary already
  * checked the caller's token and ACL; the primary re-checks what the secondary cannot be trusted
  * with or may have stale: that it is a write to a forwarded engine's own route (kv's, not its
- * replication or cubbyhole subjects; core-sys's `replicated` routes only), to a mount the primary
+ * replication or cubbyhole subjects; the `replicated` routes of the others), or a login's alias
+ * registration (core-sys's `identityLoginAlias`, on the alias's auth mount), to a mount the primary
  * has, that is replicated (not local) and not filtered out for this secondary; and for a route
  * addressing a mount by path, that it neither enables a local one nor addresses one of the
  * primary's local mounts.
@@ -174,10 +176,12 @@ export function forwardRefusal(
 ): string | undefined {
   const { service, subject, request } = forward;
   const replicatedRoute = FORWARDED_SERVICES.has(service) ? undefined : REPLICATED_WRITE_ROUTES.get(subject);
+  const internal = service === 'core-sys' && subject === identityLoginAlias.subject;
   if (
-    replicatedRoute
+    !internal &&
+    (replicatedRoute
       ? replicatedRoute.service !== service
-      : !FORWARDED_SERVICES.has(service) || !subject.startsWith(`${service}.`)
+      : !FORWARDED_SERVICES.has(service) || !subject.startsWith(`${service}.`))
   )
     return `writes to ${service} are not forwarded`;
   if (subject.startsWith(`${service}.replication.`) || subject.startsWith('kv.cubbyhole.'))
