@@ -21,6 +21,8 @@ import { OidcKeyService } from './keys/oidc-key.service';
 import { OIDC_EVENT_STORE, OIDC_OPTIONS, OIDC_RUNTIME, type OidcModuleOptions } from './oidc.di';
 import { OIDC_LOGS } from './oidc.events';
 import { OidcConfigHandlers, OidcProviderHandlers } from './oidc.handlers';
+import { OidcHistoryHandlers } from './history/oidc-history.handlers';
+import { OidcHistoryService } from './history/oidc-history.service';
 import { OidcDb } from './shared/oidc.table';
 import { SealedJson } from './shared/sealed-json';
 
@@ -57,8 +59,9 @@ export class OidcModule {
         TokenExchangeService,
         UserinfoService,
         GrantPurgeSweeper,
+        OidcHistoryService,
       ],
-      controllers: [OidcConfigHandlers, OidcProviderHandlers],
+      controllers: [OidcConfigHandlers, OidcProviderHandlers, OidcHistoryHandlers],
     };
   }
 }
