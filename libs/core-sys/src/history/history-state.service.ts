@@ -7,6 +7,7 @@ import {
   type ResponseOf,
   historyContracts as c,
 } from '@coffer/contracts';
+import { isPluginMount } from '@coffer/contracts/plugins';
 import { ROOT_POLICY_NAME } from '@coffer/acl';
 import { EventLogReader, type EventStore, type ServiceRuntime } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE, SERVICE_RUNTIME } from '../core-sys.di';
@@ -19,6 +20,7 @@ import { POLICY_LOG, policyStream } from '../policies/policy.events';
 import { isUsable } from '../tokens/token.decider';
 import { lookupData } from '../tokens/token.view';
 import { AuthMethodsHistory } from './auth-methods-history.service';
+import { PluginHistory } from './plugin-history.service';
 import { HistoryAccessIndex } from './history-access-index.service';
 import { HistoryEngines } from './history-engines';
 import { HistoryFolds } from './history-folds';
@@ -63,6 +65,8 @@ export class HistoryStateService {
     private readonly identity: HistoryIdentity,
     private readonly index: HistoryAccessIndex,
     private readonly authMethods: AuthMethodsHistory,
+    /** external plugins' paths, asked of the plugin with a storage of the instant; absent in benchmarks */
+    @Optional() private readonly plugins?: PluginHistory,
     /** engines' paths (kv v2), asked over the transport; absent where no transport is wired (benchmarks) */
     @Optional() private readonly engines?: HistoryEngines,
   ) {
@@ -114,6 +118,10 @@ export class HistoryStateService {
       if (auth) return this.answer(clean, instant, auth);
       // a path of a secrets engine: the mount then, then the engine's own log (history-engines.ts)
       const mount = this.engines?.mountOf(mounts, clean, ns);
+      if (mount && this.plugins && isPluginMount(mount)) {
+        const past = await this.plugins.stateAt(mount, clean.slice(mount.path.length), query, instant.wal);
+        return this.answer(clean, instant, past);
+      }
       if (!this.engines || !mount) throw invalidRequest(`no history of "${clean}": ${KNOWN_PATHS} have one`);
       const answer = await this.engines.stateAt(
         mount,

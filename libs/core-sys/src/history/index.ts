@@ -21,6 +21,7 @@ import { HistoryEngines } from './history-engines';
 import { HistoryFolds } from './history-folds';
 import { HistoryIdentity } from './history-identity';
 import { AuthMethodsHistory } from './auth-methods-history.service';
+import { PluginHistory } from './plugin-history.service';
 import { HistoryChangesService } from './history-changes.service';
 import { MerkleIndexRepository } from './merkle-index.repository';
 import { MerkleIndex } from './merkle-index.service';
@@ -46,6 +47,7 @@ export const historyProviders: Provider[] = [
   HistoryFolds,
   HistoryIdentity,
   AuthMethodsHistory,
+  PluginHistory,
   HistoryEngines,
   HistoryAccessIndexRepository,
   HistoryAccessIndex,
