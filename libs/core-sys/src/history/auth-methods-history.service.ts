@@ -62,14 +62,24 @@ export class AuthMethodsHistory {
     switch (mount.type) {
       case 'approle':
         if (head !== 'role') return undefined;
-        if (name === undefined) return this.listed(`approle-role/${mount.uuid}/`, wal, APPROLE_ROLE_LOG);
+        if (name === undefined)
+          return this.listed(
+            APPROLE_ROLE_LOG.streamOf({ mountUuid: mount.uuid, roleName: '' }),
+            wal,
+            (last) => APPROLE_ROLE_LOG.decode(last).type !== 'ApproleRoleDeleted',
+          );
         if (field === undefined && !list) return approleRoleView(await this.approleRole(mount, name, wal));
         if (field === 'role-id' && !list)
           return { role_id: (await this.approleRole(mount, name, wal)).roleId };
         return undefined;
       case 'token':
         if (head !== 'roles' || field !== undefined) return undefined;
-        if (name === undefined) return this.listed(tokenRoleStream(''), wal, TOKEN_ROLE_LOG);
+        if (name === undefined)
+          return this.listed(
+            tokenRoleStream(''),
+            wal,
+            (last) => TOKEN_ROLE_LOG.decode(last).type !== 'TokenRoleDeleted',
+          );
         if (list) return undefined;
         return tokenRoleView(
           orNotFound(
@@ -80,7 +90,12 @@ export class AuthMethodsHistory {
         );
       case 'userpass': {
         if (head !== 'users' || field !== undefined) return undefined;
-        if (name === undefined) return this.listed(userStream(mount.uuid, ''), wal, USERPASS_LOG);
+        if (name === undefined)
+          return this.listed(
+            userStream(mount.uuid, ''),
+            wal,
+            (last) => USERPASS_LOG.decode(last).type !== 'UserpassUserDeleted',
+          );
         if (list) return undefined;
         const user = await this.fold<UserState>(
           userStream(mount.uuid, normalizeUsername(name)),
@@ -117,17 +132,13 @@ export class AuthMethodsHistory {
     return state;
   }
 
-  /** The LIST then: the streams whose last event up to `wal` is not a delete; 404 when none, as live. */
+  /** The LIST then: the streams whose last event up to `wal` left the record (`alive`); 404 when none, as live. */
   private async listed(
     prefix: string,
     wal: number,
-    log: { decode(e: StoredEvent): { type: string } },
+    alive: (last: StoredEvent) => boolean,
   ): Promise<{ keys: string[] }> {
-    const { names } = await this.store.namesAt(
-      prefix,
-      wal,
-      (last) => !log.decode(last).type.endsWith('Deleted'),
-    );
+    const { names } = await this.store.namesAt(prefix, wal, alive);
     if (names.length === 0) throw notFound();
     return { keys: names.sort() };
   }
