@@ -178,6 +178,73 @@ describe.each(['dev', 'cluster'] as const)('%s: the TOTP plugin', (kind) => {
     });
   });
 
+  it('answers sys/history/state of the keys and their LIST as the live reads did, never a secret', async () => {
+    // an instant between two changes: the next change is recorded strictly after it (polls the clock)
+    const instant = async (): Promise<string> => {
+      const at = new Date().toISOString();
+      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+      return at;
+    };
+    type Answer = { status: number; data: unknown };
+    const answer = (res: { status: number; body: { data?: unknown } }): Answer => ({
+      status: res.status,
+      data: res.status === 200 ? res.body.data : null,
+    });
+    const steps: { at: string; answers: Record<string, Answer> }[] = [];
+    const record = async () => {
+      const answers: Record<string, Answer> = { 'list:totp/keys': answer(await root.list('totp/keys')) };
+      for (const name of ['hist-a', 'hist-b'])
+        answers[`totp/keys/${name}`] = answer(await root.get(`totp/keys/${name}`));
+      steps.push({ at: await instant(), answers });
+    };
+    const seeds = ['JBSWY3DPEHPK3PXP', 'KRSXG5CTMVRXEZLU'];
+    await record(); // before
+    expect(
+      (await root.put('totp/keys/hist-a', { key: seeds[0], issuer: 'One', account_name: 'a@x' })).status,
+    ).toBe(204);
+    const generated = await root.put('totp/keys/hist-b', {
+      generate: true,
+      issuer: 'Two',
+      account_name: 'b@x',
+    });
+    const url = String(generated.body.data.url);
+    seeds.push(new URL(url).searchParams.get('secret') ?? 'no-secret', String(generated.body.data.barcode));
+    await record(); // created
+    expect(
+      (await root.put('totp/keys/hist-a', { key: seeds[1], issuer: 'Uno', account_name: 'a@x', digits: 8 }))
+        .status,
+    ).toBe(204);
+    await record(); // updated
+    expect((await root.delete('totp/keys/hist-a')).status).toBe(204);
+    await record(); // deleted
+    expect(
+      (await root.put('totp/keys/hist-a', { key: seeds[0], issuer: 'Again', account_name: 'a@x' })).status,
+    ).toBe(204);
+    await record(); // re-created
+    expect(steps[2]?.answers['totp/keys/hist-a']).toMatchObject({ status: 200, data: { digits: 8 } });
+    expect(steps[3]?.answers['totp/keys/hist-a']?.status).toBe(404);
+
+    for (const [i, step] of steps.entries()) {
+      for (const [key, live] of Object.entries(step.answers)) {
+        const list = key.startsWith('list:');
+        const path = list ? key.slice(5) : key;
+        const res = list
+          ? await root.list(`sys/history/state/${path}`, { query: { at: step.at } })
+          : await root.get(`sys/history/state/${path}`, { query: { at: step.at } });
+        const then = { status: res.status, data: res.status === 200 ? res.body.data.state : null };
+        expect({ i, key, then }).toEqual({ i, key, then: live });
+        const text = JSON.stringify(res.body);
+        for (const seed of seeds) expect(text).not.toContain(seed);
+        expect(text).not.toMatch(/otpauth|barcode|"key"/);
+      }
+    }
+    // a code is derived from the secret: no history of it
+    const code = await root.get('sys/history/state/totp/code/hist-a', { query: { at: steps[2]?.at ?? '' } });
+    expect(code.status).toBe(400);
+    for (const name of ['hist-a', 'hist-b'])
+      expect((await root.delete(`totp/keys/${name}`)).status).toBe(204);
+  });
+
   it('answers bad input with 4xx and keeps nothing', async () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ['totp/keys/x1', { generate: true, issuer: 'C' }, 'the account_name value is required'],

@@ -188,20 +188,19 @@ export class EventLogRepository {
 
   /**
    * The last event recorded at or before `at` of every stream named `prefix...`, by stream, for
-   * an engine's LISTs at a time. The name is compared in the "C" collation, so a log with an index
-   * on `(stream collate "C")` (kv's, whose LISTs range over millions of events) reads only the
+   * an engine's LISTs at a time. `at`: a time (events recorded at or before it) or a WAL index
+   * (events up to it). The name is compared in the "C" collation, so a log with an index on
+   * `(stream collate "C")` (kv's, whose LISTs range over millions of events) reads only the
    * prefix's range; another log is scanned.
    */
-  async lastOfPrefixAt(db: Executor, prefix: string, at: Date): Promise<RawEvent[]> {
-    const rows = await this.#q(db)
+  async lastOfPrefixAt(db: Executor, prefix: string, at: Date | number): Promise<RawEvent[]> {
+    let query = this.#q(db)
       .selectFrom(EVENT_LOG_TABLE)
       .distinctOn('stream')
       .select(COLUMNS)
-      .where(sql<string>`(stream collate "C")`, 'like', `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
-      .where('recorded_at', '<=', at)
-      .orderBy('stream')
-      .orderBy('stream_version', 'desc')
-      .execute();
+      .where(sql<string>`(stream collate "C")`, 'like', `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    query = typeof at === 'number' ? query.where('wal', '<=', at) : query.where('recorded_at', '<=', at);
+    const rows = await query.orderBy('stream').orderBy('stream_version', 'desc').execute();
     return rows.map(toRaw);
   }
 

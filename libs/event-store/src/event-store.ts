@@ -203,10 +203,11 @@ export class EventStore {
   }
 
   /**
-   * The last event recorded at or before `at` of each stream whose name starts with `prefix`
-   * (an engine's LIST at a time: which of its documents existed then), by stream name.
+   * The last event recorded at or before `at` (a time, or a WAL index of this log) of each stream
+   * whose name starts with `prefix` (an engine's LIST at a time: which of its documents existed
+   * then), by stream name.
    */
-  async lastEventsOfPrefixAt(prefix: string, at: Date): Promise<StoredEvent[]> {
+  async lastEventsOfPrefixAt(prefix: string, at: Date | number): Promise<StoredEvent[]> {
     const rows = await this.#repo.lastOfPrefixAt(this.#db, prefix, at);
     return rows.map((r) => this.#decode(r));
   }
@@ -214,11 +215,12 @@ export class EventStore {
   /**
    * An engine's LIST at a time: the names (stream name past `prefix`, in stream order) of the
    * streams under `prefix` whose last event recorded at or before `at` says the document still
-   * existed (`alive`); `wal` is the newest of those last events (0: none).
+   * existed (`alive`); `wal` is the newest of those last events (0: none). `at` as in
+   * lastEventsOfPrefixAt.
    */
   async namesAt(
     prefix: string,
-    at: Date,
+    at: Date | number,
     alive: (last: StoredEvent) => boolean,
   ): Promise<{ names: string[]; wal: number }> {
     const names: string[] = [];

@@ -23,6 +23,8 @@ import { OIDC_EVENT_STORE, OIDC_OPTIONS, OIDC_RUNTIME, type OidcModuleOptions } 
 import { OIDC_LOGS } from './oidc.events';
 import { OidcConfigHandlers, OidcProviderHandlers } from './oidc.handlers';
 import { oidcReplicaProvider } from './replication/oidc.replay';
+import { OidcHistoryHandlers } from './history/oidc-history.handlers';
+import { OidcHistoryService } from './history/oidc-history.service';
 import { OidcDb } from './shared/oidc.table';
 import { SealedJson } from './shared/sealed-json';
 
@@ -62,8 +64,9 @@ export class OidcModule {
         UserinfoService,
         GrantPurgeSweeper,
         oidcReplicaProvider(runtime),
+        OidcHistoryService,
       ],
-      controllers: [OidcConfigHandlers, OidcProviderHandlers],
+      controllers: [OidcConfigHandlers, OidcProviderHandlers, OidcHistoryHandlers],
     };
   }
 }

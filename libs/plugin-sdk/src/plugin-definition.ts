@@ -32,6 +32,11 @@ export interface PluginOperation<S extends z.ZodType = z.ZodType> {
 export interface PluginRoute {
   pattern: string;
   synopsis: string;
+  /**
+   * Its read and LIST show nothing secret, so sys/history/state may ask them at a past instant
+   * (the handler's storage then answers as of that instant, read-only). Off by default.
+   */
+  history?: boolean;
   operations: Partial<Record<Operation, PluginOperation>>;
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isDomainError, weakInt, type EngineRequest } from '@coffer/contracts';
+import { PLUGIN_HISTORY_HEADER } from '@coffer/contracts/plugins';
 import { definePlugin, pluginOperation, type PluginStorage } from './plugin-definition';
 import { PluginRouter } from './plugin-router';
 
@@ -21,6 +22,7 @@ const router = new PluginRouter(
       {
         pattern: 'items',
         synopsis: '',
+        history: true,
         operations: {
           list: pluginOperation({
             handler: async ({ storage }) => ({ data: { keys: await storage.list('') } }),
@@ -98,5 +100,16 @@ describe('PluginRouter', () => {
     expect(await codeOf(router.dispatch(req('update', 'items/a.', {}), s))).toBe(
       'unsupported_path: unsupported path',
     );
+  });
+
+  it('serves a request of a past instant only on the reads and LISTs of routes declared history', async () => {
+    const s = memory();
+    await router.dispatch(req('update', 'items/a', { n: '1' }), s);
+    const past = (r: EngineRequest): EngineRequest => ({ ...r, headers: { [PLUGIN_HISTORY_HEADER]: '7' } });
+    expect((await router.dispatch(past(req('list', 'items/')), s)).data).toEqual({ keys: ['a'] });
+    expect(await codeOf(router.dispatch(past(req('update', 'items/b', { n: '2' })), s))).toBe(
+      'invalid_request: no history of "items/b" in this plugin',
+    );
+    expect(await s.get('b')).toBeUndefined();
   });
 });

@@ -9,15 +9,20 @@ import {
   type Operation,
   type RouteTable,
 } from '@coffer/contracts';
+import { PLUGIN_HISTORY_HEADER } from '@coffer/contracts/plugins';
 import type { PluginDefinition, PluginOperation, PluginStorage } from './plugin-definition';
 
 const unsupportedPath = () => new DomainError('unsupported_path', 'unsupported path');
 const unsupportedOperation = () => new DomainError('unsupported_operation', 'unsupported operation');
+const noHistory = (path: string) =>
+  new DomainError('invalid_request', `no history of "${path}" in this plugin`);
 
 /** Routes EngineRequests to a plugin's handlers (the gateway sends every path of the mount). */
 export class PluginRouter {
   readonly #table: RouteTable;
   readonly #ops = new Map<string, Partial<Record<Operation, PluginOperation>>>();
+  /** the patterns whose reads and LISTs may be asked at a past instant */
+  readonly #history = new Set<string>();
 
   constructor(private readonly definition: PluginDefinition) {
     // The contracts' pattern matcher needs a route table: the subjects are never used.
@@ -28,6 +33,7 @@ export class PluginRouter {
       help: '',
       routes: definition.routes.map((r) => {
         this.#ops.set(r.pattern, r.operations);
+        if (r.history === true) this.#history.add(r.pattern);
         const operations = Object.fromEntries(
           Object.keys(r.operations).map((op) => [op, { contract: placeholder, summary: '' }]),
         );
@@ -37,6 +43,8 @@ export class PluginRouter {
   }
 
   async dispatch(request: EngineRequest, storage: PluginStorage): Promise<EngineResponse> {
+    // sys/history/state asking at a past instant: only the reads and LISTs declared `history`
+    const past = request.headers[PLUGIN_HISTORY_HEADER] !== undefined;
     const candidates =
       request.operation === 'list'
         ? [request.path.endsWith('/') ? request.path.slice(0, -1) : request.path, request.path]
@@ -47,6 +55,14 @@ export class PluginRouter {
       if (!match) continue;
       found = true;
       const ops = this.#ops.get(match.route.pattern) ?? {};
+      if (
+        past &&
+        !(
+          this.#history.has(match.route.pattern) &&
+          (request.operation === 'read' || request.operation === 'list')
+        )
+      )
+        throw noHistory(request.path);
       const op =
         ops[request.operation] ??
         (request.operation === 'create' ? ops.update : undefined) ??

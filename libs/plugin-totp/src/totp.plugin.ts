@@ -33,6 +33,7 @@ export function totpPlugin(now: () => number = Date.now) {
       {
         pattern: 'keys',
         synopsis: 'Lists the keys.',
+        history: true,
         operations: {
           list: pluginOperation({
             handler: async ({ storage }) => ({ data: { keys: await storage.list('keys/') } }),
@@ -42,6 +43,8 @@ export function totpPlugin(now: () => number = Date.now) {
       {
         pattern: 'keys/:name',
         synopsis: 'Creates, reads or deletes a key.',
+        // the read shows the key's settings, never its secret
+        history: true,
         operations: {
           update: pluginOperation({
             body: totpKeyBody,

@@ -226,6 +226,8 @@ export const engineHistoryStateRequest = z.object({
   /** the mount's type and options then (kv: options.version picks v1 or v2) */
   mount_type: z.string(),
   mount_options: z.record(z.string(), z.string()).default({}),
+  /** the mount's namespace ("" for the root; engines keyed by namespace, as oidc, read it) */
+  namespace: z.string().default(''),
   /** the path inside the mount ("metadata/a/b", "config", "data/a/b") */
   path: z.string(),
   /** the read's query then (kv: version; `list: "true"` for a LIST) */

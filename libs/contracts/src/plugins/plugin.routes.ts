@@ -13,6 +13,19 @@ import { engineContract, type RouteTable } from '../routes';
 
 export const PLUGIN_VERSION_OPTION = 'plugin_version';
 
+/**
+ * sys/history/state asks a plugin's read or LIST at a past instant with this header (the core_sys
+ * WAL index) and with the storage mount `pluginHistoryMount(uuid, wal)`, which the host answers
+ * from its log as of then, read-only. The SDK serves it only on routes declared `history: true`.
+ */
+export const PLUGIN_HISTORY_HEADER = 'x-coffer-history-wal';
+export const pluginHistoryMount = (uuid: string, wal: number): string => `${uuid}@${wal}`;
+/** The mount uuid and WAL index of a storage mount of a past instant; undefined for a live one. */
+export function parsePluginHistoryMount(mount: string): { uuid: string; wal: number } | undefined {
+  const m = /^(.+)@([0-9]{1,15})$/.exec(mount);
+  return m?.[1] !== undefined && m[2] !== undefined ? { uuid: m[1], wal: Number(m[2]) } : undefined;
+}
+
 /** The queue group of a plugin's processes in cluster mode. */
 export const pluginQueue = (name: string): string => `plugin-${name}`;
 

@@ -22,6 +22,8 @@ const HISTORY_SERVICES: Readonly<Record<string, string>> = {
   directory: 'directory',
   'cloud-a': 'cloud-creds',
   'cloud-b': 'cloud-creds',
+  // identity/oidc/*: the OIDC provider's objects (the rest of identity/ is core-sys's own)
+  identity: 'oidc',
 };
 const ASK_TIMEOUT_MS = 10_000;
 const EPOCH = new Date(0).toISOString();
@@ -49,7 +51,9 @@ export class HistoryEngines {
   mountOf(mounts: readonly MountRecord[], path: string, ns: string): MountRecord | undefined {
     let best: MountRecord | undefined;
     for (const m of mounts) {
-      if (m.table !== 'secret' || namespaceOf(m) !== ns || !`${path}/`.startsWith(m.path)) continue;
+      const oidc = m.type === 'identity' && path.startsWith(`${m.path}oidc/`);
+      if ((m.table !== 'secret' && !oidc) || namespaceOf(m) !== ns || !`${path}/`.startsWith(m.path))
+        continue;
       if (!best || m.path.length > best.path.length) best = m;
     }
     return best;
@@ -78,6 +82,7 @@ export class HistoryEngines {
         mount_uuid: mount.uuid,
         mount_type: mount.type,
         mount_options: mount.options,
+        namespace: namespaceOf(mount),
         path: path.slice(mount.path.length),
         query,
         ...(at !== undefined ? { at } : {}),

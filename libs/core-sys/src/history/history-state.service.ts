@@ -7,6 +7,7 @@ import {
   type ResponseOf,
   historyContracts as c,
 } from '@coffer/contracts';
+import { isPluginMount } from '@coffer/contracts/plugins';
 import { ROOT_POLICY_NAME } from '@coffer/acl';
 import { EventLogReader, type EventStore, type ServiceRuntime } from '@coffer/event-store';
 import { CORE_SYS_EVENT_STORE, SERVICE_RUNTIME } from '../core-sys.di';
@@ -18,6 +19,8 @@ import { listKeys, normalisePolicyName, qualifiedPolicyName } from '../policies/
 import { POLICY_LOG, policyStream } from '../policies/policy.events';
 import { isUsable } from '../tokens/token.decider';
 import { lookupData } from '../tokens/token.view';
+import { AuthMethodsHistory } from './auth-methods-history.service';
+import { PluginHistory } from './plugin-history.service';
 import { HistoryAccessIndex } from './history-access-index.service';
 import { HistoryEngines } from './history-engines';
 import { HistoryFolds } from './history-folds';
@@ -33,7 +36,7 @@ const TOKEN_PATH = /^auth\/token\/lookup-accessor\/([^/]+)$/;
 const ENTITY_PATH = /^identity\/entity\/id\/([^/]+)$/;
 const GROUP_PATH = /^identity\/group\/id\/([^/]+)$/;
 const KNOWN_PATHS =
-  "sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id> and kv, pki and ssh mounts' paths (docs/history.md)";
+  "sys/mounts, sys/auth, sys/policies/acl, sys/policies/acl/<name>, auth/token/lookup-accessor/<accessor>, identity/entity/id/<id>, identity/group/id/<id>, approle, userpass and token roles and users, identity/oidc/* and secrets engines' paths (docs/history.md)";
 
 export interface HistoryInstant {
   /** the last event of the core_sys log at that instant (0 = before the first) */
@@ -61,6 +64,9 @@ export class HistoryStateService {
     private readonly folds: HistoryFolds,
     private readonly identity: HistoryIdentity,
     private readonly index: HistoryAccessIndex,
+    private readonly authMethods: AuthMethodsHistory,
+    /** external plugins' paths, asked of the plugin with a storage of the instant; absent in benchmarks */
+    @Optional() private readonly plugins?: PluginHistory,
     /** engines' paths (kv v2), asked over the transport; absent where no transport is wired (benchmarks) */
     @Optional() private readonly engines?: HistoryEngines,
   ) {
@@ -106,8 +112,16 @@ export class HistoryStateService {
     } else if (group) {
       state = await this.identity.groupAt(instant.wal, ns, group[1] ?? '', await this.mountsAt(instant.wal));
     } else {
+      const mounts = await this.mountsAt(instant.wal);
+      // auth methods' roles and users: core-sys's own log (auth-methods-history.service.ts)
+      const auth = await this.authMethods.stateAt(mounts, clean, ns, instant.wal, query['list'] === 'true');
+      if (auth) return this.answer(clean, instant, auth);
       // a path of a secrets engine: the mount then, then the engine's own log (history-engines.ts)
-      const mount = this.engines?.mountOf(await this.mountsAt(instant.wal), clean, ns);
+      const mount = this.engines?.mountOf(mounts, clean, ns);
+      if (mount && this.plugins && isPluginMount(mount)) {
+        const past = await this.plugins.stateAt(mount, clean.slice(mount.path.length), query, instant.wal);
+        return this.answer(clean, instant, past);
+      }
       if (!this.engines || !mount) throw invalidRequest(`no history of "${clean}": ${KNOWN_PATHS} have one`);
       const answer = await this.engines.stateAt(
         mount,
@@ -119,9 +133,18 @@ export class HistoryStateService {
       state = answer.state;
       engine = { wal: answer.wal, warnings: answer.warnings };
     }
+    return this.answer(clean, instant, state, engine);
+  }
+
+  private answer(
+    path: string,
+    instant: HistoryInstant,
+    state: Record<string, unknown>,
+    engine?: { wal: number; warnings: string[] },
+  ): ResponseOf<typeof c.state> {
     return {
       data: {
-        path: clean,
+        path,
         wal: instant.wal,
         recorded_at: instant.recordedAt?.toISOString() ?? null,
         state,

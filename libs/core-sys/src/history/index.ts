@@ -20,6 +20,8 @@ import { HistoryAccessService } from './history-access.service';
 import { HistoryEngines } from './history-engines';
 import { HistoryFolds } from './history-folds';
 import { HistoryIdentity } from './history-identity';
+import { AuthMethodsHistory } from './auth-methods-history.service';
+import { PluginHistory } from './plugin-history.service';
 import { HistoryChangesService } from './history-changes.service';
 import { MerkleIndexRepository } from './merkle-index.repository';
 import { MerkleIndex } from './merkle-index.service';
@@ -44,6 +46,8 @@ export const historyProviders: Provider[] = [
   HistoryStateRepository,
   HistoryFolds,
   HistoryIdentity,
+  AuthMethodsHistory,
+  PluginHistory,
   HistoryEngines,
   HistoryAccessIndexRepository,
   HistoryAccessIndex,
@@ -98,7 +102,17 @@ export function createHistoryQueries(
   const index = new HistoryAccessIndex(runtime, indexRepo, store);
   const cache = new HistoryPolicyCache();
   const identity = new HistoryIdentity(runtime, reader, store, snapshots, new NamespaceRepository(db));
-  const states = new HistoryStateService(runtime, reader, snapshots, store, folds, identity, index);
+  const authMethods = new AuthMethodsHistory(store);
+  const states = new HistoryStateService(
+    runtime,
+    reader,
+    snapshots,
+    store,
+    folds,
+    identity,
+    index,
+    authMethods,
+  );
   return {
     states,
     access: new HistoryAccessService(runtime, states, folds, index, store, cache),

@@ -1,8 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DomainError } from '@coffer/contracts';
-import type { PluginStorageRequest, PluginStorageResult } from '@coffer/contracts/plugins';
+import {
+  parsePluginHistoryMount,
+  type PluginStorageRequest,
+  type PluginStorageResult,
+} from '@coffer/contracts/plugins';
 import { CORE_SYS_OPTIONS, type CoreSysOptions } from '../core-sys.di';
+import { PluginHistory } from '../history/plugin-history.service';
 import { SealService } from '../seal/seal.service';
 import { storageValueAad, PluginStorageEventLog } from './plugin.projection';
 import { PluginStorageRepository } from './plugin-storage.repository';
@@ -19,6 +24,7 @@ export class PluginStorageService {
     private readonly seal: SealService,
     private readonly repo: PluginStorageRepository,
     private readonly log: PluginStorageEventLog,
+    private readonly history: PluginHistory,
   ) {}
 
   /** The secret a plugin process of `plugin` is started with. */
@@ -44,6 +50,9 @@ export class PluginStorageService {
   /** A storage call from a plugin process the host itself runs (dev mode's stdio). */
   async serve(plugin: string, mount: string, request: PluginStorageRequest): Promise<PluginStorageResult> {
     this.seal.assertUnsealed();
+    // a read sys/history/state asked at a past instant: the values then, read-only
+    const past = parsePluginHistoryMount(mount);
+    if (past) return this.history.storageAt(plugin, past.uuid, past.wal, request);
     switch (request.op) {
       case 'get': {
         const k = { plugin, mount, key: request.key };
