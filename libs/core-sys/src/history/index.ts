@@ -28,6 +28,7 @@ import { MerkleIndex } from './merkle-index.service';
 import { historyMerkleMigration } from './migrations/0180_history_merkle';
 import { historyAccessIndexMigration } from './migrations/0191_history_access_index';
 import { historyPolicySpansMigration } from './migrations/0196_history_policy_spans';
+import { historyStreamPrefixMigration } from './migrations/0200_history_stream_prefix';
 import { HistoryAccessIndexRepository } from './history-access-index.repository';
 import { HistoryAccessIndex } from './history-access-index.service';
 import { HistoryPolicyCache } from './history-policy-cache';
@@ -63,6 +64,7 @@ export const historyMigrations: Record<string, Migration> = {
   '0180_history_merkle': historyMerkleMigration,
   '0191_history_access_index': historyAccessIndexMigration,
   '0196_history_policy_spans': historyPolicySpansMigration,
+  '0200_history_stream_prefix': historyStreamPrefixMigration,
 };
 export { HISTORY_KEY_LOG } from './history-key.events';
 export { MERKLE_STORED_LEVEL } from './merkle-index.service';
