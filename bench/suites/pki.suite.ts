@@ -39,7 +39,10 @@ function clientCsr(): string {
 /** Its own mount with an EC P-256 root and the roles of the scenarios (no_store: issuance alone). */
 export async function preparePki(target: CofferTarget): Promise<string> {
   const token = target.rootToken;
-  await mustWrite(target, `sys/mounts/${PKI_BENCH_MOUNT}`, { type: 'pki', config: { max_lease_ttl: '87600h' } });
+  await mustWrite(target, `sys/mounts/${PKI_BENCH_MOUNT}`, {
+    type: 'pki',
+    config: { max_lease_ttl: '87600h' },
+  });
   await waitFor(
     async () => {
       const res = await httpJson('GET', `${target.baseUrl}/v1/${PKI_BENCH_MOUNT}/cert/ca`, { token });
@@ -56,7 +59,11 @@ export async function preparePki(target: CofferTarget): Promise<string> {
   await mustWrite(target, `${PKI_BENCH_MOUNT}/roles/ec`, { ...role, key_type: 'ec', key_bits: 256 });
   await mustWrite(target, `${PKI_BENCH_MOUNT}/roles/rsa`, { ...role, key_type: 'rsa', key_bits: 2048 });
   await mustWrite(target, 'secret/data/bench/pki-probe', { data: { value: 'probe' } });
-  await mustWrite(target, `${PKI_BENCH_MOUNT}/roles/client`, { ...role, key_type: 'any', server_flag: false });
+  await mustWrite(target, `${PKI_BENCH_MOUNT}/roles/client`, {
+    ...role,
+    key_type: 'any',
+    server_flag: false,
+  });
   return clientCsr();
 }
 
