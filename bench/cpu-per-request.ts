@@ -3,11 +3,13 @@ import { readdir, readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { startCluster, startDevServer } from '../test/support';
 import { prepareKv } from './suites/kv.suite';
+import { PKI_BENCH_MOUNT, preparePki } from './suites/pki.suite';
 import { runHttpLoad } from './lib/http-load';
 
 /**
  * CPU time of Coffer's own processes per request (user + system, all threads, from
- * /proc/<pid>/stat), for KV v2 reads, cubbyhole reads and KV v2 writes; in cluster mode also the
+ * /proc/<pid>/stat), for KV v2 reads, cubbyhole reads, KV v2 writes and PKI signs of a client CSR
+ * (the pki suite's mount and role); in cluster mode also the
  * Postgres backends serving the cluster's own database (found by its name in their titles). On a shared machine req/s swing with the other load
  * by 3-10x; CPU per request does not (it only grows a little with cache misses), so it is the
  * figure to compare before/after a change. NATS is shared with other users and is not counted.
@@ -63,10 +65,12 @@ async function main(): Promise<void> {
     .option('--duration <seconds>', 'seconds per scenario', positiveInt, 5)
     .option('--connections <n>', 'HTTP connections', positiveInt, 64)
     .option('--rate <n>', 'fixed request rate instead of as fast as possible', positiveInt)
-    .option('--scenarios <list>', 'kv,cubbyhole,write in any order and number', (v) => v.split(','), [
-      'kv',
-      'cubbyhole',
-    ])
+    .option(
+      '--scenarios <list>',
+      'kv,cubbyhole,write,pki-sign in any order and number',
+      (v) => v.split(','),
+      ['kv', 'cubbyhole'],
+    )
     .parse(process.argv)
     .opts<Options>();
   const pids = new Map<string, number>();
@@ -78,7 +82,8 @@ async function main(): Promise<void> {
           return d;
         })
       : await startCluster({ label: 'cpureq', readyTimeoutMs: 240_000 }).then((c) => {
-          for (const p of [c.processes.gateway, c.processes.coreSys, ...c.processes.kv])
+          const pki = opts.scenarios.includes('pki-sign') ? (c.processes.services['pki'] ?? []) : [];
+          for (const p of [c.processes.gateway, c.processes.coreSys, ...c.processes.kv, ...pki])
             if (p.pid !== undefined) pids.set(p.name, p.pid);
           database = new URL(c.databaseUrl).pathname.slice(1);
           return c;
@@ -86,6 +91,7 @@ async function main(): Promise<void> {
   try {
     const target = { baseUrl: server.baseUrl, rootToken: server.rootToken };
     await prepareKv(target);
+    const csr = opts.scenarios.includes('pki-sign') ? await preparePki(target) : '';
     const write = {
       method: 'POST',
       body: JSON.stringify({ data: { value: randomBytes(24).toString('base64') } }),
@@ -94,6 +100,11 @@ async function main(): Promise<void> {
       kv: ['KV v2 read', (n) => `/v1/secret/data/bench/r-${n % 100}`, {}],
       cubbyhole: ['cubbyhole read', () => '/v1/cubbyhole/bench', {}],
       write: ['KV v2 write', (n) => `/v1/secret/data/bench/w-${n % 1000}`, write],
+      'pki-sign': [
+        'PKI sign CSR',
+        () => `/v1/${PKI_BENCH_MOUNT}/sign/client`,
+        { method: 'POST', body: JSON.stringify({ csr, ttl: '1h' }) },
+      ],
     };
     const pgSeen = new Map<number, number>();
     for (const scenario of opts.scenarios) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { startCluster, startDevServer } from '../test/support';
 import { prepareKv } from './suites/kv.suite';
+import { PKI_BENCH_MOUNT, preparePki } from './suites/pki.suite';
 import { runHttpLoad } from './lib/http-load';
 import { summariseProfile, type Window } from './lib/cpu-profile';
 
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
     .option('--duration <seconds>', 'seconds per scenario', positiveInt, 10)
     .option('--connections <n>', 'HTTP connections', positiveInt, 64)
     .option('--top <n>', 'entries per process', positiveInt, 25)
-    .option('--scenarios <list>', 'read,write,cubbyhole', (v) => v.split(','), ['read', 'write'])
+    .option('--scenarios <list>', 'read,write,cubbyhole,sign (pki)', (v) => v.split(','), ['read', 'write'])
     .option('--mode <mode>', 'cluster (every app its own process) or dev (npm start)', 'cluster')
     .parse(process.argv)
     .opts<Options>();
@@ -53,7 +54,8 @@ async function main(): Promise<void> {
           return d;
         })
       : await startCluster({ label: 'profile' }).then((c) => {
-          for (const p of [c.processes.gateway, c.processes.coreSys, ...c.processes.kv])
+          const pki = c.processes.services['pki'] ?? [];
+          for (const p of [c.processes.gateway, c.processes.coreSys, ...c.processes.kv, ...pki])
             if (p.pid !== undefined) pids.set(p.pid, p.name);
           return c;
         });
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
   try {
     const target = { baseUrl: cluster.baseUrl, rootToken: cluster.rootToken };
     await prepareKv(target);
+    const csr = opts.scenarios.includes('sign') ? await preparePki(target) : '';
     window.fromUs = nowUs();
     const common = {
       origin: target.baseUrl,
@@ -95,6 +98,17 @@ async function main(): Promise<void> {
       const s = await runHttpLoad({ ...common, title: 'cubbyhole', path: () => '/v1/cubbyhole/bench' });
       window.requests += s.count + s.non2xx;
       log(`cubbyhole: ${Math.round(s.rps)} req/s p50 ${s.p50} p99 ${s.p99} non2xx ${s.non2xx}`);
+    }
+    if (opts.scenarios.includes('sign')) {
+      const s = await runHttpLoad({
+        ...common,
+        title: 'sign',
+        method: 'POST',
+        body: JSON.stringify({ csr, ttl: '1h' }),
+        path: () => `/v1/${PKI_BENCH_MOUNT}/sign/client`,
+      });
+      window.requests += s.count + s.non2xx;
+      log(`sign: ${Math.round(s.rps)} req/s p50 ${s.p50} p99 ${s.p99} non2xx ${s.non2xx}`);
     }
     window.toUs = nowUs();
   } finally {

@@ -8,7 +8,7 @@ import { mustWrite } from '../lib/coffer';
 import { runRetryingClients } from '../lib/retrying-clients';
 import { runScenario, type BenchSuite, type CofferTarget, type Scenario } from '../lib/suite';
 
-const MOUNT = 'bench-pki';
+export const PKI_BENCH_MOUNT = 'bench-pki';
 
 /** A client CSR (EC P-256) made by openssl, as the sign scenario sends it. */
 function clientCsr(): string {
@@ -39,24 +39,31 @@ function clientCsr(): string {
 /** Its own mount with an EC P-256 root and the roles of the scenarios (no_store: issuance alone). */
 export async function preparePki(target: CofferTarget): Promise<string> {
   const token = target.rootToken;
-  await mustWrite(target, `sys/mounts/${MOUNT}`, { type: 'pki', config: { max_lease_ttl: '87600h' } });
+  await mustWrite(target, `sys/mounts/${PKI_BENCH_MOUNT}`, {
+    type: 'pki',
+    config: { max_lease_ttl: '87600h' },
+  });
   await waitFor(
     async () => {
-      const res = await httpJson('GET', `${target.baseUrl}/v1/${MOUNT}/cert/ca`, { token });
+      const res = await httpJson('GET', `${target.baseUrl}/v1/${PKI_BENCH_MOUNT}/cert/ca`, { token });
       return res.status === 404 || res.status === 200;
     },
     { timeoutMs: 30_000, message: 'pki service ready' },
   );
-  await mustWrite(target, `${MOUNT}/root/generate/internal`, {
+  await mustWrite(target, `${PKI_BENCH_MOUNT}/root/generate/internal`, {
     common_name: 'bench root',
     key_type: 'ec',
     ttl: '8760h',
   });
   const role = { allowed_domains: 'bench.test', allow_subdomains: true, max_ttl: '24h', no_store: true };
-  await mustWrite(target, `${MOUNT}/roles/ec`, { ...role, key_type: 'ec', key_bits: 256 });
-  await mustWrite(target, `${MOUNT}/roles/rsa`, { ...role, key_type: 'rsa', key_bits: 2048 });
+  await mustWrite(target, `${PKI_BENCH_MOUNT}/roles/ec`, { ...role, key_type: 'ec', key_bits: 256 });
+  await mustWrite(target, `${PKI_BENCH_MOUNT}/roles/rsa`, { ...role, key_type: 'rsa', key_bits: 2048 });
   await mustWrite(target, 'secret/data/bench/pki-probe', { data: { value: 'probe' } });
-  await mustWrite(target, `${MOUNT}/roles/client`, { ...role, key_type: 'any', server_flag: false });
+  await mustWrite(target, `${PKI_BENCH_MOUNT}/roles/client`, {
+    ...role,
+    key_type: 'any',
+    server_flag: false,
+  });
   return clientCsr();
 }
 
@@ -85,12 +92,12 @@ export const pkiSuite: BenchSuite = {
       await runScenario(target, shape, log, 'PKI issue EC P-256', {
         method: 'POST',
         body: issue(0),
-        path: () => `/v1/${MOUNT}/issue/ec`,
+        path: () => `/v1/${PKI_BENCH_MOUNT}/issue/ec`,
       }),
       await runScenario(target, shape, log, 'PKI sign CSR', {
         method: 'POST',
         body: JSON.stringify({ csr, ttl: '1h' }),
-        path: () => `/v1/${MOUNT}/sign/client`,
+        path: () => `/v1/${PKI_BENCH_MOUNT}/sign/client`,
       }),
       // the p99 to keep, before any RSA key generation: none of it bleeds into this row
       await runScenario(target, shape, log, RATED, {
@@ -122,7 +129,7 @@ const rsaClients = (target: CofferTarget, clients: number, durationSeconds: numb
     method: 'POST',
     headers: { 'x-vault-token': target.rootToken },
     body: JSON.stringify({ common_name: 'bg.bench.test', ttl: '1h' }),
-    path: `/v1/${MOUNT}/issue/rsa`,
+    path: `/v1/${PKI_BENCH_MOUNT}/issue/rsa`,
   });
 
 /**
@@ -153,7 +160,7 @@ async function rsaIssue(
 async function rsaQueueDrained(target: CofferTarget): Promise<void> {
   await waitFor(
     async () => {
-      const res = await httpJson('POST', `${target.baseUrl}/v1/${MOUNT}/issue/rsa`, {
+      const res = await httpJson('POST', `${target.baseUrl}/v1/${PKI_BENCH_MOUNT}/issue/rsa`, {
         token: target.rootToken,
         body: { common_name: 'drain.bench.test', ttl: '1h' },
       });

@@ -70,3 +70,9 @@ export const invalidRequest = (message: string): DomainError => new DomainError(
 export const notFound = (data?: Record<string, unknown> | null, warnings?: string[]): DomainError =>
   new DomainError('not_found', '', data, warnings);
 export const permissionDenied = (): DomainError => new DomainError('permission_denied', 'permission denied');
+
+/** The data field of a rate_limited or service_unavailable error with the seconds to wait; the gateway answers it as Retry-After. */
+export const RETRY_AFTER_DATA = 'retry_after_seconds';
+/** 429 telling the caller when to come back (whole seconds, rounded up by the gateway). */
+export const rateLimited = (message: string, retryAfterSeconds: number): DomainError =>
+  new DomainError('rate_limited', message, { [RETRY_AFTER_DATA]: retryAfterSeconds });

@@ -163,7 +163,8 @@ export class GatewayService {
         cause.stack,
       );
     }
-    return jsonResult(rendered.status, rendered.body);
+    const result = jsonResult(rendered.status, rendered.body);
+    return rendered.headers ? { ...result, headers: rendered.headers } : result;
   }
 
   private async process(req: GatewayRequest, requestId: string, trace: RequestTrace): Promise<HttpResult> {

@@ -34,6 +34,7 @@ import { pkiReplicaProvider } from './replication/pki.replay';
 import { RoleService } from './roles/role.service';
 import { IssuerEventLog, RoleEventLog, SettingsEventLog } from './shared/document-logs';
 import { DocumentProjection, type DocumentAppend } from './shared/document.projection';
+import { DocumentCache } from './shared/document-cache';
 import { DocumentRepository } from './shared/document.repository';
 import { KeyFactory } from './shared/key-factory';
 import { PkiDb } from './shared/pki.table';
@@ -58,6 +59,7 @@ export class PkiModule {
         { provide: PkiDb, useValue: new PkiDb(runtime) },
         { provide: PKI_EVENT_STORE, useValue: createServiceEventStore(runtime, PKI_LOGS) },
         SealedJson,
+        DocumentCache,
         DocumentRepository,
         DocumentProjection,
         writerProvider<IssuerEvents, void, DocumentAppend>(

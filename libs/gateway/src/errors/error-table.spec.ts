@@ -1,4 +1,4 @@
-import { DomainError, ERROR_CODES } from '@coffer/contracts';
+import { DomainError, ERROR_CODES, rateLimited, RETRY_AFTER_DATA } from '@coffer/contracts';
 import { ERROR_TABLE, multiError, noHandlerError, renderError } from './error-table';
 import { GatewayError } from './gateway-error';
 
@@ -54,6 +54,24 @@ describe('error table', () => {
   ])('%s', (error, status, errors) => {
     const rendered = renderError(error, 'req-1');
     expect(rendered).toEqual({ status, body: { errors }, unexpected: false });
+  });
+
+  it('answers a 429 or 503 that says when to come back with Retry-After, in whole seconds', () => {
+    expect(renderError(rateLimited('busy', 2.2), 'r')).toEqual({
+      status: 429,
+      body: { errors: ['busy'] },
+      unexpected: false,
+      headers: { 'retry-after': '3' },
+    });
+    const unavailable = new DomainError('service_unavailable', 'later', { [RETRY_AFTER_DATA]: 5 });
+    expect(renderError(unavailable, 'r').headers).toEqual({ 'retry-after': '5' });
+    // only those codes, and only a usable number
+    expect(renderError(new DomainError('invalid_request', 'x', { [RETRY_AFTER_DATA]: 5 }), 'r').headers).toBe(
+      undefined,
+    );
+    expect(
+      renderError(new DomainError('rate_limited', 'x', { [RETRY_AFTER_DATA]: 'soon' }), 'r').headers,
+    ).toBe(undefined);
   });
 
   it('returns the envelope with a 404 that carries data (kv v2 deleted version)', () => {

@@ -1,4 +1,4 @@
-import { DomainError, multiError, type ErrorCode } from '@coffer/contracts';
+import { DomainError, multiError, RETRY_AFTER_DATA, type ErrorCode } from '@coffer/contracts';
 import { buildEnvelope } from '../response/envelope';
 import { GatewayError, type GatewayErrorKind } from './gateway-error';
 
@@ -57,6 +57,16 @@ export interface RenderedError {
   body: Record<string, unknown>;
   /** not a known failure: a bug, to be logged by the caller */
   unexpected: boolean;
+  /** response headers the failure asks for (Retry-After of a 429 or 503) */
+  headers?: Record<string, string>;
+}
+
+/** A rate_limited or service_unavailable error's wait (RETRY_AFTER_DATA) as Retry-After, which Vault's API clients honour. */
+function retryAfter(error: DomainError): { headers?: Record<string, string> } {
+  if (error.code !== 'rate_limited' && error.code !== 'service_unavailable') return {};
+  const seconds = error.data?.[RETRY_AFTER_DATA];
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) return {};
+  return { headers: { 'retry-after': String(Math.ceil(seconds)) } };
 }
 
 export function noHandlerError(path: string): DomainError {
@@ -72,7 +82,7 @@ export function renderError(error: unknown, requestId: string): RenderedError {
       const envelope = buildEnvelope(requestId, { data: error.data ?? null, warnings: error.warnings ?? [] });
       return { status: entry.status, body: { ...envelope, errors }, unexpected: false };
     }
-    return { status: entry.status, body: { errors }, unexpected: false };
+    return { status: entry.status, body: { errors }, unexpected: false, ...retryAfter(error) };
   }
   if (error instanceof GatewayError) {
     const entry = GATEWAY_ERROR_TABLE[error.kind];

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type * as x509 from '@peculiar/x509';
-import { buildCertificate, subjectName, type CaUrls } from '../crypto/certificate-builder';
+import { buildCertificate, subjectDer, type CaUrls } from '../crypto/certificate-builder';
 import { signingKeyOf } from '../crypto/node-signer';
 import { certificatePem, colonSerial, newSerialHex } from '../crypto/pem';
 import { SettingsService } from '../settings/settings.service';
@@ -46,7 +46,7 @@ export class CertificateSigner {
     const der = await buildCertificate(
       {
         serialHex,
-        subject: r.subject ?? subjectName(r.plan.subject),
+        subject: r.subject ?? subjectDer(r.plan.subject),
         issuer: r.ca?.cert.subjectName,
         authorityKeyId: r.ca?.keyId,
         notBefore: r.plan.notBefore,

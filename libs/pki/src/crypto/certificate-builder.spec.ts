@@ -3,7 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
-import { buildCertificate, subjectName, type CertificateTemplate } from './certificate-builder';
+import {
+  buildCertificate,
+  subjectDer,
+  subjectName,
+  type CertificateTemplate,
+  type SubjectFields,
+} from './certificate-builder';
 import { emptySans } from './general-names';
 import { generateKey, spkiOf, type KeySpec } from './keys';
 import { signingKeyOf } from './node-signer';
@@ -55,6 +61,49 @@ const specs: KeySpec[] = [
   { type: 'ec', bits: 521 },
   { type: 'ed25519', bits: 0 },
 ];
+
+describe('subjectDer', () => {
+  const fields = (over: Partial<SubjectFields>): SubjectFields => ({
+    commonName: '',
+    serialNumber: '',
+    country: [],
+    province: [],
+    locality: [],
+    streetAddress: [],
+    postalCode: [],
+    organization: [],
+    ou: [],
+    userIds: [],
+    ...over,
+  });
+  it.each<[string, Partial<SubjectFields>]>([
+    ['empty', {}],
+    ['a plain CN', { commonName: 'host.example.com' }],
+    ['a wildcard CN (UTF8String)', { commonName: '*.example.com' }],
+    ['non-ASCII', { commonName: 'Zürich', organization: ['Ünïcode'] }],
+    [
+      'every field, several values',
+      {
+        commonName: 'cn',
+        serialNumber: 'sn-1',
+        country: ['CH', 'DE'],
+        province: ['ZH'],
+        locality: ['Zürich'],
+        streetAddress: ['Bahnhofstr. 1'],
+        postalCode: ['8001'],
+        organization: ['Coffer', ''],
+        ou: ['a', 'b & c'],
+        userIds: ['uid-1'],
+      },
+    ],
+    ['quoted and escaped values (the library unescapes them)', { commonName: '"quoted"', ou: ['a\\,b'] }],
+    ['a hex value', { commonName: '#0c0161' }],
+    ['a long value', { commonName: 'x'.repeat(300) }],
+  ])('writes the bytes of subjectName: %s', (_name, over) => {
+    const s = fields(over);
+    expect(subjectDer(s).toString('hex')).toBe(Buffer.from(subjectName(s).toArrayBuffer()).toString('hex'));
+  });
+});
 
 describe('buildCertificate (checked by openssl)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pki-builder-'));

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { spkiKeyBits } from './der';
+import { sequence, spkiKeyBits, tlv } from './der';
 import { generalNamesDer, hasSans, nameConstraintsDer, type SanSet } from './general-names';
 import { asCryptoKey, nodeSigningCrypto, type NodeSigningKey } from './node-signer';
-import { extensionsDer, keyIdOf, signatureAlgorithmDer, signDer, tbsDer } from './tbs-writer';
+import { extensionsDer, keyIdOf, oid, signatureAlgorithmDer, signDer, tbsDer } from './tbs-writer';
 
 /** The subject of a certificate (Vault's pkix.Name fields). */
 export interface SubjectFields {
@@ -53,23 +53,49 @@ export interface CertificateTemplate {
 const OID_SAN = '2.5.29.17';
 const OID_NAME_CONSTRAINTS = '2.5.29.30';
 
+/** The subject's attributes in the order Go's pkix.Name writes them, one per RDN: [OID, values]. */
+const subjectAttributes = (s: SubjectFields): [string, string[]][] => [
+  ['2.5.4.6', s.country],
+  ['2.5.4.8', s.province],
+  ['2.5.4.7', s.locality],
+  ['2.5.4.9', s.streetAddress],
+  ['2.5.4.17', s.postalCode],
+  ['2.5.4.10', s.organization],
+  ['2.5.4.11', s.ou],
+  ['2.5.4.3', [s.commonName]],
+  ['2.5.4.5', [s.serialNumber]],
+  ['0.9.2342.19200300.100.1.1', s.userIds],
+];
+
 /** Subject in the order Go's pkix.Name writes it (C, ST, L, street, postal code, O, OU, CN, serial). */
 export function subjectName(s: SubjectFields): x509.Name {
   const rdns: x509.JsonName = [];
-  const add = (type: string, values: string[]) => {
+  for (const [type, values] of subjectAttributes(s))
     for (const value of values) if (value !== '') rdns.push({ [type]: [value] });
-  };
-  add('C', s.country);
-  add('ST', s.province);
-  add('L', s.locality);
-  add('2.5.4.9', s.streetAddress);
-  add('2.5.4.17', s.postalCode);
-  add('O', s.organization);
-  add('OU', s.ou);
-  add('CN', [s.commonName]);
-  add('2.5.4.5', [s.serialNumber]);
-  add('0.9.2342.19200300.100.1.1', s.userIds);
   return new x509.Name(rdns);
+}
+
+/** @peculiar/x509's choice of PrintableString (x509 Name.isPrintableString). */
+const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
+/** Values @peculiar/x509 reads as escaped or quoted text, or hex (`#...`): left to it. */
+const ESCAPED = /^#|["\\]/;
+
+/**
+ * The subject's DER, the bytes `subjectName(s)` serialises to, written directly: building the
+ * Name object and serialising it through @peculiar/asn1-schema cost more per signed certificate
+ * than the certificate's own signature (CSR sign profile). Values that library would unescape
+ * take its path.
+ */
+export function subjectDer(s: SubjectFields): Buffer {
+  const rdns: Buffer[] = [];
+  for (const [type, values] of subjectAttributes(s))
+    for (const value of values) {
+      if (value === '') continue;
+      if (ESCAPED.test(value)) return Buffer.from(subjectName(s).toArrayBuffer());
+      const text = tlv(PRINTABLE.test(value) ? 0x13 : 0x0c, Buffer.from(value, 'utf8'));
+      rdns.push(tlv(0x31, sequence(oid(type), text)));
+    }
+  return sequence(...rdns);
 }
 
 /** RFC 5280 method 1: SHA-1 of the subjectPublicKey bits. */

@@ -104,6 +104,31 @@ describe('RsaKeySupply', () => {
     supply.close();
   });
 
+  it('tells a refused client when the requests ahead should be served (Retry-After)', async () => {
+    const g = manualGenerator();
+    const supply = new RsaKeySupply(g.generate, { queueLimit: 3, maxWaitMs: 60_000, poolCost: 0 });
+    const first = supply.take(2048);
+    // a key that takes ~600 ms: three waiters ahead then wait ~1.8 s
+    const started = performance.now();
+    while (performance.now() - started < 600) await flush();
+    g.calls[0]?.finish();
+    await first;
+    const waiting = [supply.take(2048), supply.take(2048), supply.take(2048)];
+    const refusal = await supply.take(2048).then(
+      () => undefined,
+      (e: unknown) => e as { code: string; data: Record<string, unknown> },
+    );
+    expect(refusal?.code).toBe('rate_limited');
+    const seconds = refusal?.data['retry_after_seconds'];
+    expect(seconds === 2 || seconds === 3).toBe(true);
+    for (let i = 1; i <= 3; i++) {
+      await flush();
+      g.calls[i]?.finish();
+    }
+    await Promise.all(waiting);
+    supply.close();
+  });
+
   it('admits a request with nobody ahead however slow the last keys were', async () => {
     const g = manualGenerator();
     const supply = new RsaKeySupply(g.generate, { queueLimit: 32, maxWaitMs: 300, poolCost: 0 });

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { DomainError } from '@coffer/contracts';
+import { rateLimited, type DomainError } from '@coffer/contracts';
 
 export interface RsaKeySupplyOptions {
   /** 2048-bit-key equivalents allowed to wait; past it a request is refused at once */
@@ -19,7 +19,9 @@ export interface RsaKeySupplyOptions {
 export const rsaKeyCost = (bits: number): number => Math.max(1, Math.round((bits / 2048) ** 3));
 
 const REFUSED = 'too many key generations in progress on this replica; retry later';
-const refused = (): DomainError => new DomainError('rate_limited', REFUSED);
+/** A refusal telling the client when to come back (Retry-After): at least 1 s, Vault's API client's least wait. */
+const refused = (retryAfterMs = 1000): DomainError =>
+  rateLimited(REFUSED, Math.max(1, Math.ceil(retryAfterMs / 1000)));
 
 interface Waiter {
   bits: number;
@@ -73,7 +75,8 @@ export class RsaKeySupply {
       this.waitingCost + cost > this.options.queueLimit ||
       (this.waiters.length > 0 && this.expectedWaitMs(cost) > this.options.maxWaitMs)
     )
-      return Promise.reject(refused());
+      // come back when the requests ahead should be served, within the wait bound
+      return Promise.reject(refused(Math.min(this.expectedWaitMs(0), this.options.maxWaitMs)));
     return new Promise<KeyObject>((resolve, reject) => {
       const waiter: Waiter = {
         bits,

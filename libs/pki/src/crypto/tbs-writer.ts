@@ -12,9 +12,16 @@ import type { NodeSigningKey } from './node-signer';
 
 const HEX = (s: string) => Buffer.from(s, 'hex');
 const TRUE = HEX('0101ff');
-const oid = (dotted: string): Buffer => {
-  const der = oidDer(dotted);
+/** DER of the OIDs written per certificate (extensions, usages, name attributes), made once each. */
+const oidDers = new Map<string, Buffer>();
+/** The DER of an OID Coffer writes; shared: concatenate it, never change it. */
+export const oid = (dotted: string): Buffer => {
+  let der = oidDers.get(dotted);
+  if (der) return der;
+  der = oidDer(dotted);
   if (!der) throw new Error(`pki: bad OID ${dotted}`);
+  // role-supplied OIDs (policies, usages) are few per mount; a bound keeps odd input from growing it
+  if (oidDers.size < 1000) oidDers.set(dotted, der);
   return der;
 };
 

@@ -14,8 +14,7 @@ export interface DocumentAppend {
   next: unknown;
 }
 
-export const documentStream = (a: Pick<DocumentAppend, 'mountUuid' | 'kind' | 'name'>): string =>
-  `pki-${a.kind}/${a.mountUuid}/${a.name}`;
+export { documentStream } from './document.repository';
 
 /** Writes a document's new state in the append's transaction. */
 @Injectable()

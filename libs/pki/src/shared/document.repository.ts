@@ -1,30 +1,46 @@
 import { Injectable } from '@nestjs/common';
+import { DocumentCache, type CachedDocument } from './document-cache';
 import { documentPlace, SealedJson } from './sealed-json';
 import { PkiDb, type PkiTrx } from './pki.table';
 
 /** Kinds of mount-wide or named documents the pki read model keeps. */
 export type DocumentKind = 'issuer' | 'role' | 'crl-config' | 'urls' | 'crl-state';
 
+/** A document as read; shared with other readers through DocumentCache: never change it. */
 export interface Loaded<T> {
   value: T;
   version: number;
 }
 
-/** The sealed documents of the pki read model: issuer, roles, settings. */
+/** A document's event stream (`pki-<kind>/<mount uuid>/<name>`). */
+export const documentStream = (a: { mountUuid: string; kind: DocumentKind; name: string }): string =>
+  `pki-${a.kind}/${a.mountUuid}/${a.name}`;
+
+/**
+ * The sealed documents of the pki read model: issuer, roles, settings. Reads are served by
+ * DocumentCache (opened documents, coherent with the event log across replicas).
+ */
 @Injectable()
 export class DocumentRepository {
   constructor(
     private readonly db: PkiDb,
     private readonly sealed: SealedJson,
+    private readonly cache: DocumentCache,
   ) {}
 
-  /** `trx`: read inside an append's transaction (a replayed append reads what the previous left). */
+  /**
+   * `trx`: read inside an append's transaction, past the cache (a replayed append reads what the
+   * previous one of its batch left).
+   */
   async load<T>(
     mountUuid: string,
     kind: DocumentKind,
     name = '',
     trx?: PkiTrx,
   ): Promise<Loaded<T> | undefined> {
+    if (trx === undefined)
+      return (await this.loadMany(mountUuid, [{ kind, name }])).get(`${kind}/${name}`) as
+        Loaded<T> | undefined;
     const row = await this.db
       .of(trx)
       .selectFrom('documents')
@@ -39,24 +55,35 @@ export class DocumentRepository {
   }
 
   /**
-   * Several documents of a mount in one round trip (issue and sign read the role, the CA and the
-   * URLs on every request), keyed `<kind>/<name>`.
+   * Several documents of a mount in one read (issue and sign read the role, the CA and the URLs
+   * on every request), keyed `<kind>/<name>`.
    */
   async loadMany(
     mountUuid: string,
     wanted: { kind: DocumentKind; name: string }[],
   ): Promise<Map<string, Loaded<unknown>>> {
-    const rows = await this.db
-      .of()
-      .selectFrom('documents')
-      .select(['kind', 'name', 'sealed', 'stream_version'])
-      .where('mount_uuid', '=', mountUuid)
-      .where((eb) => eb.or(wanted.map((w) => eb.and([eb('kind', '=', w.kind), eb('name', '=', w.name)]))))
-      .execute();
+    const byStream = new Map(wanted.map((w) => [documentStream({ mountUuid, ...w }), w]));
+    const docs = await this.cache.read([...byStream.keys()], async (missing) => {
+      const want = missing.flatMap((s) => byStream.get(s) ?? []);
+      const rows = await this.db
+        .of()
+        .selectFrom('documents')
+        .select(['kind', 'name', 'sealed', 'stream_version'])
+        .where('mount_uuid', '=', mountUuid)
+        .where((eb) => eb.or(want.map((w) => eb.and([eb('kind', '=', w.kind), eb('name', '=', w.name)]))))
+        .execute();
+      const loaded = new Map<string, CachedDocument>();
+      for (const row of rows) {
+        const value = this.sealed.open<unknown>(row.sealed, documentPlace(mountUuid, row.kind, row.name));
+        const stream = documentStream({ mountUuid, kind: row.kind as DocumentKind, name: row.name });
+        loaded.set(stream, { value, version: row.stream_version });
+      }
+      return loaded;
+    });
     const out = new Map<string, Loaded<unknown>>();
-    for (const row of rows) {
-      const value = this.sealed.open<unknown>(row.sealed, documentPlace(mountUuid, row.kind, row.name));
-      out.set(`${row.kind}/${row.name}`, { value, version: row.stream_version });
+    for (const [stream, doc] of docs) {
+      const w = byStream.get(stream);
+      if (doc && w) out.set(`${w.kind}/${w.name}`, doc);
     }
     return out;
   }
