@@ -16,6 +16,7 @@ import {
   tokenRoutes,
   userpassRoutes,
 } from '@coffer/contracts/core-sys';
+import { directoryRoutes } from '@coffer/contracts/directory';
 import {
   REPLICATED_SERVICES,
   type ForwardedAnswer,
@@ -50,6 +51,7 @@ export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
   approleRoutes,
   identityRoutes,
   tokenRoutes,
+  directoryRoutes,
 ]);
 
 /** The log a forwarded write's service appends to: its schema (the index state's source). */
