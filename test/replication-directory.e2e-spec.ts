@@ -82,7 +82,7 @@ describe('directory engine on DR and performance secondaries (dev servers, slapd
     await slapd?.stop();
   });
 
-  it("performance secondary: serves the primary's role and password, forwards role writes to the primary", async () => {
+  it("performance secondary: serves the primary's role and password, forwards role and library writes to the primary", async () => {
     // the role and its first rotation, as the primary answers them
     const role = (await primary.client.get(`${mount}/roles/app`)).body.data;
     expect(role).toHaveProperty('last_vault_rotation');
