@@ -285,6 +285,27 @@ describe('replication between two dev servers', () => {
       { timeoutMs: 20_000, intervalMs: 50 },
     );
     expect((await a.client.get(path, { headers: { 'X-Service-Index': 'not-an-index' } })).status).toBe(400);
+    // a core-sys write on the primary answers its position in the primary's core-sys log, which
+    // the secondary's core-sys replica log reaches once it has streamed
+    const policy = uniq('raw-policy');
+    const policyWritten = await b.client.put(`sys/policies/acl/${policy}`, {
+      policy: 'path "secret/*" { capabilities = ["read"] }',
+    });
+    expect(policyWritten.status).toBe(204);
+    const policyIndex = policyWritten.headers.get('x-service-index') ?? '';
+    expect(JSON.parse(Buffer.from(policyIndex, 'base64url').toString('utf8'))).toEqual(
+      expect.objectContaining({ s: 'core_sys' }),
+    );
+    const policyRead = await waitFor(
+      async () => {
+        const res = await a.client.get<{ data?: { name?: string } }>(`sys/policies/acl/${policy}`, {
+          headers: { 'X-Service-Index': policyIndex },
+        });
+        return res.status === 412 ? undefined : res;
+      },
+      { timeoutMs: 20_000, intervalMs: 50 },
+    );
+    expect([policyRead.status, policyRead.body.data?.name]).toEqual([200, policy]);
     // the secondary's kv log is the primary's stream: it takes no kv write of its own (writes are
     // forwarded to the primary; told not to forward, it answers Vault's read-only refusal)
     const write = await a.client.post(

@@ -13,6 +13,7 @@ import {
 import { createTestDatabase } from '@coffer/testing';
 import { LatencyRecorder } from '../../tools/lib/stats';
 import type { BenchSuite, Scenario } from '../lib/suite';
+import { historyKvListScenarios } from './history-kv-list';
 import { historyStateScenarios } from './history-state';
 
 const EVENTS = 1_000_000;
@@ -89,6 +90,12 @@ export const historySuite: BenchSuite = {
       label: 'state at T p99 < 50 ms on 1M events',
     },
     {
+      scenario: 'history state-at-T kv LIST, 1M events',
+      minRps: 0,
+      maxP99: 50,
+      label: 'state at T p99 < 50 ms on 1M events',
+    },
+    {
       scenario: 'history access (who could read), 1M events',
       minRps: 0,
       maxP99: 50,
@@ -159,12 +166,15 @@ export const historySuite: BenchSuite = {
       }
       // state at a time and who-could-read need real events: a core_sys log of its own
       const stateScenarios = await historyStateScenarios(database.db, log);
+      // kv's LISTs at a time: a kv log of its own (the prefix of its stream names)
+      const kvListScenarios = await historyKvListScenarios(database.db, log);
       return [
         build,
         inclusionScenario,
         consistencyScenario,
         scenario('history proof after 1,000 new events', fresh, 1),
         ...stateScenarios,
+        ...kvListScenarios,
       ];
     } finally {
       await database.drop();

@@ -142,5 +142,15 @@ export const coreTokenAlive = defineContract(
 /** A secrets-engine mount was disabled: its service purges (crypto-shreds) the mount's data. */
 export const mountDisabled = defineBroadcast(
   'events.mount.disabled',
-  z.object({ uuid: z.string(), type: z.string(), path: z.string() }),
+  z.object({
+    uuid: z.string(),
+    type: z.string(),
+    path: z.string(),
+    /**
+     * On a performance secondary: its primary disabled the mount (core-sys replayed it). What the
+     * secondary holds of the mount goes too, but a service whose log is the primary's stream (kv)
+     * leaves it to the primary's purge events, which follow in that stream.
+     */
+    replicated: z.boolean().optional(),
+  }),
 );

@@ -78,7 +78,8 @@ export function serveEngineReplica(
   const replicaSchema = replicaLogSchemaOf(runtime.schema);
   const endpoint = serveReplica(runtime, {
     replayables: spec.replayables,
-    ...(spec.exportAttachments ? { exportAttachments: spec.exportAttachments } : {}),
+    // the primary's replication service asks every replayed service for its attachments
+    exportAttachments: spec.exportAttachments ?? (() => Promise.resolve([])),
     ...(spec.onChanged ? { onChanged: spec.onChanged } : {}),
     logSchema: replicaSchema,
     // the replica log and the fold's progress are cleared after this by serveReplica

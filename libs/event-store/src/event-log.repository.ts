@@ -187,15 +187,17 @@ export class EventLogRepository {
   }
 
   /**
-   * The last event recorded at or before `at` of every stream named `prefix...`, by stream. Not
-   * indexed (LIKE on the stream name): a scan of the log, for an engine's LISTs at a time.
+   * The last event recorded at or before `at` of every stream named `prefix...`, by stream, for
+   * an engine's LISTs at a time. The name is compared in the "C" collation, so a log with an index
+   * on `(stream collate "C")` (kv's, whose LISTs range over millions of events) reads only the
+   * prefix's range; another log is scanned.
    */
   async lastOfPrefixAt(db: Executor, prefix: string, at: Date): Promise<RawEvent[]> {
     const rows = await this.#q(db)
       .selectFrom(EVENT_LOG_TABLE)
       .distinctOn('stream')
       .select(COLUMNS)
-      .where('stream', 'like', `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+      .where(sql<string>`(stream collate "C")`, 'like', `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
       .where('recorded_at', '<=', at)
       .orderBy('stream')
       .orderBy('stream_version', 'desc')

@@ -87,7 +87,7 @@ export function serveReplica(
   const logSchema = spec.logSchema ?? runtime.schema;
   const subs: Subscription[] = [
     runtime.transport.serve(replicaApplyContract(runtime.schema), queue, async (req) => {
-      if (req.op === 'head') return replicaHead(runtime.db, logSchema);
+      if (req.op === 'head') return replicaHead(runtime.db, req.log === 'own' ? runtime.schema : logSchema);
       spec.onChanged?.();
       try {
         return await applyOrWipe(req);

@@ -19,6 +19,7 @@ import { RoleService } from './roles/role.service';
 import { SshRoleHistoryService } from './roles/ssh-role-history.service';
 import { SshCaHistoryService } from './ca/ssh-ca-history.service';
 import { SshHistoryService } from './records/ssh-history.service';
+import { sshReplicaProvider } from './replication/ssh.replay';
 import { SignService } from './sign/sign.service';
 import { SSH_EVENT_STORE, SSH_RUNTIME } from './ssh.di';
 import { SSH_LOGS } from './ssh.events';
@@ -60,6 +61,7 @@ export class SshModule {
         SignService,
         CredsService,
         LookupService,
+        sshReplicaProvider(runtime),
       ],
       controllers: [
         SshSettingsHandlers,

@@ -45,8 +45,12 @@ const applyRequest = z.discriminatedUnion('op', [
   }),
   /** secondary/enable: all of the service's data is cleared (Vault wipes a new secondary) */
   z.object({ op: z.literal('wipe'), mode: modeField }),
-  /** the service's log head: the secondary's position in the primary's log of this schema */
-  z.object({ op: z.literal('head') }),
+  /**
+   * The head of the log the primary's rows go to: the secondary's position in the primary's log
+   * of this schema. `log: 'own'`: the service's own log instead, where it differs (a service
+   * keeping a replica log beside it): a primary's position after its own write.
+   */
+  z.object({ op: z.literal('head'), log: z.enum(['replica', 'own']).optional() }),
 ]);
 
 export type ReplicaApplyRequest = z.infer<typeof applyRequest>;

@@ -24,6 +24,7 @@ export interface ReplicatedService {
 export const REPLICATED_SERVICES: readonly ReplicatedService[] = [
   { service: 'core-sys', schema: 'core_sys', log: 'replica' },
   { service: 'kv', schema: 'kv', log: 'own' },
+  { service: 'ssh', schema: 'ssh', log: 'replica' },
   { service: 'directory', schema: 'directory', log: 'replica' },
 ];
 

@@ -43,6 +43,11 @@ export const ssh = {
 
 const op = (contract: OperationDef['contract'], summary: string): OperationDef => ({ contract, summary });
 
+/**
+ * `replicated`: the CA, registered keys, roles and zero-address list are the primary's (a
+ * performance secondary forwards their writes); creds, verify, lookup and sign run where they are
+ * asked (OTPs are local to the cluster that issued them, as Vault's `otp/` local storage).
+ */
 export const sshRoutes: RouteTable = {
   engine: 'ssh',
   service: 'ssh',
@@ -54,6 +59,7 @@ export const sshRoutes: RouteTable = {
   routes: [
     {
       pattern: 'keys/:name',
+      replicated: true,
       synopsis: 'Register a shared private key with Vault.',
       description: 'Dynamic roles log in to hosts as the admin user with this key.',
       operations: {
@@ -69,6 +75,7 @@ export const sshRoutes: RouteTable = {
     },
     {
       pattern: 'roles/:name',
+      replicated: true,
       synopsis: 'Manage the roles that can be created with this backend.',
       description: "A role's key_type (otp, dynamic, ca) decides what credentials it issues.",
       operations: {
@@ -80,6 +87,7 @@ export const sshRoutes: RouteTable = {
     },
     {
       pattern: 'config/zeroaddress',
+      replicated: true,
       synopsis: 'Assign zero address as default CIDR block for select roles.',
       operations: {
         read: op(ssh.zeroAddressRead, 'Read the zero-address roles'),
@@ -116,6 +124,7 @@ export const sshRoutes: RouteTable = {
     },
     {
       pattern: 'config/ca',
+      replicated: true,
       synopsis: 'Set the SSH private key used for signing certificates.',
       description:
         'Generates a key (RSA 4096 by default) or takes a submitted key pair (RSA, ECDSA or ed25519).',

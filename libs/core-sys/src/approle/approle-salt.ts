@@ -29,13 +29,29 @@ export class SecretIdHasher {
 }
 
 /**
+ * How long a core-sys replica trusts a salt of its own log before it looks again whether a
+ * replication primary's salt for the mount has arrived: the replica that applied it drops its
+ * salts at once (the replay's onChanged), the other replicas of a secondary within this.
+ */
+const OWN_SALT_RECHECK_MS = 1_000;
+
+interface LoadedSalt {
+  hasher: SecretIdHasher;
+  /** from this cluster's own log (not a replication primary's) */
+  own: boolean;
+  loadedAt: number;
+}
+
+/**
  * The per-mount salt of secret id HMACs: created by the mount's first secret id, kept in the event
  * log (under the barrier) and in memory only while unsealed; replicas racing to create it settle
- * through the stream's optimistic concurrency.
+ * through the stream's optimistic concurrency. On a performance secondary, a secret id made
+ * before the primary's salt for the mount had streamed made a salt here; the primary's replaces
+ * it once it arrives (its replicated secret ids are HMACed with it).
  */
 @Injectable()
 export class ApproleSalt {
-  private readonly hashers = new Map<string, Promise<SecretIdHasher>>();
+  private readonly salts = new Map<string, Promise<LoadedSalt>>();
   private readonly log: AggregateWriter<typeof APPROLE_SALT_LOG.table, undefined, string>;
 
   constructor(
@@ -48,39 +64,55 @@ export class ApproleSalt {
 
   async get(mountUuid: string): Promise<SecretIdHasher> {
     if (this.runtime.cipher.sealed) {
-      this.hashers.clear();
+      this.salts.clear();
       throw new DomainError('sealed', 'Vault is sealed');
     }
-    let hasher = this.hashers.get(mountUuid);
-    if (!hasher) {
-      hasher = this.load(mountUuid).catch((error: unknown) => {
-        this.hashers.delete(mountUuid);
+    let loaded = this.salts.get(mountUuid);
+    if (loaded) {
+      const salt = await loaded;
+      if (!salt.own || Date.now() - salt.loadedAt < OWN_SALT_RECHECK_MS) return salt.hasher;
+      const arrived = await this.replicated.find(this.log.log.streamOf(mountUuid));
+      if (arrived === undefined) {
+        salt.loadedAt = Date.now();
+        return salt.hasher;
+      }
+      if (this.salts.get(mountUuid) === loaded) this.salts.delete(mountUuid);
+    }
+    loaded = this.salts.get(mountUuid);
+    if (!loaded) {
+      loaded = this.load(mountUuid).catch((error: unknown) => {
+        this.salts.delete(mountUuid);
         throw error;
       });
-      this.hashers.set(mountUuid, hasher);
+      this.salts.set(mountUuid, loaded);
     }
-    return hasher;
+    return (await loaded).hasher;
   }
 
-  /** Drops the salts from memory (the barrier was sealed). */
+  /** Drops the salts from memory (the barrier was sealed, or a primary's salt was replayed). */
   forget(): void {
-    this.hashers.clear();
+    this.salts.clear();
   }
 
-  private async load(mountUuid: string): Promise<SecretIdHasher> {
+  private async load(mountUuid: string): Promise<LoadedSalt> {
+    const loaded = (salt: string | Buffer, own: boolean): LoadedSalt => ({
+      hasher: new SecretIdHasher(typeof salt === 'string' ? Buffer.from(salt, 'base64') : salt),
+      own,
+      loadedAt: Date.now(),
+    });
     const existing = await this.readSalt(mountUuid);
-    if (existing !== undefined) return new SecretIdHasher(Buffer.from(existing, 'base64'));
+    if (existing !== undefined) return loaded(existing.salt, existing.own);
     try {
       const salt = randomBytes(32);
       await this.log.append(mountUuid, 0, [
         { type: 'ApproleSaltCreated', data: { salt: salt.toString('base64') } },
       ]);
-      return new SecretIdHasher(salt);
+      return loaded(salt, true);
     } catch (error) {
       if (!isConcurrencyError(error)) throw error;
       const winner = await this.readSalt(mountUuid);
       if (winner === undefined) throw error;
-      return new SecretIdHasher(Buffer.from(winner, 'base64'));
+      return loaded(winner.salt, winner.own);
     }
   }
 
@@ -88,10 +120,10 @@ export class ApproleSalt {
    * The mount's salt: the primary's when the mount's secret ids came from a replication primary
    * (they are HMACed with it), else this cluster's own.
    */
-  private async readSalt(mountUuid: string): Promise<string | undefined> {
+  private async readSalt(mountUuid: string): Promise<{ salt: string; own: boolean } | undefined> {
     const replicated = await this.replicated.find(this.log.log.streamOf(mountUuid));
-    if (replicated !== undefined) return replicated;
+    if (replicated !== undefined) return { salt: replicated, own: false };
     const [created] = await this.log.read(mountUuid);
-    return created?.data.salt;
+    return created === undefined ? undefined : { salt: created.data.salt, own: true };
   }
 }

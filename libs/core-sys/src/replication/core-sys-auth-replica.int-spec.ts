@@ -177,6 +177,40 @@ describe("core-sys replica: the primary's users, identity and tokens on a second
     );
   });
 
+  it("performance: an AppRole salt the secondary made before the primary's streamed gives way to the primary's", async () => {
+    await enableAuth('approle-late', 'approle');
+    const ar = await mount(primary, 'auth/approle-late/');
+    const roleCall = <C extends Contract>(
+      h: CoreSysHarness,
+      contract: C,
+      path: string,
+      operation: 'create' | 'update' | 'read',
+    ) => h.call(contract, { mount: ar, path, operation, params: { role_name: 'api' }, body: {} }, caller());
+    await roleCall(primary, approleContracts.roleWrite, 'role/api', 'create');
+    const apiRoleId =
+      (await roleCall(primary, approleContracts.roleIdRead, 'role/api/role-id', 'read')).data?.role_id ?? '';
+    await ship('performance');
+    // a login on the secondary before any secret id exists: it loads (makes) a salt of its own
+    await expect(
+      secondary.call(
+        approleContracts.login,
+        { mount: ar, path: 'login', body: { role_id: apiRoleId, secret_id: 'not-issued' } },
+        anonymous(),
+      ),
+    ).rejects.toThrow();
+    // the primary's first secret id makes the primary's salt, which streams with it
+    const issued =
+      (await roleCall(primary, approleContracts.secretIdCreate, 'role/api/secret-id', 'update')).data
+        ?.secret_id ?? '';
+    await ship('performance');
+    const login = await secondary.call(
+      approleContracts.login,
+      { mount: ar, path: 'login', body: { role_id: apiRoleId, secret_id: issued } },
+      anonymous(),
+    );
+    expect(login.auth?.client_token).toEqual(expect.any(String));
+  });
+
   it('DR: the primary tokens resolve; a revoke and a user update append to the secondary own log', async () => {
     // two responses the primary wrapped (one as Vault's JWT), unwrapped on the secondary below
     const wrap = (format?: 'jwt') =>

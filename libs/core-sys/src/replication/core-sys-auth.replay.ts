@@ -31,6 +31,9 @@ export async function ownStreamVersion(db: CoreSysDb, trx: CoreSysTrx, stream: s
   return Number(rows[0]?.version ?? 0);
 }
 
+/** What a replayed batch changed that a cache must drop (see coreSysReplica's onChanged). */
+export type AuthChange = 'token' | 'entity' | 'approle-salt';
+
 export interface AuthReplayDeps {
   db: CoreSysDb;
   identity: IdentityProjection;
@@ -141,13 +144,11 @@ const wrappedKept = (d: AuthReplayDeps): Projection<typeof WRAPPING_LOG.table, v
  * The primary's identity, auth backends' data, token roles and password policies (both modes),
  * and its tokens, token salt, leases and wrapped responses (DR only), with core-sys's own projections.
  */
-export function authReplayables(
-  d: AuthReplayDeps,
-  touched: (kind: 'token' | 'entity') => void,
-): Replayable[] {
+export function authReplayables(d: AuthReplayDeps, touched: (kind: AuthChange) => void): Replayable[] {
   const { db } = d;
-  // the gateway caches resolved tokens and entities' policies: a batch that changed them says so
-  const noting = (kind: 'token' | 'entity', item: Replayable): Replayable => ({
+  // the gateway caches resolved tokens and entities' policies, and core-sys the AppRole salts it
+  // has loaded: a batch that changed them says so
+  const noting = (kind: AuthChange, item: Replayable): Replayable => ({
     ...item,
     run: (trx, events, ctx) => {
       touched(kind);
@@ -176,10 +177,15 @@ export function authReplayables(
       return { mountUuid, hmac: name };
     }),
   ].map((item) => atOwnVersion(db, item));
-  const approleSalt = replayable(APPROLE_SALT_LOG, approleSaltKept(d), async (trx, stream, _events, ctx) =>
-    (await mountReplicated(db, trx as CoreSysTrx, stream.slice('approle-salt/'.length), ctx.mode))
-      ? stream
-      : null,
+  // a secret-id login here before the primary's salt had streamed made a local one, loaded since:
+  // the primary's replaces it (the replicated secret ids are HMACed with it)
+  const approleSalt = noting(
+    'approle-salt',
+    replayable(APPROLE_SALT_LOG, approleSaltKept(d), async (trx, stream, _events, ctx) =>
+      (await mountReplicated(db, trx as CoreSysTrx, stream.slice('approle-salt/'.length), ctx.mode))
+        ? stream
+        : null,
+    ),
   );
   const dr: Replayable[] = [
     noting('token', atOwnVersion(db, replayable(TOKEN_LOG, d.tokens, rest('token/')))),

@@ -1,4 +1,11 @@
-import { coreMountTable, coreTokenResolve, sysContracts, type MountEntry } from '@coffer/contracts';
+import {
+  coreMountTable,
+  coreTokenResolve,
+  mountDisabled,
+  sysContracts,
+  type MountEntry,
+} from '@coffer/contracts';
+import { waitFor } from '@coffer/testing';
 import { replicaApplyContract } from '@coffer/contracts/replication';
 import { CORE_SYS_SCHEMA } from '../migrations';
 import { startReplicaPair, type coreSysShipper, type ReplicaPair } from '../test-support/core-sys-shipper';
@@ -80,6 +87,30 @@ describe('core-sys replica: the primary mount table and policies replayed on a s
       body: { type: 'kv', local: true },
     });
     expect((await mounts(secondary)).has('mine-too/')).toBe(true);
+  });
+
+  it("performance: a mount the primary disables is purged by the secondary's services (told it was replicated)", async () => {
+    await enable('short-lived', { type: 'kv', options: { version: '2' } });
+    await ship('performance');
+    const told: Array<{ path: string; replicated?: boolean }> = [];
+    const sub = secondary.client.subscribe(mountDisabled, (event) => {
+      told.push(event);
+    });
+    try {
+      await primary.sys(sysContracts.mountDisable, {
+        operation: 'delete',
+        path: 'mounts/short-lived',
+        params: { path: 'short-lived' },
+      });
+      await ship('performance');
+      await waitFor(() => told.some((e) => e.path === 'short-lived/'), { timeoutMs: 10_000 });
+      expect(told.find((e) => e.path === 'short-lived/')).toEqual(
+        expect.objectContaining({ type: 'kv', replicated: true }),
+      );
+      expect((await mounts(secondary)).has('short-lived/')).toBe(false);
+    } finally {
+      sub.unsubscribe();
+    }
   });
 
   it('a wipe clears what was replicated and keeps the built-ins and local mounts', async () => {

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { invalidation } from '@coffer/contracts';
+import { invalidation, mountDisabled } from '@coffer/contracts';
+import type { z } from 'zod';
 import { replicaLogSchemaOf } from '@coffer/contracts/replication';
 import {
   noProjection,
@@ -16,7 +17,12 @@ import {
 } from '@coffer/event-store';
 import { CORE_SYS_LOGS } from '../core-sys.events';
 import { CoreSysDb, type CoreSysTrx } from '../core-sys.table';
-import { MOUNTS_LOG, MOUNTS_STREAM, type MOUNT_EVENT_TYPES } from '../mounts/mounts.events';
+import {
+  MOUNTS_LOG,
+  MOUNTS_STREAM,
+  type MOUNT_EVENT_TYPES,
+  type mountDisabledV1,
+} from '../mounts/mounts.events';
 import { MountsProjection } from '../mounts/mounts.projection';
 import { NAMESPACE_LOG, NAMESPACES_STREAM } from '../namespaces/namespace.events';
 import { NamespaceProjection } from '../namespaces/namespace.projection';
@@ -25,6 +31,7 @@ import { PolicyProjection } from '../policies/policy.projection';
 import { SENTINEL_POLICY_LOG, type SentinelPolicyKey } from '../sentinel-policies/sentinel-policy.events';
 import { SentinelPolicyProjection } from '../sentinel-policies/sentinel-policy.projection';
 import { ApproleRoleProjection, ApproleSecretIdProjection } from '../approle/approle.projection';
+import { ApproleSalt } from '../approle/approle-salt';
 import { GroupProjection } from '../identity/group.projection';
 import { IdentityProjection } from '../identity/identity.projection';
 import { LeaseProjection } from '../leases/lease.projection';
@@ -37,6 +44,7 @@ import {
   authReplayables,
   ownStreamVersion,
   wipeReplicatedAuth,
+  type AuthChange,
   type AuthReplayDeps,
 } from './core-sys-auth.replay';
 import { resetFold } from './replica-fold.repository';
@@ -55,8 +63,8 @@ const BUILTIN_TYPES = ['system', 'token', 'identity', 'cubbyhole'];
 
 type MountEvents = typeof MOUNT_EVENT_TYPES;
 
-/** The gateway caches a batch may have made stale. */
-type ChangedKind = 'mounts' | 'policy' | 'token' | 'entity';
+/** The caches a batch may have made stale: the gateway's, and core-sys's AppRole salts. */
+type ChangedKind = 'mounts' | 'policy' | AuthChange;
 
 export interface CoreSysReplayDeps extends AuthReplayDeps {
   db: CoreSysDb;
@@ -64,7 +72,9 @@ export interface CoreSysReplayDeps extends AuthReplayDeps {
   namespaces: NamespaceProjection;
   policies: PolicyProjection;
   sentinel: SentinelPolicyProjection;
-  publish: (kind: ChangedKind) => Promise<void>;
+  publish: (kind: Exclude<ChangedKind, 'approle-salt'>) => Promise<void>;
+  approleSalt: Pick<ApproleSalt, 'forget'>;
+  publishMountDisabled: (mount: z.input<typeof mountDisabled.payload>) => Promise<void>;
 }
 
 /**
@@ -74,6 +84,8 @@ export interface CoreSysReplayDeps extends AuthReplayDeps {
 interface Batch {
   mode: ReplayContext['mode'];
   changed: Set<ChangedKind>;
+  /** mounts the primary disabled, told to this performance secondary's services */
+  disabled: Array<z.output<typeof mountDisabledV1>>;
 }
 
 /**
@@ -102,6 +114,10 @@ function replicatedMounts(d: CoreSysReplayDeps, batch: Batch): Projection<MountE
             )
             .execute();
         }
+        // a performance secondary's services purge what they hold of it, as the primary's did
+        // (a DR secondary runs no such side effect: it replays the primary's purges)
+        if ((e.type === 'MountDisabled' || e.type === 'AuthMethodDisabled') && batch.mode === 'performance')
+          batch.disabled.push(e.data);
         kept.push(e);
       }
       if (kept.length > 0) await d.mounts.apply(trx as CoreSysTrx, kept);
@@ -156,7 +172,7 @@ const notProjected = (log: ServiceAggregate & Parameters<typeof replayable>[0]):
  * (docs/replication.md, "core-sys on a secondary").
  */
 export function coreSysReplica(d: CoreSysReplayDeps): ReplicaEndpointSpec {
-  const batch: Batch = { mode: 'dr', changed: new Set() };
+  const batch: Batch = { mode: 'dr', changed: new Set(), disabled: [] };
   const { changed } = batch;
   const projected: Replayable[] = [
     replayable(MOUNTS_LOG, replicatedMounts(d, batch), () => undefined),
@@ -193,10 +209,18 @@ export function coreSysReplica(d: CoreSysReplayDeps): ReplicaEndpointSpec {
     // the gateway caches the mount table and policies: tell it once a batch changed them
     onChanged: () => {
       for (const kind of changed)
-        d.publish(kind).catch((error: unknown) =>
-          logger.warn(`invalidating ${kind} failed: ${error instanceof Error ? error.message : 'unknown'}`),
-        );
+        if (kind === 'approle-salt') d.approleSalt.forget();
+        else
+          d.publish(kind).catch((error: unknown) =>
+            logger.warn(`invalidating ${kind} failed: ${error instanceof Error ? error.message : 'unknown'}`),
+          );
       changed.clear();
+      for (const mount of batch.disabled.splice(0))
+        d.publishMountDisabled({ ...mount, replicated: true }).catch((error: unknown) =>
+          logger.warn(
+            `telling the services that ${mount.path} was disabled failed: ${error instanceof Error ? error.message : 'unknown'}`,
+          ),
+        );
     },
     wipe: async (db: AnyDb, wiped) => {
       await wipeReplicated(new CoreSysDb({ db, schema: d.db.schema }), wiped);
@@ -243,6 +267,7 @@ export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
       TokenProjection,
       LeaseProjection,
       ReplicaSealedRepository,
+      ApproleSalt,
     ],
     (
       db: CoreSysDb,
@@ -260,6 +285,7 @@ export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
       tokens: TokenProjection,
       leases: LeaseProjection,
       sealed: ReplicaSealedRepository,
+      approleSalt: ApproleSalt,
     ) =>
       coreSysReplica({
         db,
@@ -277,6 +303,8 @@ export const coreSysReplicaProvider = (runtime: ServiceRuntime) =>
         tokens,
         leases,
         sealed,
+        approleSalt,
         publish: (kind) => runtime.transport.publish(invalidation, { kind, keys: [] }),
+        publishMountDisabled: (mount) => runtime.transport.publish(mountDisabled, mount),
       }),
   );

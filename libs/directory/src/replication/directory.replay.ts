@@ -26,11 +26,8 @@ export function recordKeyOf(stream: string): RecordKey {
  * own log's stream versions equal the rows' after a promotion (what the next append expects).
  */
 export function directoryReplica(projection: RecordProjection): EngineReplicaSpec {
-  return {
-    replayables: [replayable(RECORD_LOG, projection, (_trx, stream) => recordKeyOf(stream))],
-    // the primary asks every replayed service for its rows' attachments: the log holds it all here
-    exportAttachments: () => Promise.resolve([]),
-  };
+  // no attachments: the log holds everything (the kit answers the primary's export with none)
+  return { replayables: [replayable(RECORD_LOG, projection, (_trx, stream) => recordKeyOf(stream))] };
 }
 
 /** The directory service's replica endpoint and promotion fold, for its module's providers. */

@@ -29,6 +29,11 @@ const INDEXED_SOURCES: ReadonlyMap<string, string> = new Map(
   REPLICATED_SERVICES.map((s) => [s.schema, s.service]),
 );
 
+/** The log of each replicated service, by service: what a replicating primary's write answers. */
+const SCHEMA_OF_SERVICE: ReadonlyMap<string, string> = new Map(
+  REPLICATED_SERVICES.map((s) => [s.service, s.schema]),
+);
+
 /** a safety net for a missed broadcast */
 const MODES_MAX_AGE_MS = 5_000;
 
@@ -147,14 +152,14 @@ export class ReplicationGate implements OnModuleInit, OnModuleDestroy {
     if (!sent.write || result.status >= 300) return result;
     // forwarded: the primary's position of the write, for a read here once it has streamed
     if (sent.forwarded) return { ...result, headers: { ...result.headers, ...indexHeaders(sent.forwarded) } };
-    if (!REPLAYED_SERVICES.has(sent.service)) return result;
+    const source = SCHEMA_OF_SERVICE.get(sent.service);
+    if (source === undefined) return result;
     const modes = await this.modes.get();
+    // a performance secondary's reads wait on its replica logs, not on its own writes' positions
+    if (modes.performance === 'secondary') return result;
     if (modes.dr !== 'primary' && modes.performance !== 'primary') return result;
-    // the log's head once the write committed: at or past the write's own position
-    const head = await this.transport.request(replicaApplyContract(sent.service), { op: 'head' });
-    return {
-      ...result,
-      headers: { ...result.headers, ...indexHeaders({ source: sent.service, wal: head.lastWal }) },
-    };
+    // the own log's head once the write committed: at or past the write's own position
+    const head = await this.transport.request(replicaApplyContract(source), { op: 'head', log: 'own' });
+    return { ...result, headers: { ...result.headers, ...indexHeaders({ source, wal: head.lastWal }) } };
   }
 }

@@ -19,8 +19,14 @@ export class MountPurgeService {
     private readonly vacuum: Vacuum,
   ) {}
 
-  async mountDisabled(mount: { uuid: string; type: string; path: string }): Promise<void> {
-    if (!KV_MOUNT_TYPES.has(mount.type)) return;
+  async mountDisabled(mount: {
+    uuid: string;
+    type: string;
+    path: string;
+    replicated?: boolean;
+  }): Promise<void> {
+    // on a secondary kv's log is the primary's stream: its purge arrives there, never made here
+    if (!KV_MOUNT_TYPES.has(mount.type) || mount.replicated === true) return;
     if (!(await this.repo.hasData(mount.uuid))) return;
     await this.log.append(mount.uuid, 'any', [
       { type: 'MountDataPurged', data: { type: mount.type, path: mount.path } },

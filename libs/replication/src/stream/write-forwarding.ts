@@ -22,6 +22,7 @@ import {
   type ForwardedAnswer,
   type ForwardedWrite,
 } from '@coffer/contracts/replication';
+import { sshRoutes } from '@coffer/contracts/ssh';
 import type { Transport } from '@coffer/transport';
 import { z } from 'zod';
 import type { PrimaryLink } from '../state/replication-state.decider';
@@ -51,6 +52,7 @@ export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
   approleRoutes,
   identityRoutes,
   tokenRoutes,
+  sshRoutes,
   directoryRoutes,
 ]);
 

@@ -88,6 +88,14 @@ export class CaService {
     return { role: role?.value, signer: ca ? this.signerOf(mountUuid, ca) : undefined };
   }
 
+  /**
+   * Drops every parsed signer: a secondary's replay writes CA records without this service (a
+   * wipe and re-sync can bring another CA at a version this cache has already seen).
+   */
+  forgetSigners(): void {
+    this.signers.clear();
+  }
+
   /** The CA record's signer, parsed once per record version. */
   private signerOf(
     mountUuid: string,
