@@ -15,6 +15,7 @@ import { RECORD_LOG } from './records/record.events';
 import { RecordEventLog, RecordProjection } from './records/record.projection';
 import { RecordRepository } from './records/record.repository';
 import { RecordStore } from './records/record.store';
+import { directoryReplicaProvider } from './replication/directory.replay';
 import { RoleService } from './roles/role.service';
 import { PasswordRotation } from './rotation/password-rotation.service';
 import { RotationSweep } from './rotation/rotation-sweep.service';
@@ -45,6 +46,7 @@ export class DirectoryModule {
         LibraryService,
         RotationSweep,
         DirectoryHistoryService,
+        directoryReplicaProvider(runtime), // replication: a secondary replays the primary's records
       ],
       controllers: [
         DirectoryRoleHandlers,

@@ -54,6 +54,14 @@ export const directory = {
 const op = (contract: OperationDef['contract'], summary: string): OperationDef => ({ contract, summary });
 const d = directory;
 
+/**
+ * Routes flagged `replicated` change what a performance primary replicates (everything this engine
+ * stores: Vault's LDAP engines keep only their write-ahead entries local), so a performance
+ * secondary forwards their writes to its primary; reads, creds and status are served locally.
+ * A check-out is not forwarded: its lease would be the secondary's, which the primary's lease
+ * check does not see (it would check the account in behind the borrower), so a performance
+ * secondary refuses check-outs from the primary's sets.
+ */
 export const directoryRoutes: RouteTable = {
   engine: 'directory',
   service: 'directory',
@@ -64,6 +72,7 @@ export const directoryRoutes: RouteTable = {
   routes: [
     {
       pattern: 'config',
+      replicated: true,
       synopsis: 'Configure the directory to connect to, along with password options.',
       description: 'Reads never return bindpass. Writes do not check the credentials.',
       operations: {
@@ -80,6 +89,7 @@ export const directoryRoutes: RouteTable = {
     },
     {
       pattern: 'roles/:name',
+      replicated: true,
       synopsis: 'Manage roles to build links between the engine and directory service accounts.',
       operations: {
         create: op(d.roleWrite, 'Create a role'),
@@ -95,6 +105,7 @@ export const directoryRoutes: RouteTable = {
     },
     {
       pattern: 'rotate-root',
+      replicated: true,
       synopsis: 'Request to rotate the root credentials.',
       operations: {
         read: op(d.rotateRoot, 'Rotate the bind password'),
@@ -104,6 +115,7 @@ export const directoryRoutes: RouteTable = {
     },
     {
       pattern: 'rotate-role/:name',
+      replicated: true,
       synopsis: "Request to rotate the role's credentials.",
       operations: {
         create: op(d.rotateRole, "Rotate a role's password"),
@@ -117,6 +129,7 @@ export const directoryRoutes: RouteTable = {
     },
     {
       pattern: 'library/:name',
+      replicated: true,
       synopsis: 'Build a library of service accounts that can be checked out.',
       description: 'Deleting a set is only possible when all its accounts are checked in.',
       operations: {
@@ -136,6 +149,7 @@ export const directoryRoutes: RouteTable = {
     },
     {
       pattern: 'library/:name/check-in',
+      replicated: true,
       synopsis: 'Check service accounts in to the library.',
       operations: {
         create: op(d.checkIn, 'Check in accounts'),
@@ -144,6 +158,7 @@ export const directoryRoutes: RouteTable = {
     },
     {
       pattern: 'library/manage/:name/check-in',
+      replicated: true,
       synopsis: 'Force checking service accounts in to the library.',
       operations: {
         create: op(d.manageCheckIn, 'Force check-in'),

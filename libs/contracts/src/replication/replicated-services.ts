@@ -28,6 +28,7 @@ export const REPLICATED_SERVICES: readonly ReplicatedService[] = [
   { service: 'cloud-creds', schema: 'cloud_creds', log: 'replica' },
   { service: 'pki', schema: 'pki', log: 'replica' },
   { service: 'oidc', schema: 'oidc', log: 'replica' },
+  { service: 'directory', schema: 'directory', log: 'replica' },
 ];
 
 /** The schema of the log beside a `replica` service's own (core_sys → core_sys_replica). */

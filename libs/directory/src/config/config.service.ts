@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { notFound, type RequestOf, type ResponseOf } from '@coffer/contracts';
+import { invalidRequest, notFound, type RequestOf, type ResponseOf } from '@coffer/contracts';
 import type { directory } from '@coffer/contracts/directory';
 import { isConcurrencyError, retryOnConflict } from '@coffer/event-store';
 import { RecordStore } from '../records/record.store';
@@ -8,6 +8,8 @@ import { RECORDS_PK } from '../shared/directory.table';
 import { directoryConfigView, mergeConfig } from './config.rules';
 
 const RETRY = { attempts: 10, uniqueConstraints: [RECORDS_PK] };
+/** Vault's text for a write a performance secondary does not run itself */
+const READ_ONLY_STORAGE = 'cannot write to readonly storage';
 const ROOT_ROTATION_RUNNING = 'Root password rotation is already in progress.';
 
 /** config and rotate-root. */
@@ -64,6 +66,9 @@ export class ConfigService {
     req: RequestOf<typeof directory.rotateRoot>,
   ): Promise<ResponseOf<typeof directory.rotateRoot>> {
     const config = await this.rotation.config(req.mount.uuid);
+    // the GET form is not forwarded by a performance secondary: the primary's bind password stays
+    if (!(await this.store.writableHere(req.mount.uuid, 'config', config)))
+      throw invalidRequest(READ_ONLY_STORAGE);
     if (config.state.password.pending) return { warnings: [ROOT_ROTATION_RUNNING] };
     try {
       await this.rotation.rotate(req.mount.uuid, 'config', config, config, config.state.connection.binddn);

@@ -19,6 +19,12 @@ import { checkoutLeaseSchema, type CheckoutLease } from './checkout-lease';
 
 const RETRY = { attempts: 10, uniqueConstraints: [RECORDS_PK] };
 const NONE_AVAILABLE = 'No service accounts available for check-out.';
+/**
+ * A performance secondary does not lend the primary's accounts: the check-out's lease would be
+ * the secondary's, which the primary's lease check does not see (it would check the account in).
+ */
+const CHECK_OUT_ON_PRIMARY =
+  'this set is replicated from the performance primary: check accounts out on the primary';
 /** clock skew between this service and core-sys, allowed for when asking for leases since a time */
 const LEASE_CLOCK_SKEW_MS = 60_000;
 const LEASE_CHECK_TIMEOUT_MS = 10_000;
@@ -126,6 +132,7 @@ export class LibraryService {
     const setName = req.params.name.toLowerCase();
     const set = await this.store.get(mountUuid, 'set', setName);
     if (!set) throw invalidRequest(`"${setName}" doesn't exist`);
+    if (!(await this.store.writableHere(mountUuid, 'set', set))) throw invalidRequest(CHECK_OUT_ON_PRIMARY);
     const ttl = checkOutTtl(set.state, req.body.ttl);
     const accounts = await this.accountsOf(mountUuid, set);
     for (const name of set.state.service_account_names) {
@@ -218,6 +225,9 @@ export class LibraryService {
     const lease = checkoutLeaseSchema.parse(internal);
     const config = await this.store.get(mountUuid, 'config', 'config');
     if (!config) return;
+    // an account replayed from a primary is the primary's to check in (docs/replication.md)
+    const account = await this.store.get(mountUuid, 'account', lease.account);
+    if (account && !(await this.store.writableHere(mountUuid, 'account', account))) return;
     await this.endCheckOut(mountUuid, lease.account, lease.checkout_id, config);
   }
 

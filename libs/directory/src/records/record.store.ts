@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { EventStore } from '@coffer/event-store';
+import { DIRECTORY_EVENT_STORE } from '../directory.di';
 import { SealedState } from '../shared/sealed-state';
 import { recordStream, type RecordEvent, type RecordKind } from './record.events';
 import { RecordEventLog } from './record.projection';
@@ -19,6 +21,7 @@ export class RecordStore {
     private readonly repo: RecordRepository,
     private readonly log: RecordEventLog,
     private readonly sealed: SealedState,
+    @Inject(DIRECTORY_EVENT_STORE) private readonly events: Pick<EventStore, 'streamVersion'>,
   ) {}
 
   open<K extends RecordKind>(mountUuid: string, kind: K, row: RecordRow): Versioned<K> {
@@ -47,6 +50,23 @@ export class RecordStore {
 
   names(mountUuid: string, kind: RecordKind): Promise<string[]> {
     return this.repo.names(mountUuid, kind);
+  }
+
+  /**
+   * Whether this cluster may change `record` (rotate its password, check it in): its stream in this
+   * cluster's own log has reached the row's version (beyond it: a concurrent append, whose
+   * conflict the caller retries). A record replayed from a primary has not (its stream is in the
+   * replica log, its row at the primary's version) until a promotion folds it in:
+   * on a secondary the primary rotates it, and a rotation here would change the directory behind
+   * the primary's back before its append failed.
+   */
+  async writableHere(
+    mountUuid: string,
+    kind: RecordKind,
+    record: Pick<Versioned<RecordKind>, 'name' | 'version'>,
+  ): Promise<boolean> {
+    const own = await this.events.streamVersion(recordStream({ mountUuid, kind, name: record.name }));
+    return own >= record.version;
   }
 
   /** Appends at `expected` (0: a new record); a concurrent writer makes it throw ConcurrencyError. */

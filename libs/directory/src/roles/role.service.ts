@@ -10,6 +10,8 @@ import { RECORDS_PK } from '../shared/directory.table';
 import { directoryRoleView, roleNeedsRotation, roleTtl, usernameOf } from './role.rules';
 
 const RETRY = { attempts: 10, uniqueConstraints: [RECORDS_PK] };
+const NOT_ROTATED_ON_PRIMARY =
+  "the role's password is rotated on the primary, which has not set one yet: rotate-role (forwarded to the primary) or read its creds on the primary first";
 
 /** Roles (static accounts), their creds and rotate-role. */
 @Injectable()
@@ -97,6 +99,11 @@ export class RoleService {
         )
       )
         return role.state;
+      // a performance secondary serves the primary's password: the primary rotates it
+      if (!(await this.store.writableHere(mountUuid, 'role', role))) {
+        if (role.state.password.current) return role.state;
+        throw invalidRequest(NOT_ROTATED_ON_PRIMARY);
+      }
       await this.rotateOrWait(mountUuid, role, config);
       return (await this.settledRole(mountUuid, name, config))?.state;
     }, RETRY);

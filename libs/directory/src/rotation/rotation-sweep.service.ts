@@ -18,7 +18,8 @@ const PENDING_GRACE_MS = 12_000;
  * The rotation loop of every replica: rotates roles whose ttl has passed, gives enrolled library
  * accounts their first password, and is the recovery pass for password changes left pending (a
  * crash or kill -9 between the directory write and its confirmation). Replicas never rotate twice:
- * a rotation starts with an append at the version read, which only one replica wins.
+ * a rotation starts with an append at the version read, which only one replica wins. On a
+ * secondary the records replayed from the primary are left to the primary.
  */
 @Injectable()
 export class RotationSweep extends SweepJob {
@@ -55,6 +56,9 @@ export class RotationSweep extends SweepJob {
     const config = await this.store.get(mountUuid, 'config', 'config');
     if (!config) return false;
     const kind = row.kind as RecordKind;
+    // a record replayed from a primary is the primary's to rotate and recover (secondaries)
+    if (!(await this.store.writableHere(mountUuid, kind, { name: row.name, version: row.stream_version })))
+      return false;
     if (kind === 'config') {
       await this.rotation.finish(mountUuid, 'config', config, config, config.state.connection.binddn);
       return true;

@@ -21,6 +21,7 @@ import { cloudARoutes } from '@coffer/contracts/cloud-a';
 import { cloudBRoutes } from '@coffer/contracts/cloud-b';
 import { pkiRoutes } from '@coffer/contracts/pki';
 import { oidcRoutes } from '@coffer/contracts/oidc';
+import { directoryRoutes } from '@coffer/contracts/directory';
 import {
   REPLICATED_SERVICES,
   type ForwardedAnswer,
@@ -62,6 +63,7 @@ export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
   cloudBRoutes,
   pkiRoutes,
   oidcRoutes,
+  directoryRoutes,
 ]);
 
 /** The log a forwarded write's service appends to: its schema (the index state's source). */
