@@ -26,7 +26,7 @@ import type { ServiceRuntime } from './runtime';
 export function replicaLogMigration(serviceSchema: string): Migration {
   const schema = replicaLogSchemaOf(serviceSchema);
   return {
-    async up(db: Kysely<any>): Promise<void> {
+    async up(db: Kysely<unknown>): Promise<void> {
       await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
       await eventLogMigration(schema).up(db);
       await eventLogActorMigration(schema).up(db);
@@ -43,7 +43,7 @@ export function replicaLogMigration(serviceSchema: string): Migration {
         .addColumn('through_wal', 'bigint', (c) => c.notNull())
         .execute();
     },
-    async down(db: Kysely<any>): Promise<void> {
+    async down(db: Kysely<unknown>): Promise<void> {
       await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
     },
   };
