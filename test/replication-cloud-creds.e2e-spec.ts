@@ -5,36 +5,12 @@ import {
   replicationStatus,
   startDevServer,
   uniq,
-  type ApiClient,
   type DevServer,
-  type ReplicationMode,
+  activateSecondary,
+  readAtIndex,
 } from './support';
 
 jest.setTimeout(600_000);
-
-async function activate(
-  primary: ApiClient,
-  secondary: ApiClient,
-  mode: ReplicationMode,
-  id: string,
-): Promise<void> {
-  const issued = await primary.post(`sys/replication/${mode}/primary/secondary-token`, { id });
-  expect(issued.status).toBe(200);
-  const token = issued.body.wrap_info.token as string;
-  expect((await secondary.post(`sys/replication/${mode}/secondary/enable`, { token })).status).toBe(204);
-}
-
-/** A read carrying a write's index: 412 until the cluster has streamed the write, then the value. */
-function readAtIndex(client: ApiClient, path: string, index: string) {
-  return waitFor(
-    async () => {
-      const res = await client.get(path, { headers: { 'X-Vault-Index': index } });
-      expect([200, 412]).toContain(res.status);
-      return res.status === 200 ? res : undefined;
-    },
-    { timeoutMs: 60_000, intervalMs: 100 },
-  );
-}
 
 /** Who the local STS says signed with the issued access key (SigV4 checked there): its ARN. */
 async function callerOf(aws: AwsServer, data: { access_key: string; secret_key: string }) {
@@ -95,7 +71,7 @@ describe('cloud-creds on a performance secondary, then on a promoted DR secondar
     expect((await a.client.post(`${mount}/config/lease`, { lease: '1h', lease_max: '2h' })).status).toBe(204);
     expect((await a.client.post(`${mount}/roles/deploy`, role)).status).toBe(204);
     expect((await a.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
-    await activate(a.client, b.client, 'performance', 'perf-b');
+    await activateSecondary(a.client, b.client, 'performance', 'perf-b');
 
     // the primary's config and role, once streamed (the mount is the primary's: same uuid)
     const served = await waitFor(
@@ -158,7 +134,7 @@ describe('cloud-creds on a performance secondary, then on a promoted DR secondar
     const theirs = aws.createdUsers().find((u) => u.arn === issued.body.data.arn);
     expect(theirs).toBeDefined();
     expect((await a.client.post('sys/replication/dr/primary/enable', {})).status).toBe(204);
-    await activate(a.client, b.client, 'dr', 'dr-b');
+    await activateSecondary(a.client, b.client, 'dr', 'dr-b');
     const later = await a.client.post(`${mount}/roles/later`, { ...role, user_path: '/later/' });
     expect(later.status).toBe(204);
     const expected = {

@@ -7,17 +7,10 @@ import {
   uniq,
   type ApiClient,
   type DevServer,
-  type ReplicationMode,
+  activateSecondary,
 } from './support';
 
 jest.setTimeout(600_000);
-
-async function activate(primary: ApiClient, secondary: ApiClient, mode: ReplicationMode, id: string) {
-  const issued = await primary.post(`sys/replication/${mode}/primary/secondary-token`, { id });
-  expect(issued.status).toBe(200);
-  const token = issued.body.wrap_info.token as string;
-  expect((await secondary.post(`sys/replication/${mode}/secondary/enable`, { token })).status).toBe(204);
-}
 
 /** `path` on `client` once it answers 200 with `data` (the primary's writes have streamed there). */
 function served(
@@ -60,8 +53,8 @@ describe('directory engine on DR and performance secondaries (dev servers, slapd
     perf = await boot();
     expect((await primary.client.post('sys/replication/dr/primary/enable', {})).status).toBe(204);
     expect((await primary.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
-    await activate(primary.client, dr.client, 'dr', 'dr-1');
-    await activate(primary.client, perf.client, 'performance', 'perf-1');
+    await activateSecondary(primary.client, dr.client, 'dr', 'dr-1');
+    await activateSecondary(primary.client, perf.client, 'performance', 'perf-1');
     expect((await primary.client.post(`sys/mounts/${mount}`, { type: 'directory' })).status).toBe(204);
     const config = {
       url: slapd.url,

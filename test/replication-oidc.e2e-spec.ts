@@ -13,7 +13,8 @@ import {
   type ApiClient,
   type DevServer,
   type OidcClientCreds,
-  type ReplicationMode,
+  activateSecondary,
+  readAtIndex,
 } from './support';
 
 jest.setTimeout(300_000);
@@ -22,25 +23,6 @@ jest.setTimeout(300_000);
 const ISSUER_BASE = 'https://sso.coffer.test';
 const PROVIDER = 'sso';
 const ISSUER = `${ISSUER_BASE}/v1/identity/oidc/provider/${PROVIDER}`;
-
-async function activate(primary: ApiClient, secondary: ApiClient, mode: ReplicationMode, id: string) {
-  const issued = await primary.post(`sys/replication/${mode}/primary/secondary-token`, { id });
-  expect(issued.status).toBe(200);
-  const token = issued.body.wrap_info.token as string;
-  expect((await secondary.post(`sys/replication/${mode}/secondary/enable`, { token })).status).toBe(204);
-}
-
-/** A read carrying a write's index: 412 until the cluster has streamed the write, then the value. */
-function readAtIndex(client: ApiClient, path: string, index: string) {
-  return waitFor(
-    async () => {
-      const res = await client.get(path, { headers: { 'X-Service-Index': index } });
-      expect([200, 412]).toContain(res.status);
-      return res.status === 200 ? res : undefined;
-    },
-    { timeoutMs: 60_000, intervalMs: 100 },
-  );
-}
 
 /** What a relying party reads of the provider: its discovery document and JWKS. */
 async function published(client: ApiClient): Promise<{ discovery: unknown; jwks: JSONWebKeySet }> {
@@ -134,7 +116,7 @@ describe('the OIDC provider on replication secondaries', () => {
 
   it("performance secondary: serves the primary's clients and keys, signs with them, forwards configuration writes", async () => {
     expect((await a.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
-    await activate(a.client, b.client, 'performance', 'perf-b');
+    await activateSecondary(a.client, b.client, 'performance', 'perf-b');
     await replicasInSync(a.client, b.client, 'performance');
 
     // the primary's client (with its generated credentials), key and provider, served by B
@@ -174,7 +156,7 @@ describe('the OIDC provider on replication secondaries', () => {
     expect(index).not.toBe('');
     const onA = await a.client.get('identity/oidc/client/via-secondary');
     expect(onA.status).toBe(200);
-    const onB = await readAtIndex(b.client, 'identity/oidc/client/via-secondary', index);
+    const onB = await readAtIndex(b.client, 'identity/oidc/client/via-secondary', index, 'X-Service-Index');
     expect(onB.body.data).toEqual(onA.body.data);
     // a rotation asked on B is the primary's too: both publish the same keys after it
     expect((await b.client.post('identity/oidc/key/signer/rotate', {})).status).toBe(204);
@@ -194,7 +176,7 @@ describe('the OIDC provider on replication secondaries', () => {
   it("DR secondary promoted: serves the primary's provider, discovery and JWKS; its ID tokens verify with them", async () => {
     expect((await b.client.post('sys/replication/performance/secondary/disable', {})).status).toBe(204);
     expect((await a.client.post('sys/replication/dr/primary/enable', {})).status).toBe(204);
-    await activate(a.client, b.client, 'dr', 'dr-b');
+    await activateSecondary(a.client, b.client, 'dr', 'dr-b');
     await ok(
       a.client.post('identity/oidc/scope/profile', { template: '{"name": {{identity.entity.name}}}' }),
     );

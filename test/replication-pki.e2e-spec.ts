@@ -1,17 +1,15 @@
 import { freePort, waitFor } from '@coffer/testing';
-import { replicasInSync, startDevServer, uniq, type ApiClient, type DevServer } from './support';
+import {
+  replicasInSync,
+  startDevServer,
+  uniq,
+  type ApiClient,
+  type DevServer,
+  activateSecondary,
+} from './support';
 import { OpensslDir, rootCa } from './pki/pki-peers';
 
 jest.setTimeout(600_000);
-
-type Mode = 'dr' | 'performance';
-
-async function activate(primary: ApiClient, secondary: ApiClient, mode: Mode, id: string): Promise<void> {
-  const issued = await primary.post(`sys/replication/${mode}/primary/secondary-token`, { id });
-  expect(issued.status).toBe(200);
-  const token = issued.body.wrap_info.token as string;
-  expect((await secondary.post(`sys/replication/${mode}/secondary/enable`, { token })).status).toBe(204);
-}
 
 /** Polls a read until it answers 200 (the write has streamed and been replayed there). */
 function served(client: ApiClient, path: string, headers: Record<string, string> = {}) {
@@ -49,8 +47,8 @@ describe('pki on replication secondaries (dev servers)', () => {
     dr = await boot();
     expect((await primary.client.post('sys/replication/dr/primary/enable', {})).status).toBe(204);
     expect((await primary.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
-    await activate(primary.client, perf.client, 'performance', 'perf-pki');
-    await activate(primary.client, dr.client, 'dr', 'dr-pki');
+    await activateSecondary(primary.client, perf.client, 'performance', 'perf-pki');
+    await activateSecondary(primary.client, dr.client, 'dr', 'dr-pki');
     caPem = await rootCa(primary.client, mount, { key_type: 'ec' });
     const role = await primary.client.post(`${mount}/roles/web`, {
       allowed_domains: 'example.com',

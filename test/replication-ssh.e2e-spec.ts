@@ -8,23 +8,11 @@ import {
   uniq,
   type ApiClient,
   type DevServer,
-  type ReplicationMode,
+  activateSecondary,
 } from './support';
 import { describeCertificate, keygen, run } from './support/ssh-peers';
 
 jest.setTimeout(600_000);
-
-async function activate(
-  primary: ApiClient,
-  secondary: ApiClient,
-  mode: ReplicationMode,
-  id: string,
-): Promise<void> {
-  const issued = await primary.post(`sys/replication/${mode}/primary/secondary-token`, { id });
-  expect(issued.status).toBe(200);
-  const token = issued.body.wrap_info.token as string;
-  expect((await secondary.post(`sys/replication/${mode}/secondary/enable`, { token })).status).toBe(204);
-}
 
 /** A read until it answers 200 (the write has streamed), with a deadline. */
 const served = (client: ApiClient, path: string, headers: Record<string, string> = {}) =>
@@ -71,8 +59,8 @@ describe('ssh engine on replication secondaries', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'coffer-ssh-repl-'));
     expect((await primary.client.post('sys/replication/dr/primary/enable', {})).status).toBe(204);
     expect((await primary.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
-    await activate(primary.client, dr.client, 'dr', 'ssh-dr');
-    await activate(primary.client, perf.client, 'performance', 'ssh-perf');
+    await activateSecondary(primary.client, dr.client, 'dr', 'ssh-dr');
+    await activateSecondary(primary.client, perf.client, 'performance', 'ssh-perf');
   }, 600_000);
   afterAll(async () => {
     await Promise.all([primary?.stop(), dr?.stop(), perf?.stop()]);

@@ -8,6 +8,8 @@ import {
   type DevServer,
   type ReplicationMode,
   type ReplicationStatus,
+  activateSecondary,
+  readAtIndex,
 } from './support';
 
 jest.setTimeout(600_000);
@@ -18,25 +20,6 @@ const status = replicationStatus;
 
 async function inSync(primary: ApiClient, secondary: ApiClient, mode: Mode): Promise<ReplicationStatus> {
   return (await replicasInSync(primary, secondary, mode)).secondary;
-}
-
-async function activate(primary: ApiClient, secondary: ApiClient, mode: Mode, id: string): Promise<void> {
-  const issued = await primary.post(`sys/replication/${mode}/primary/secondary-token`, { id });
-  expect(issued.status).toBe(200);
-  const token = issued.body.wrap_info.token as string;
-  expect((await secondary.post(`sys/replication/${mode}/secondary/enable`, { token })).status).toBe(204);
-}
-
-/** A read carrying a write's index: 412 until the cluster has streamed the write, then the value. */
-function readAtIndex(client: ApiClient, path: string, index: string) {
-  return waitFor(
-    async () => {
-      const res = await client.get(path, { headers: { 'X-Vault-Index': index } });
-      expect([200, 412]).toContain(res.status);
-      return res.status === 200 ? res : undefined;
-    },
-    { timeoutMs: 60_000, intervalMs: 100 },
-  );
 }
 
 /**
@@ -94,8 +77,8 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
   it('streams one primary to both secondaries, each with its own role', async () => {
     expect((await primary.client.post('sys/replication/dr/primary/enable', {})).status).toBe(204);
     expect((await primary.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
-    await activate(primary.client, dr.client, 'dr', 'dr-1');
-    await activate(primary.client, perf.client, 'performance', 'perf-1');
+    await activateSecondary(primary.client, dr.client, 'dr', 'dr-1');
+    await activateSecondary(primary.client, perf.client, 'performance', 'perf-1');
 
     // a kv v2 secret written on the primary, read over HTTP on both secondaries below
     const secret = `secret/data/${uniq('shared')}`;

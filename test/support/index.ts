@@ -20,6 +20,8 @@ export { parsePrometheusText, type PromExposition, type PromSample } from './pro
 export { cliRunner, COFFER_BIN, type CliRun, type CliRunner, type CliRunOptions } from './cli-runner';
 export { startExtraGateway, type ExtraGateway } from './extra-gateway';
 export {
+  activateSecondary,
+  readAtIndex,
   replicasInSync,
   replicationStatus,
   type ReplicationMode,

@@ -53,3 +53,36 @@ export async function replicasInSync(
     { timeoutMs, intervalMs: 100 },
   );
 }
+
+/** Makes `secondary` a `mode` secondary of `primary`: a secondary token (id `id`), then enable. */
+export async function activateSecondary(
+  primary: ApiClient,
+  secondary: ApiClient,
+  mode: ReplicationMode,
+  id: string,
+): Promise<void> {
+  const issued = await primary.post(`sys/replication/${mode}/primary/secondary-token`, { id });
+  expect(issued.status).toBe(200);
+  const token = issued.body.wrap_info.token as string;
+  expect((await secondary.post(`sys/replication/${mode}/secondary/enable`, { token })).status).toBe(204);
+}
+
+/**
+ * A read carrying a write's index (Vault's header by default, or Coffer's): 412 until the cluster
+ * has streamed the write, then the value.
+ */
+export function readAtIndex(
+  client: ApiClient,
+  path: string,
+  index: string,
+  header: 'X-Vault-Index' | 'X-Service-Index' = 'X-Vault-Index',
+) {
+  return waitFor(
+    async () => {
+      const res = await client.get(path, { headers: { [header]: index } });
+      expect([200, 412]).toContain(res.status);
+      return res.status === 200 ? res : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
+}
