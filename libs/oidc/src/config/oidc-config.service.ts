@@ -4,14 +4,10 @@ import { invalidRequest, type RequestOf, type ResponseOf } from '@coffer/contrac
 import type { oidcContracts } from '@coffer/contracts/oidc';
 import { OIDC_OPTIONS, type OidcModuleOptions } from '../oidc.di';
 import { decideAssignment, decideClient, decideProvider, decideScope } from './oidc-config.decider';
-import {
-  ALLOW_ALL_ASSIGNMENT,
-  DEFAULT_PROVIDER_NAME,
-  type ClientState,
-  type ProviderState,
-} from './oidc-config.state';
+import { ALLOW_ALL_ASSIGNMENT, DEFAULT_PROVIDER_NAME, type ProviderState } from './oidc-config.state';
 import { OidcDefaults } from './oidc-defaults.service';
 import { decided, OidcResources } from './oidc-resources';
+import { assignmentView, clientView, providerView, scopeView } from './oidc-config.view';
 
 type C = typeof oidcContracts;
 
@@ -69,11 +65,7 @@ export class OidcConfigService {
   }
 
   private providerView(provider: ProviderState, namespace: string, name: string) {
-    return {
-      issuer: effectiveIssuer(provider, this.options.apiAddr, namespace, name),
-      allowed_client_ids: provider.allowedClientIds,
-      scopes_supported: provider.scopesSupported,
-    };
+    return providerView(provider, effectiveIssuer(provider, this.options.apiAddr, namespace, name));
   }
 
   async listProviders(req: RequestOf<C['providerList']>): Promise<ResponseOf<C['providerList']>> {
@@ -112,7 +104,7 @@ export class OidcConfigService {
 
   async readScope(req: RequestOf<C['scopeRead']>): Promise<ResponseOf<C['scopeRead']>> {
     const scope = await this.resources.get(await this.ready(req), 'scope', req.params.name);
-    return { data: scope ? { template: scope.template, description: scope.description } : null };
+    return { data: scope ? scopeView(scope) : null };
   }
 
   async deleteScope(req: RequestOf<C['scopeDelete']>): Promise<ResponseOf<C['scopeDelete']>> {
@@ -179,7 +171,7 @@ export class OidcConfigService {
 
   async readAssignment(req: RequestOf<C['assignmentRead']>): Promise<ResponseOf<C['assignmentRead']>> {
     const found = await this.resources.get(await this.ready(req), 'assignment', req.params.name);
-    return { data: found ? { entity_ids: found.entityIds, group_ids: found.groupIds } : null };
+    return { data: found ? assignmentView(found) : null };
   }
 
   async deleteAssignment(req: RequestOf<C['assignmentDelete']>): Promise<ResponseOf<C['assignmentDelete']>> {
@@ -227,17 +219,4 @@ export class OidcConfigService {
     await this.defaults.ensure(req.mount.namespace);
     return req.mount.namespace;
   }
-}
-
-function clientView(client: ClientState) {
-  return {
-    redirect_uris: client.redirectUris,
-    assignments: client.assignments,
-    key: client.key,
-    id_token_ttl: client.idTokenTtl,
-    access_token_ttl: client.accessTokenTtl,
-    client_id: client.clientId,
-    client_secret: client.clientSecret,
-    client_type: 'confidential',
-  };
 }

@@ -9,6 +9,7 @@ import {
 import type { EventStore, ServiceRuntime, StoredEvent } from '@coffer/event-store';
 import { OIDC_CONFIG_LOG, type OidcConfigEvent } from '../config/oidc-config.events';
 import { effectiveIssuer } from '../config/oidc-config.service';
+import { assignmentView, clientView, keyView, providerView, scopeView } from '../config/oidc-config.view';
 import type { ResourceKindName, ResourceStates } from '../config/oidc-config.state';
 import { OIDC_EVENT_STORE, OIDC_OPTIONS, OIDC_RUNTIME, type OidcModuleOptions } from '../oidc.di';
 
@@ -115,42 +116,24 @@ export class OidcHistoryService {
     return evolve(OIDC_CONFIG_LOG.decode(stored));
   }
 
-  /** The live read's fields (OidcKeyService.read, OidcConfigService's reads), secrets left out. */
+  /** The live read's fields (the views of oidc-config.view.ts), the client's secret left out. */
   private view(resource: Resource, namespace: string, name: string): JsonObject {
     switch (resource.kind) {
-      case 'key': {
-        const key = resource.state;
-        return {
-          rotation_period: key.rotationPeriod,
-          verification_ttl: key.verificationTtl,
-          algorithm: key.algorithm,
-          allowed_client_ids: key.allowedClientIds,
-        };
-      }
-      case 'provider': {
-        const provider = resource.state;
-        return {
-          issuer: effectiveIssuer(provider, this.options.apiAddr, namespace, name),
-          allowed_client_ids: provider.allowedClientIds,
-          scopes_supported: provider.scopesSupported,
-        };
-      }
+      case 'key':
+        return keyView(resource.state);
+      case 'provider':
+        return providerView(
+          resource.state,
+          effectiveIssuer(resource.state, this.options.apiAddr, namespace, name),
+        );
       case 'scope':
-        return { template: resource.state.template, description: resource.state.description };
+        return scopeView(resource.state);
       case 'client': {
-        const client = resource.state;
-        return {
-          redirect_uris: client.redirectUris,
-          assignments: client.assignments,
-          key: client.key,
-          id_token_ttl: client.idTokenTtl,
-          access_token_ttl: client.accessTokenTtl,
-          client_id: client.clientId,
-          client_type: 'confidential',
-        };
+        const { client_secret: _secret, ...shown } = clientView(resource.state);
+        return shown;
       }
       case 'assignment':
-        return { entity_ids: resource.state.entityIds, group_ids: resource.state.groupIds };
+        return assignmentView(resource.state);
     }
   }
 }

@@ -9,6 +9,7 @@ import { OidcConfigService } from '../config/oidc-config.service';
 import { OidcDefaults } from '../config/oidc-defaults.service';
 import { decided, OidcResources } from '../config/oidc-resources';
 import { generateKeyPair } from './key-material';
+import { keyView } from '../config/oidc-config.view';
 
 type C = typeof oidcContracts;
 
@@ -42,14 +43,7 @@ export class OidcKeyService {
   async read(req: RequestOf<C['keyRead']>): Promise<ResponseOf<C['keyRead']>> {
     const key = await this.resources.get(await this.ready(req), 'key', req.params.name);
     if (!key) return { data: null };
-    return {
-      data: {
-        rotation_period: key.rotationPeriod,
-        verification_ttl: key.verificationTtl,
-        algorithm: key.algorithm,
-        allowed_client_ids: key.allowedClientIds,
-      },
-    };
+    return { data: keyView(key) };
   }
 
   async list(req: RequestOf<C['keyList']>): Promise<ResponseOf<C['keyList']>> {
