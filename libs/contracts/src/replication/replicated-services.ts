@@ -19,6 +19,21 @@ export interface ReplicatedService {
    *   are forwarded. A promoted cluster folds that log into its own.
    */
   log: 'own' | 'replica';
+  /**
+   * For streams keyed by a namespace instead of a mount (the mount-keyed ones are
+   * `<aggregate>/<mount uuid>/...`): the stream's namespace path ("" the root, else "ns1/"), or
+   * undefined for a stream that names none. A performance primary's paths filter holds back the
+   * streams of the namespaces it filters out.
+   */
+  namespaceOf?: (stream: string) => string | undefined;
+}
+
+/** oidc's configuration streams: `oidc-config/<kind>/<namespace, URI-encoded; "-" the root>/<name>`. */
+function oidcConfigNamespace(stream: string): string | undefined {
+  if (!stream.startsWith('oidc-config/')) return undefined;
+  const segment = stream.split('/')[2];
+  if (segment === undefined) return undefined;
+  return segment === '-' ? '' : decodeURIComponent(segment);
 }
 
 export const REPLICATED_SERVICES: readonly ReplicatedService[] = [
@@ -27,7 +42,7 @@ export const REPLICATED_SERVICES: readonly ReplicatedService[] = [
   { service: 'ssh', schema: 'ssh', log: 'replica' },
   { service: 'cloud-creds', schema: 'cloud_creds', log: 'replica' },
   { service: 'pki', schema: 'pki', log: 'replica' },
-  { service: 'oidc', schema: 'oidc', log: 'replica' },
+  { service: 'oidc', schema: 'oidc', log: 'replica', namespaceOf: oidcConfigNamespace },
   { service: 'directory', schema: 'directory', log: 'replica' },
 ];
 

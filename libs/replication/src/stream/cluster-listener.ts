@@ -323,7 +323,7 @@ class PrimaryStream {
         if (head.lastWal <= from) continue;
         const rows = wholeAppends(await this.deps.wal.read(head.source, from, BATCH), BATCH);
         if (rows.length === 0) continue;
-        const streamed = filterEvents(filter, rows);
+        const streamed = filterEvents(filter, rows, head.source);
         const attachments = await this.attachmentsOf(head.source, streamed);
         const events = streamed.map(({ row: r, filtered }) => ({
           wal: r.wal,
