@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { freePort, waitFor } from '@coffer/testing';
 import {
+  readAtIndex,
   replicasInSync,
   replicationStatus,
   startCluster,
@@ -55,6 +56,8 @@ describe('DR replication between two clusters (cluster mode)', () => {
       label: 'repl_b',
       clusterAddress: `127.0.0.1:${await freePort()}`,
       readyTimeoutMs: 240_000,
+      // the last test: two pki replicas of a performance secondary, one applying the stream
+      replicas: { pki: 2 },
     });
   }, 900_000);
   afterAll(async () => {
@@ -197,5 +200,41 @@ describe('DR replication between two clusters (cluster mode)', () => {
     const deniedPath = `secret/data/${uniq('denied')}`;
     expect((await reader.post(deniedPath, { data: { n: 1 } })).status).toBe(403);
     expect((await a.client.get(deniedPath)).status).toBe(404);
+  });
+
+  it("pki on the performance secondary, two pki replicas: the primary's CA and roles, issued there; a role changed on the primary is what both replicas apply next", async () => {
+    const mount = uniq('pki');
+    expect((await a.client.post(`sys/mounts/${mount}`, { type: 'pki' })).status).toBe(204);
+    const root = await a.client.post(`${mount}/root/generate/internal`, {
+      common_name: 'replicated root',
+      key_type: 'ec',
+      ttl: '24h',
+    });
+    expect(root.status).toBe(200);
+    const caPem = root.body.data.certificate as string;
+    const role = (domain: string) =>
+      a.client.post(`${mount}/roles/web`, {
+        allowed_domains: domain,
+        allow_subdomains: true,
+        key_type: 'ec',
+        max_ttl: '1h',
+      });
+    const first = await role('one.test');
+    expect(first.status).toBe(204);
+    await readAtIndex(b.client, `${mount}/roles/web`, first.headers.get('x-vault-index') ?? '');
+    // enough issues that both replicas serve some, and hold the role in memory
+    const issue = (host: string) => b.client.post(`${mount}/issue/web`, { common_name: host, ttl: '10m' });
+    for (let i = 0; i < 6; i++) {
+      const leaf = await issue(`h${i}.one.test`);
+      expect([leaf.status, leaf.body.data?.issuing_ca]).toEqual([200, caPem]);
+    }
+    const second = await role('two.test');
+    expect(second.status).toBe(204);
+    await readAtIndex(b.client, `${mount}/roles/web`, second.headers.get('x-vault-index') ?? '');
+    for (let i = 0; i < 6; i++) {
+      expect((await issue(`h${i}.two.test`)).status).toBe(200);
+      const refused = await issue(`h${i}.one.test`);
+      expect([refused.status, refused.body.errors?.[0]]).toEqual([400, expect.stringContaining('one.test')]);
+    }
   });
 });
