@@ -110,6 +110,25 @@ describe('KeyringClient', () => {
     expect(client.barrier.sealed).toBe(true);
   });
 
+  it('a refresh overtaken by an unseal broadcast answers the newer fetch (unsealed)', async () => {
+    const transport = newTransport();
+    const core = fakeCore(transport);
+    client = new KeyringClient({ transport, clusterSecret: CLUSTER_SECRET, service: 'kv' });
+    await client.start();
+    expect(client.barrier.sealed).toBe(true);
+    core.keyring = createKeyring();
+    let release!: () => void;
+    core.gate = new Promise((resolve) => (release = resolve));
+    const asked = client.refresh();
+    await waitFor(() => core.requests === 2);
+    // core-sys unseals and says so while that answer is in flight (dev start-up's order)
+    await transport.publish(invalidation, { kind: 'seal', keys: [] });
+    await waitFor(() => core.requests === 3);
+    release();
+    expect(await asked).toBe(true);
+    expect(client.barrier.sealed).toBe(false);
+  });
+
   it('fails to start with a wrong cluster secret', async () => {
     const transport = newTransport();
     fakeCore(transport).keyring = createKeyring();

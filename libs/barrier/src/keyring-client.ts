@@ -40,6 +40,8 @@ export class KeyringClient {
   /** bumped by every seal broadcast: a fetch started before it must not reinstall its keyring */
   #generation = 0;
   #stopped = false;
+  /** the fetch the last seal broadcast started (what a fetch it overtook answers) */
+  #latest: Promise<boolean> | undefined;
 
   constructor(opts: KeyringClientOptions) {
     this.#opts = { refreshIntervalMs: 30_000, requestTimeoutMs: 5_000, ...opts };
@@ -84,7 +86,10 @@ export class KeyringClient {
     const result = await this.#fetch();
     if (generation !== this.#generation || this.#stopped) {
       if (result.kind === 'keyring') wipeKeyring(result.keyring);
-      return !this.barrier.sealed;
+      // a seal broadcast came meanwhile and started a fetch of its own: that one decides (its
+      // answer, not the barrier it has just wiped; dev start-up asks right after its unseal)
+      const newer = this.#latest;
+      return !this.#stopped && newer !== undefined ? newer : !this.barrier.sealed;
     }
     switch (result.kind) {
       case 'keyring':
@@ -108,7 +113,9 @@ export class KeyringClient {
 
   #background(): void {
     if (this.#stopped) return;
-    this.refresh().catch((error: unknown) => this.#report(error));
+    const latest = this.refresh();
+    this.#latest = latest.catch(() => !this.barrier.sealed);
+    latest.catch((error: unknown) => this.#report(error));
   }
 
   #report(error: unknown): void {
