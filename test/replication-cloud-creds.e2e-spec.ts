@@ -1,13 +1,13 @@
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { freePort, startAwsServer, waitFor, type AwsServer } from '@coffer/testing';
+import { startAwsServer, waitFor, type AwsServer } from '@coffer/testing';
 import {
   replicasInSync,
   replicationStatus,
-  startDevServer,
   uniq,
   type DevServer,
   activateSecondary,
   readAtIndex,
+  startReplicatingDevServer,
 } from './support';
 
 jest.setTimeout(600_000);
@@ -50,11 +50,7 @@ describe('cloud-creds on a performance secondary, then on a promoted DR secondar
 
   beforeAll(async () => {
     aws = await startAwsServer();
-    const boot = async () =>
-      startDevServer(
-        { COFFER_DEV_CLUSTER_ADDRESS: `127.0.0.1:${await freePort()}` },
-        { bannerTimeoutMs: 180_000 },
-      );
+    const boot = startReplicatingDevServer;
     // one after the other: two dev servers booting at once on a busy machine miss the banner
     a = await boot();
     b = await boot();

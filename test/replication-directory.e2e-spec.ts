@@ -1,13 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
-import { freePort, startSlapd, waitFor, type Slapd } from '@coffer/testing';
+import { startSlapd, waitFor, type Slapd } from '@coffer/testing';
 import {
   replicasInSync,
   replicationStatus,
-  startDevServer,
   uniq,
   type ApiClient,
   type DevServer,
   activateSecondary,
+  startReplicatingDevServer,
 } from './support';
 
 jest.setTimeout(600_000);
@@ -42,11 +42,7 @@ describe('directory engine on DR and performance secondaries (dev servers, slapd
 
   beforeAll(async () => {
     slapd = await startSlapd(['svc1', 'svc2', 'lib1']);
-    const boot = async () =>
-      startDevServer(
-        { COFFER_DEV_CLUSTER_ADDRESS: `127.0.0.1:${await freePort()}` },
-        { bannerTimeoutMs: 180_000 },
-      );
+    const boot = startReplicatingDevServer;
     // one after the other: three dev servers booting at once on a busy machine miss the banner
     primary = await boot();
     dr = await boot();

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import { freePort, waitFor } from '@coffer/testing';
+import { waitFor } from '@coffer/testing';
 import {
   authorize,
   exchange,
@@ -8,13 +8,13 @@ import {
   pkcePair,
   replicasInSync,
   replicationStatus,
-  startDevServer,
   uniq,
   type ApiClient,
   type DevServer,
   type OidcClientCreds,
   activateSecondary,
   readAtIndex,
+  startReplicatingDevServer,
 } from './support';
 
 jest.setTimeout(300_000);
@@ -72,11 +72,7 @@ describe('the OIDC provider on replication secondaries', () => {
   let aliceOnA: ApiClient;
 
   beforeAll(async () => {
-    const boot = async () =>
-      startDevServer(
-        { COFFER_DEV_CLUSTER_ADDRESS: `127.0.0.1:${await freePort()}` },
-        { bannerTimeoutMs: 180_000 },
-      );
+    const boot = startReplicatingDevServer;
     // one after the other: two dev servers booting at once on a busy machine miss the banner
     a = await boot();
     b = await boot();

@@ -1,11 +1,11 @@
-import { freePort, waitFor } from '@coffer/testing';
+import { waitFor } from '@coffer/testing';
 import {
   replicasInSync,
-  startDevServer,
   uniq,
   type ApiClient,
   type DevServer,
   activateSecondary,
+  startReplicatingDevServer,
 } from './support';
 import { OpensslDir, rootCa } from './pki/pki-peers';
 
@@ -36,11 +36,7 @@ describe('pki on replication secondaries (dev servers)', () => {
   let caPem = '';
 
   beforeAll(async () => {
-    const boot = async () =>
-      startDevServer(
-        { COFFER_DEV_CLUSTER_ADDRESS: `127.0.0.1:${await freePort()}` },
-        { bannerTimeoutMs: 180_000 },
-      );
+    const boot = startReplicatingDevServer;
     // one after the other: three dev servers booting at once on a busy machine miss the banner
     primary = await boot();
     perf = await boot();

@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, waitFor } from '@coffer/testing';
+import { waitFor } from '@coffer/testing';
 import {
   replicasInSync,
-  startDevServer,
   uniq,
   type ApiClient,
   type DevServer,
   activateSecondary,
+  startReplicatingDevServer,
 } from './support';
 import { describeCertificate, keygen, run } from './support/ssh-peers';
 
@@ -47,11 +47,7 @@ describe('ssh engine on replication secondaries', () => {
   let caPublicKey = '';
 
   beforeAll(async () => {
-    const boot = async () =>
-      startDevServer(
-        { COFFER_DEV_CLUSTER_ADDRESS: `127.0.0.1:${await freePort()}` },
-        { bannerTimeoutMs: 180_000 },
-      );
+    const boot = startReplicatingDevServer;
     // one after the other: three dev servers booting at once on a busy machine miss the banner
     primary = await boot();
     dr = await boot();

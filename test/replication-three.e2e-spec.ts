@@ -1,8 +1,7 @@
-import { freePort, waitFor } from '@coffer/testing';
+import { waitFor } from '@coffer/testing';
 import {
   replicasInSync,
   replicationStatus,
-  startDevServer,
   uniq,
   type ApiClient,
   type DevServer,
@@ -10,6 +9,7 @@ import {
   type ReplicationStatus,
   activateSecondary,
   readAtIndex,
+  startReplicatingDevServer,
 } from './support';
 
 jest.setTimeout(600_000);
@@ -60,11 +60,7 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
   let primaryPolicy = '';
 
   beforeAll(async () => {
-    const boot = async () =>
-      startDevServer(
-        { COFFER_DEV_CLUSTER_ADDRESS: `127.0.0.1:${await freePort()}` },
-        { bannerTimeoutMs: 180_000 },
-      );
+    const boot = startReplicatingDevServer;
     // one after the other: three dev servers booting at once on a busy machine miss the banner
     primary = await boot();
     dr = await boot();

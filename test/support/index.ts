@@ -24,6 +24,7 @@ export {
   readAtIndex,
   replicasInSync,
   replicationStatus,
+  startReplicatingDevServer,
   type ReplicationMode,
   type ReplicationStatus,
 } from './replication';

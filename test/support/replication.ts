@@ -1,5 +1,6 @@
-import { waitFor } from '@coffer/testing';
+import { freePort, waitFor } from '@coffer/testing';
 import type { ApiClient } from './api';
+import { startDevServer, type DevServer } from './dev-server';
 
 export type ReplicationMode = 'dr' | 'performance';
 
@@ -84,5 +85,16 @@ export function readAtIndex(
       return res.status === 200 ? res : undefined;
     },
     { timeoutMs: 60_000, intervalMs: 100 },
+  );
+}
+
+/**
+ * A dev server with a cluster address of its own, so several on one machine replicate. Boot them
+ * one after the other: several booting at once on a busy machine miss the banner.
+ */
+export async function startReplicatingDevServer(): Promise<DevServer> {
+  return startDevServer(
+    { COFFER_DEV_CLUSTER_ADDRESS: `127.0.0.1:${await freePort()}` },
+    { bannerTimeoutMs: 180_000 },
   );
 }
