@@ -34,6 +34,8 @@ describe('pki on replication secondaries (dev servers)', () => {
   const ssl = new OpensslDir();
   const mount = uniq('pkirepl');
   let caPem = '';
+  /** the certificate the performance secondary issued (and revoked) itself */
+  let perfLeaf = { serial: '', certificate: '' };
 
   beforeAll(async () => {
     const boot = startReplicatingDevServer;
@@ -94,6 +96,7 @@ describe('pki on replication secondaries (dev servers)', () => {
     expect(leaf.body.data.issuing_ca).toBe(caPem);
     expect(ssl.verify(caPem, leaf.body.data.certificate as string)).toMatchObject({ ok: true });
     const serial = leaf.body.data.serial_number as string;
+    perfLeaf = { serial, certificate: leaf.body.data.certificate as string };
     // the certificate store is the secondary's own (Vault keeps certs/ local): not on the primary
     expect((await perf.client.get(`${mount}/cert/${serial}`)).status).toBe(200);
     expect((await primary.client.get(`${mount}/cert/${serial}`)).status).toBe(404);
@@ -144,5 +147,36 @@ describe('pki on replication secondaries (dev servers)', () => {
     expect(ssl.verify(caPem, issued.body.data.certificate as string, undefined, crl.text)).toMatchObject({
       ok: false,
     });
+  });
+
+  it('the performance secondary moved to the promoted cluster re-syncs pki and keeps the certificate it issued', async () => {
+    expect((await dr.client.post('sys/replication/performance/primary/enable', {})).status).toBe(204);
+    const issued = await dr.client.post('sys/replication/performance/primary/secondary-token', {
+      id: 'perf-pki-2',
+    });
+    const token = issued.body.wrap_info.token as string;
+    // the promoted cluster's pki log is its own (the fold, then its writes), not the one the
+    // secondary holds a position in: that log diverged and re-syncs from the promoted cluster
+    expect(
+      (await perf.client.post('sys/replication/performance/secondary/update-primary', { token })).status,
+    ).toBe(204);
+    const synced = await replicasInSync(dr.client, perf.client, 'performance');
+    expect(synced.secondary.merkle_root).toBe(synced.primary.merkle_root);
+    // the role as the promoted cluster wrote it after the promotion
+    expect((await perf.client.get(`${mount}/roles/web`)).body.data.allow_any_name).toBe(true);
+    // its own certificate is still in its store, revoked, on its CRL signed by the same CA
+    const cert = await perf.client.get(`${mount}/cert/${perfLeaf.serial}`);
+    expect([cert.status, cert.body.data?.certificate]).toEqual([200, perfLeaf.certificate]);
+    expect(cert.body.data.revocation_time).toBeGreaterThan(0);
+    const crl = await perf.client.get(`${mount}/crl/pem`);
+    expect(ssl.verify(caPem, perfLeaf.certificate, undefined, crl.text)).toMatchObject({ ok: false });
+    // and it goes on issuing with the CA it serves again
+    const leaf = await perf.client.post(`${mount}/issue/web`, { common_name: 'after.example.com' });
+    expect(leaf.status).toBe(200);
+    expect(ssl.verify(caPem, leaf.body.data.certificate as string)).toMatchObject({ ok: true });
+    const list = await perf.client.list(`${mount}/certs`);
+    expect(list.body.data.keys).toEqual(
+      expect.arrayContaining([perfLeaf.serial, leaf.body.data.serial_number as string]),
+    );
   });
 });

@@ -14,6 +14,8 @@ import { eventLogMigration } from './migrations/0000_event_log';
 import { eventLogActorMigration } from './migrations/0001_event_log_actor';
 import { planStreamFolds } from './replica-fold-plan';
 import { serveReplica, wipeServiceData, type ReplicaEndpointSpec } from './replica-endpoint';
+import { rebuildFromOwnLog } from './replica-rebuild';
+import { ReplayRegistry } from './replay';
 import type { ServiceRuntime } from './runtime';
 
 /**
@@ -60,30 +62,68 @@ export interface EngineReplicaSpec extends Pick<
    * was not). Default: every event.
    */
   foldable?: (event: Pick<ReplicaFoldEvent, 'type' | 'stream'>, mode: ReplicationMode) => boolean;
+  /**
+   * Whether a re-sync of a performance secondary rebuilds the read models from the engine's own
+   * log (rebuildFromOwnLog), keeping what the cluster wrote itself. Default: yes, unless the
+   * engine attaches material its log lacks (`exportAttachments`: kept only in read models, so
+   * its own events could not be projected again); then a re-sync clears all, as an enable does.
+   */
+  rebuildsFromOwnLog?: boolean;
+  /**
+   * The mount uuid of a stream, for an engine that purges a disabled mount's rows outside its log
+   * (its events of a purged mount are then not projected again by a rebuild).
+   */
+  mountOf?: (stream: string) => string | undefined;
 }
+
+/** `<kind>/<mount uuid>/...` → the mount uuid: the streams of the mount-keyed engines. */
+export const mountOfStream = (stream: string): string | undefined => stream.split('/')[1] || undefined;
 
 /**
  * Serves an engine's side of replication with a replica log beside its own: the replica
- * endpoint (apply into `<schema>_replica`, projected with the engine's own projections; a wipe
- * clears the engine's schema and the replica log: a new secondary drops what it held) and the
- * promotion fold (`<schema>.replication.fold`): the replicated streams the engine did not write
- * itself go into its own log at its own versions, each append recording only its progress (the
- * read models hold them already). Idempotent and resumable, like core-sys's.
+ * endpoint (apply into `<schema>_replica`, projected with the engine's own projections; a wipe,
+ * see below) and the promotion fold (`<schema>.replication.fold`): the replicated streams the
+ * engine did not write itself go into its own log at its own versions, each append recording
+ * only its progress (the read models hold them already). Idempotent and resumable, like core-sys's.
+ *
+ * Wipes, in one transaction each: `all` (secondary/enable: a new secondary drops what it held)
+ * clears the engine's schema and the replica log. `replicated` (a re-sync) on a performance
+ * secondary clears the replica log and the read models and rebuilds them from the own log
+ * (rebuildFromOwnLog): its local certificates, OTPs, credentials' records and codes stay. On a
+ * DR secondary a re-sync clears all, as an enable: a DR secondary writes nothing of its own (Vault
+ * replicates even local storage to it), so its own log can only hold what it wrote as a primary
+ * before a demotion or folded at a promotion, which the new primary's log brings again where the
+ * new primary has it (projected twice, a certificate would be issued twice: duplicate key), and
+ * what it lacks is lost by the re-sync's definition (docs/replication.md, "Split brain").
  */
 export function serveEngineReplica(
   runtime: Pick<ServiceRuntime, 'db' | 'schema' | 'transport'>,
-  store: Pick<EventStore, 'append'>,
+  store: Pick<EventStore, 'append' | 'readFrom'>,
   spec: EngineReplicaSpec,
 ): { onModuleDestroy(): void } {
   const replicaSchema = replicaLogSchemaOf(runtime.schema);
+  const rebuilds = spec.rebuildsFromOwnLog ?? spec.exportAttachments === undefined;
+  const replay = new ReplayRegistry(spec.replayables);
   const endpoint = serveReplica(runtime, {
     replayables: spec.replayables,
     // the primary's replication service asks every replayed service for its attachments
     exportAttachments: spec.exportAttachments ?? (() => Promise.resolve([])),
     ...(spec.onChanged ? { onChanged: spec.onChanged } : {}),
     logSchema: replicaSchema,
-    // the replica log and the fold's progress are cleared after this by serveReplica
-    wipe: (db) => wipeServiceData(db, runtime.schema),
+    // serveReplica truncates the replica log again after this: already empty
+    wipe: async (db, mode, scope) => {
+      if (scope === 'replicated' && mode === 'performance' && rebuilds) {
+        const { mountOf } = spec;
+        await rebuildFromOwnLog({
+          db,
+          schema: runtime.schema,
+          replicaSchema,
+          store,
+          replay,
+          ...(mountOf ? { mountOf } : {}),
+        });
+      } else await wipeServiceData(db, runtime.schema, replicaSchema);
+    },
   });
   const fold = new ReplicaFold(runtime.db, runtime.schema, replicaSchema, store, spec.foldable);
   const sub: Subscription = runtime.transport.serve(

@@ -9,6 +9,7 @@ import { assertSchemaName } from './migrate';
 import type { EventRegistry } from './event-registry';
 import type {
   AnyDb,
+  AnyTrx,
   AppendOptions,
   AppendResult,
   ChainVerification,
@@ -241,15 +242,16 @@ export class EventStore {
   /**
    * Up to `limit` events with wal > afterWal, in WAL order. Because WAL numbers become visible in
    * commit order without gaps, a follower that passes back the last wal it saw never skips one.
+   * `via`: a transaction to read in (a rebuild of the read models reads the log in its own).
    */
-  async readFrom(afterWal: number, limit = 1000): Promise<StoredEvent[]> {
-    return (await this.readRawFrom(afterWal, limit)).map((r) => this.#decode(r));
+  async readFrom(afterWal: number, limit = 1000, via?: AnyTrx): Promise<StoredEvent[]> {
+    return (await this.readRawFrom(afterWal, limit, via)).map((r) => this.#decode(r));
   }
 
   /** As readFrom, with payloads still encrypted (shipping the log, verifying while sealed). */
-  async readRawFrom(afterWal: number, limit = 1000): Promise<RawEvent[]> {
+  async readRawFrom(afterWal: number, limit = 1000, via?: AnyTrx): Promise<RawEvent[]> {
     const n = Math.max(1, Math.min(Math.trunc(limit), MAX_READ_LIMIT));
-    return this.#repo.range(this.#db, afterWal + 1, Number.MAX_SAFE_INTEGER, n);
+    return this.#repo.range(via ?? this.#db, afterWal + 1, Number.MAX_SAFE_INTEGER, n);
   }
 
   async head(): Promise<LogHead> {

@@ -71,6 +71,7 @@ export {
   wipeServiceData,
   type ReplicaEndpointSpec,
 } from './replica-endpoint';
+export { rebuildFromOwnLog, type OwnLogRebuild } from './replica-rebuild';
 export * from './merkle-tree';
 export { MerkleFrontier } from './merkle-frontier';
 export * from './merkle-verify';
@@ -78,6 +79,7 @@ export { EventLogReader, type ChainedRawEvent, type ChangeQuery, type ChangeRow 
 export { planStreamFolds, type FoldedEvent, type StreamFold } from './replica-fold-plan';
 export {
   engineReplicaProvider,
+  mountOfStream,
   replicaLogMigration,
   serveEngineReplica,
   type EngineReplicaSpec,

@@ -6,9 +6,10 @@ import {
   type ReplicaAttachment,
   type ReplicaEvent,
   type ReplicaExportEvent,
+  type ReplicaWipeScope,
 } from '@coffer/contracts/replication';
 import type { Subscription } from '@coffer/transport';
-import type { AnyDb } from './event-store-types';
+import type { AnyDb, AnyTrx } from './event-store-types';
 import { DomainError } from '@coffer/contracts';
 import { MIGRATION_TABLE_PREFIXES } from './migrate';
 import { applyReplicaRows, ReplicaApplyError, replicaHead, type ReplicaRow } from './replica-apply';
@@ -34,8 +35,12 @@ export interface ReplicaEndpointSpec {
    * secondary's position.
    */
   logSchema?: string;
-  /** secondary/enable and re-sync: clears the replicated data (default: every table of the schema) */
-  wipe?: (db: AnyDb, mode: ReplicaMode) => Promise<void>;
+  /**
+   * secondary/enable (`scope` all) and re-sync (`replicated`): clears the replicated data; the
+   * replica log (`logSchema`) is truncated after it. Default: every table of the schema, in either
+   * scope (a service whose own log holds the primary's rows has nothing of its own to keep).
+   */
+  wipe?: (db: AnyDb, mode: ReplicaMode, scope: ReplicaWipeScope) => Promise<void>;
 }
 
 type ReplicaMode = 'dr' | 'performance';
@@ -54,22 +59,34 @@ const toRow = (e: ReplicaEvent): ReplicaRow => ({
 });
 
 /**
- * Clears a service's data on a new secondary: its event log and read models, i.e. every table of
- * its schema but the migration histories, in one transaction. (Clearing the event log's migration
- * history made the next start run 0001_event_log_actor again: "column ... already exists".)
+ * Truncates every table of `schema` but its migration histories and `kept`, in `trx`. (Clearing
+ * the event log's migration history made the next start run 0001_event_log_actor again: "column
+ * ... already exists".)
  */
-export async function wipeServiceData(db: AnyDb, schema: string): Promise<void> {
+export async function truncateSchema(
+  trx: AnyTrx,
+  schema: string,
+  kept: readonly string[] = [],
+): Promise<void> {
+  const found = await sql<{ name: string }>`
+    select table_name as name from information_schema.tables
+     where table_schema = ${schema} and table_type = 'BASE TABLE'
+     order by table_name`.execute(trx);
+  const tables = found.rows.filter(
+    (t) => !kept.includes(t.name) && !MIGRATION_TABLE_PREFIXES.some((prefix) => t.name.startsWith(prefix)),
+  );
+  if (tables.length === 0) return;
+  const list = sql.join(tables.map((t) => sql.table(`${schema}.${t.name}`)));
+  await sql`truncate ${list}`.execute(trx);
+}
+
+/**
+ * Clears a service's data on a new secondary: its event log and read models, i.e. every table of
+ * its schemas but the migration histories, in one transaction.
+ */
+export async function wipeServiceData(db: AnyDb, ...schemas: readonly string[]): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const found = await sql<{ name: string }>`
-      select table_name as name from information_schema.tables
-       where table_schema = ${schema} and table_type = 'BASE TABLE'
-       order by table_name`.execute(trx);
-    const tables = found.rows.filter(
-      (t) => !MIGRATION_TABLE_PREFIXES.some((prefix) => t.name.startsWith(prefix)),
-    );
-    if (tables.length === 0) return;
-    const list = sql.join(tables.map((t) => sql.table(`${schema}.${t.name}`)));
-    await sql`truncate ${list}`.execute(trx);
+    for (const schema of schemas) await truncateSchema(trx, schema);
   });
 }
 
@@ -100,7 +117,7 @@ export function serveReplica(
     const mode = req.mode ?? 'dr';
     if (req.op === 'wipe') {
       if (spec.wipe) {
-        await spec.wipe(runtime.db, mode);
+        await spec.wipe(runtime.db, mode, req.scope ?? 'all');
         await wipeServiceData(runtime.db, logSchema);
       } else await wipeServiceData(runtime.db, runtime.schema);
       return replicaHead(runtime.db, logSchema);

@@ -1,5 +1,6 @@
 import {
   engineReplicaProvider,
+  mountOfStream,
   replayable,
   type EngineReplicaSpec,
   type ReplayContext,
@@ -72,6 +73,8 @@ export function cloudCredsReplica(d: {
     ],
     // exactly what was projected in that mode
     foldable: (event, mode) => mode === 'dr' || !isLocalCloudStream(event.stream),
+    // a disabled mount's records are purged outside the log (cloud-lease-backend.ts)
+    mountOf: mountOfStream,
   };
 }
 

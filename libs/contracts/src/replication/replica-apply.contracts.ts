@@ -35,6 +35,10 @@ const headSchema = z.object({ lastWal: z.number().int().nonnegative(), hash: z.s
  */
 const modeField = z.enum(REPLICATION_MODES).optional();
 
+/** What a wipe clears: everything (secondary/enable) or only the primary's data (a re-sync). */
+export const REPLICA_WIPE_SCOPES = ['all', 'replicated'] as const;
+export type ReplicaWipeScope = (typeof REPLICA_WIPE_SCOPES)[number];
+
 const applyRequest = z.discriminatedUnion('op', [
   z.object({
     op: z.literal('apply'),
@@ -43,8 +47,13 @@ const applyRequest = z.discriminatedUnion('op', [
     /** material the primary's service attached (see export), decrypted: name -> base64 */
     attachments: z.record(z.string(), z.string()).default({}),
   }),
-  /** secondary/enable: all of the service's data is cleared (Vault wipes a new secondary) */
-  z.object({ op: z.literal('wipe'), mode: modeField }),
+  /**
+   * Clears what the service holds of the primary. `all` (secondary/enable, and the default):
+   * Vault wipes a new secondary, so an engine drops its own data too. `replicated` (a re-sync of
+   * a log that diverged from the primary's): only what came from the primary goes, the data the
+   * cluster wrote itself stays (see the service's wipe for what each keeps).
+   */
+  z.object({ op: z.literal('wipe'), mode: modeField, scope: z.enum(REPLICA_WIPE_SCOPES).optional() }),
   /**
    * The head of the log the primary's rows go to: the secondary's position in the primary's log
    * of this schema. `log: 'own'`: the service's own log instead, where it differs (a service

@@ -230,7 +230,8 @@ export function coreSysReplica(d: CoreSysReplayDeps): ReplicaEndpointSpec {
 }
 
 /**
- * secondary/enable and re-sync: the replicated read models are cleared, this cluster's own state
+ * secondary/enable and re-sync alike (either wipe scope: core-sys's own log holds the seal and the
+ * keyring, never to be dropped): the replicated read models are cleared, this cluster's own state
  * stays (seal, keyring, its built-in mounts, a performance secondary's local mounts, and every
  * token, user, entity... whose stream it wrote to its own log: see wipeReplicatedAuth).
  */

@@ -1,4 +1,4 @@
-import { engineReplicaProvider, replayable, type ServiceRuntime } from '@coffer/event-store';
+import { engineReplicaProvider, mountOfStream, replayable, type ServiceRuntime } from '@coffer/event-store';
 import type { EngineReplicaSpec } from '@coffer/event-store';
 import { DIRECTORY_EVENT_STORE } from '../directory.di';
 import { RECORD_KINDS, RECORD_LOG, type RecordKey, type RecordKind } from '../records/record.events';
@@ -27,7 +27,11 @@ export function recordKeyOf(stream: string): RecordKey {
  */
 export function directoryReplica(projection: RecordProjection): EngineReplicaSpec {
   // no attachments: the log holds everything (the kit answers the primary's export with none)
-  return { replayables: [replayable(RECORD_LOG, projection, (_trx, stream) => recordKeyOf(stream))] };
+  return {
+    replayables: [replayable(RECORD_LOG, projection, (_trx, stream) => recordKeyOf(stream))],
+    // a disabled mount's records are purged outside the log (lease.handlers.ts)
+    mountOf: mountOfStream,
+  };
 }
 
 /** The directory service's replica endpoint and promotion fold, for its module's providers. */

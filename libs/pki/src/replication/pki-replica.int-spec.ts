@@ -192,6 +192,8 @@ describe('pki replica: the primary pki log replayed on DR and performance second
 
   let caPem: string;
   let primaryLeaf: string;
+  /** a certificate the performance secondary issued and revoked itself */
+  let perfLeaf: string;
 
   it('serves the primary CA, role and settings on both; its certificates on the DR secondary only', async () => {
     await primary.call(
@@ -249,6 +251,7 @@ describe('pki replica: the primary pki log replayed on DR and performance second
     const leaf = new X509Certificate(issued.data?.certificate ?? '');
     expect(leaf.verify(new X509Certificate(caPem).publicKey)).toBe(true);
     const serial = issued.data?.serial_number ?? '';
+    perfLeaf = serial;
     expect((await perf.call(pki.certList, mount)).data?.keys).toEqual([serial]);
     await perf.call(pki.revoke, mount, {}, { serial_number: serial });
     const crl = (await perf.call(pki.crlPem, mount)).body;
@@ -313,6 +316,37 @@ describe('pki replica: the primary pki log replayed on DR and performance second
       expect(again).toEqual(head);
       expect((await c.call(pki.caPem, other)).body).toBe(data?.certificate);
     }
+  });
+
+  it("keeps the performance secondary's own certificates and CRL through a re-sync; the primary's rows come again", async () => {
+    const own = await perf.log.head();
+    const head = await perf.client.request(replicaApplyContract(PKI_SCHEMA), {
+      op: 'wipe',
+      mode: 'performance',
+      scope: 'replicated',
+    });
+    expect(head.lastWal).toBe(0);
+    expect(await perf.log.head()).toEqual(own);
+    // the primary's CA and role went with its rows; the cluster's own certificate store stayed
+    expect((await perf.call(pki.caPem, mount)).status).toBe(204);
+    expect((await perf.call(pki.roleList, mount)).data?.keys).toEqual([]);
+    expect((await perf.call(pki.certList, mount)).data?.keys).toEqual([perfLeaf]);
+    expect(
+      (await perf.call(pki.certRead, mount, { serial: perfLeaf })).data?.revocation_time,
+    ).toBeGreaterThan(0);
+
+    expect(await ship(perf, 'performance')).toEqual(await primary.log.head());
+    expect((await perf.call(pki.caPem, mount)).body).toBe(caPem);
+    expect((await perf.call(pki.roleList, mount)).data?.keys).toEqual(['web']);
+    expect(listsSerial((await perf.call(pki.crlPem, mount)).body, perfLeaf)).toBe(true);
+    expect(listsSerial((await perf.call(pki.crlPem, mount)).body, primaryLeaf)).toBe(false);
+    // and it goes on issuing into its own log, at the versions it left
+    const next = await perf.call(pki.issue, mount, { name: 'web' }, { common_name: 'd.test' });
+    expect((await perf.call(pki.certList, mount)).data?.keys).toEqual(
+      [perfLeaf, next.data?.serial_number].sort(),
+    );
+    await perf.call(pki.revoke, mount, {}, { serial_number: next.data?.serial_number });
+    expect(listsSerial((await perf.call(pki.crlPem, mount)).body, next.data?.serial_number ?? '')).toBe(true);
   });
 
   it('folds what it projected into its own log once at promotion; writes to folded streams follow', async () => {

@@ -108,7 +108,8 @@ export class ReplicaSink {
 
   /**
    * Re-sync of one source whose log diverged from the primary's (this cluster wrote on its own,
-   * or followed another primary): its data is cleared, and the next connection streams the
+   * or followed another primary): what it holds of the primary is cleared (a replayed service
+   * keeps what it wrote itself: scope `replicated`), and the next connection streams the
    * primary's whole log of it again (the log is the snapshot: Coffer never compacts it).
    */
   async resync(mode: ReplicationMode, source: string): Promise<void> {
@@ -118,7 +119,7 @@ export class ReplicaSink {
     if (REPLAYED_SOURCES.has(source))
       await this.runtime.transport.request(
         replicaApplyContract(source),
-        { op: 'wipe', mode },
+        { op: 'wipe', mode, scope: 'replicated' },
         { write: true },
       );
     else await this.copy.wipeSource(mode, source);
@@ -130,7 +131,7 @@ export class ReplicaSink {
     for (const source of REPLAYED_SOURCES)
       await this.runtime.transport.request(
         replicaApplyContract(source),
-        { op: 'wipe', mode },
+        { op: 'wipe', mode, scope: 'all' },
         { write: true },
       );
   }

@@ -280,6 +280,23 @@ describe('ssh replica: the primary log replayed on DR and performance secondarie
     expect((await readRole(perf, 'later')).data).toMatchObject({ default_user: 'x' });
   });
 
+  it('keeps its own OTP and salt through a re-sync: the OTP verifies once the primary rows are back', async () => {
+    const creds = await call(perf, ssh.creds, 'update', 'creds/otp', { ip: '10.0.0.9' }, { name: 'otp' });
+    const ownHead = await log(perf).head();
+    const wiped = await perf.client.request(apply, { op: 'wipe', mode: 'performance', scope: 'replicated' });
+    expect(wiped.lastWal).toBe(0);
+    expect(await log(perf).head()).toEqual(ownHead);
+    await expect(readRole(perf, 'otp')).rejects.toMatchObject({ code: 'not_found' });
+    expect(await ship(perf, 'performance')).toEqual(await log(primary).head());
+    expect((await readRole(perf, 'later')).data).toMatchObject({ default_user: 'x' });
+    await expect(call(perf, ssh.verify, 'update', 'verify', { otp: creds.data.key })).resolves.toMatchObject({
+      data: { username: 'ops', ip: '10.0.0.9', role_name: 'otp' },
+    });
+    await expect(call(perf, ssh.verify, 'update', 'verify', { otp: creds.data.key })).rejects.toMatchObject({
+      message: 'OTP not found',
+    });
+  });
+
   it('folds what DR projected into its own log once; the promoted cluster writes and verifies the primary OTP', async () => {
     await ship(dr, 'dr');
     const replicated = await log(dr, replicaLogSchemaOf(SSH_SCHEMA)).readRawFrom(0, 10_000);
@@ -329,7 +346,7 @@ describe('ssh replica: the primary log replayed on DR and performance secondarie
     const { rows } = await sql<{ n: string }>`
       select count(*) as n from ssh.event_log
        where stream like 'ssh-otp/%' or stream like 'ssh-salt/%'`.execute(perf.database.db);
-    expect(Number(rows[0]?.n)).toBe(3); // its own: the salt, its OTP issued and consumed
+    expect(Number(rows[0]?.n)).toBe(5); // its own: the salt, its two OTPs issued and consumed
     await call(
       perf,
       ssh.roleWrite,

@@ -1,5 +1,6 @@
 import {
   engineReplicaProvider,
+  mountOfStream,
   replayable,
   type EngineReplicaSpec,
   type ServiceRuntime,
@@ -83,6 +84,8 @@ export function sshReplica(d: SshReplayDeps): EngineReplicaSpec {
     ],
     // the log holds every value whole (the read model seals it again): nothing to attach
     foldable: (event, mode) => sshReplicated(event.stream, mode),
+    // a disabled mount's records and OTPs are purged outside the log (mount-purge.handlers.ts)
+    mountOf: mountOfStream,
   };
 }
 
