@@ -197,6 +197,35 @@ describe.each(TARGETS)('pki parameters and bad input (%s)', (kind) => {
     await denied('revoke', { serial_number: rootSerial }, 'adding CA to CRL is not allowed');
   });
 
+  it("refuses config/crl's unified revocation settings without what they need, in Vault's words", async () => {
+    await denied(
+      'config/crl',
+      { unified_crl_on_existing_paths: true },
+      'unified_crl_on_existing_paths cannot be enabled if unified_crl is disabled',
+    );
+    await denied(
+      'config/crl',
+      { unified_crl: true },
+      'unified_crl=true requires auto_rebuild=true, as unified CRLs cannot be rebuilt on every revocation.',
+    );
+    await denied(
+      'config/crl',
+      { cross_cluster_revocation: true },
+      'Global, cross-cluster revocation queue cannot be enabled when auto rebuilding is disabled as the local cluster may not have the certificate entry!',
+    );
+    await denied(
+      'config/crl',
+      { auto_rebuild: true, auto_rebuild_grace_period: '72h' },
+      'CRL auto-rebuilding grace period (72h) must be strictly shorter than CRL expiry (72h) value when auto-rebuilding of CRLs is enabled',
+    );
+    // nothing was written: the defaults stand, and unified-crl has nothing to serve
+    expect((await root.get(`${mount}/config/crl`)).body.data).toMatchObject({
+      auto_rebuild: false,
+      unified_crl: false,
+    });
+    expect((await root.get(`${mount}/unified-crl`)).status).toBe(204);
+  });
+
   it('keeps roles with every default, lists and deletes them', async () => {
     const mount = uniq('pkirole');
     await mountPki(root, mount);

@@ -263,7 +263,15 @@ describe.each(TARGETS)('pki engine (%s)', (kind) => {
       ...urls,
       issuing_certificates: [urls.issuing_certificates],
     });
-    expect((await root.get(`${mount}/config/crl`)).body.data).toEqual({ expiry: '72h', disable: false });
+    expect((await root.get(`${mount}/config/crl`)).body.data).toEqual({
+      expiry: '72h',
+      disable: false,
+      auto_rebuild: false,
+      auto_rebuild_grace_period: '12h',
+      cross_cluster_revocation: false,
+      unified_crl: false,
+      unified_crl_on_existing_paths: false,
+    });
     expect((await root.post(`${mount}/config/crl`, { expiry: '48h' })).status).toBe(204);
     expect((await root.post(`${mount}/config/crl`, { expiry: 'soon' })).status).toBe(400);
     await root.post(`${mount}/roles/r`, { allow_any_name: true, key_type: 'ec' });

@@ -7,7 +7,7 @@ import {
   activateSecondary,
   startReplicatingDevServer,
 } from './support';
-import { OpensslDir, rootCa } from './pki/pki-peers';
+import { OpensslDir, rawBytes, rootCa } from './pki/pki-peers';
 
 jest.setTimeout(600_000);
 
@@ -107,6 +107,92 @@ describe('pki on replication secondaries (dev servers)', () => {
     expect(ssl.verify(caPem, leaf.body.data.certificate as string, undefined, crl.text)).toMatchObject({
       ok: false,
     });
+  });
+
+  /** The DER CRL at `path` once openssl lists `serial` on it; its signature checked against the CA. */
+  async function crlListing(server: DevServer, path: string, serial: string): Promise<string> {
+    const hex = serial.replace(/:/g, '').replace(/^0+/, '').toUpperCase();
+    return waitFor(
+      async () => {
+        const crl = await rawBytes(server.baseUrl, path);
+        if (crl.status !== 200) return undefined;
+        const der = ssl.write('listing.der', crl.body);
+        const text = ssl.run(['crl', '-inform', 'DER', '-text', '-noout', '-in', der]);
+        if (!text.ok || !text.out.includes(hex)) return undefined;
+        const checked = ssl.run([
+          'crl',
+          '-inform',
+          'DER',
+          '-in',
+          der,
+          '-noout',
+          '-CAfile',
+          ssl.write('ca.pem', caPem),
+        ]);
+        expect(checked.out).toContain('verify OK');
+        return text.out;
+      },
+      { timeoutMs: 60_000, intervalMs: 200, message: `${path} lists ${serial}` },
+    );
+  }
+
+  it('unified CRL: a revocation on the performance secondary is on both clusters’ unified CRL; cross-cluster revocation; existing paths', async () => {
+    const refused = await primary.client.post(`${mount}/config/crl`, { unified_crl_on_existing_paths: true });
+    expect([refused.status, refused.body.errors]).toEqual([
+      400,
+      ['unified_crl_on_existing_paths cannot be enabled if unified_crl is disabled'],
+    ]);
+    const enabled = await primary.client.post(`${mount}/config/crl`, {
+      auto_rebuild: true,
+      unified_crl: true,
+      cross_cluster_revocation: true,
+    });
+    expect(enabled.status).toBe(204);
+    await waitFor(
+      async () => (await perf.client.get(`${mount}/config/crl`)).body.data?.unified_crl === true,
+      {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+      },
+    );
+
+    // revoked on the secondary: its unified entry is recorded on the primary and streams back
+    const local = await perf.client.post(`${mount}/issue/api`, { common_name: 'unified.example.com' });
+    const localSerial = local.body.data.serial_number as string;
+    expect((await perf.client.post(`${mount}/revoke`, { serial_number: localSerial })).status).toBe(200);
+    await crlListing(primary, `${mount}/unified-crl`, localSerial);
+    await crlListing(perf, `${mount}/unified-crl`, localSerial);
+    const own = ssl.run([
+      'crl',
+      '-inform',
+      'DER',
+      '-text',
+      '-noout',
+      '-in',
+      ssl.write('own.der', (await rawBytes(primary.baseUrl, `${mount}/crl`)).body),
+    ]);
+    expect(own.out).not.toContain(localSerial.replace(/:/g, '').replace(/^0+/, '').toUpperCase());
+
+    // asked on the primary, which never saw it: queued, then revoked by the secondary that issued it
+    const remote = await perf.client.post(`${mount}/issue/api`, { common_name: 'remote.example.com' });
+    const remoteSerial = remote.body.data.serial_number as string;
+    const pending = await primary.client.post(`${mount}/revoke`, { serial_number: remoteSerial });
+    expect([pending.status, pending.body.data]).toEqual([200, { state: 'pending' }]);
+    expect(pending.body.warnings?.[0]).toMatch(/^Revocation request was not found on this present node/);
+    await waitFor(
+      async () => (await perf.client.get(`${mount}/cert/${remoteSerial}`)).body.data?.revocation_time > 0,
+      { timeoutMs: 60_000, intervalMs: 200, message: 'revoked on the issuing secondary' },
+    );
+    await crlListing(primary, `${mount}/unified-crl`, remoteSerial);
+    const pem = await primary.client.get(`${mount}/unified-crl/pem`);
+    expect(pem.text).toMatch(/^-----BEGIN X509 CRL-----/);
+
+    // the plain CRL paths serve the unified CRL
+    expect(
+      (await primary.client.post(`${mount}/config/crl`, { unified_crl_on_existing_paths: true })).status,
+    ).toBe(204);
+    await crlListing(primary, `${mount}/crl`, remoteSerial);
+    await crlListing(perf, `${mount}/crl`, remoteSerial);
   });
 
   it("the promoted DR secondary is the primary's CA: its leaves verify against it, and it writes roles", async () => {

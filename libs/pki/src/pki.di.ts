@@ -16,4 +16,6 @@ export interface PkiModuleOptions {
   keygenMaxWaitMs?: number;
   /** ready RSA keys (in 2048-bit equivalents) kept per key size asked for (default 8; 0: none) */
   rsaPoolCost?: number;
+  /** ms between unified revocation passes (default 30,000; the records also kick one) */
+  unifiedRevocationIntervalMs?: number;
 }

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { createServiceEventStore, writerProvider, type ServiceRuntime } from '@coffer/event-store';
+import { DrStandby } from '@coffer/scheduling';
 import { CertificateSigner } from './certificates/certificate-signer';
 import { CertificateStore } from './certificates/certificate-store.service';
 import { CERTIFICATE_LOG } from './certificates/certificate.events';
@@ -32,17 +33,30 @@ import { PkiHistoryService } from './shared/pki-history.service';
 import { PkiReadCaches } from './replication/pki-read-caches.service';
 import { pkiReplicaProvider } from './replication/pki.replay';
 import { RoleService } from './roles/role.service';
-import { IssuerEventLog, RoleEventLog, SettingsEventLog } from './shared/document-logs';
+import {
+  IssuerEventLog,
+  RoleEventLog,
+  SettingsEventLog,
+  UnifiedRevocationEventLog,
+} from './shared/document-logs';
 import { DocumentProjection, type DocumentAppend } from './shared/document.projection';
 import { DocumentCache } from './shared/document-cache';
 import { DocumentRepository } from './shared/document.repository';
 import { KeyFactory } from './shared/key-factory';
 import { PkiDb } from './shared/pki.table';
 import { SealedJson } from './shared/sealed-json';
+import {
+  UNIFIED_REVOCATION_LOG,
+  type UNIFIED_REVOCATION_EVENT_TYPES,
+} from './unified/unified-revocation.events';
+import { UnifiedRevocationHandlers } from './unified/unified-revocation.handlers';
+import { UnifiedRevocationPass } from './unified/unified-revocation.pass';
+import { UnifiedRevocationService } from './unified/unified-revocation.service';
 
 type IssuerEvents = typeof ISSUER_EVENT_TYPES;
 type RoleEvents = typeof ROLE_EVENT_TYPES;
 type SettingsEvents = typeof SETTINGS_EVENT_TYPES;
+type UnifiedEvents = typeof UNIFIED_REVOCATION_EVENT_TYPES;
 
 /**
  * The pki service: a certificate authority per mount. Replicas are stateless (each caches the
@@ -80,6 +94,15 @@ export class PkiModule {
           SETTINGS_LOG,
           DocumentProjection,
         ),
+        writerProvider<UnifiedEvents, void, DocumentAppend>(
+          UnifiedRevocationEventLog,
+          PKI_EVENT_STORE,
+          UNIFIED_REVOCATION_LOG,
+          DocumentProjection,
+        ),
+        { provide: DrStandby, useValue: new DrStandby(runtime.transport) },
+        UnifiedRevocationService,
+        UnifiedRevocationPass,
         CertificateRepository,
         CertificateProjection,
         writerProvider(CertificateEventLog, PKI_EVENT_STORE, CERTIFICATE_LOG, CertificateProjection),
@@ -112,6 +135,7 @@ export class PkiModule {
         CertificateHandlers,
         CrlHandlers,
         PkiBroadcastHandlers,
+        UnifiedRevocationHandlers,
       ],
     };
   }

@@ -85,7 +85,31 @@ export const pkiRevokeBodySchema = z.object({
 export const pkiCrlConfigBodySchema = z.object({
   expiry: weakString({ description: 'How long a CRL is valid, e.g. "72h"' }),
   disable: weakBool({ description: 'Disable the CRL (an empty one is served)' }),
+  auto_rebuild: weakBool({ description: 'Rebuild the CRL before it expires (required by unified_crl)' }),
+  auto_rebuild_grace_period: weakString({
+    description: 'How long before expiry an auto-rebuilt CRL is rebuilt, e.g. "12h"',
+  }),
+  cross_cluster_revocation: weakBool({
+    description: 'A serial unknown here is queued for the cluster that issued it (requires auto_rebuild)',
+  }),
+  unified_crl: weakBool({
+    description: 'Build a CRL of every cluster’s revocations (requires auto_rebuild)',
+  }),
+  unified_crl_on_existing_paths: weakBool({
+    description: 'Serve the unified CRL on crl and crl/pem too (requires unified_crl)',
+  }),
 });
+
+/**
+ * A revocation recorded for the unified CRL, or a cross-cluster revocation request: internal
+ * writes a performance secondary forwards to its primary (no route: clients never send them).
+ */
+export const pkiUnifiedRevocationBodySchema = z.object({
+  serial: z.string().min(1),
+  revoked_at_ms: z.number().int(),
+  issuer_key_id: z.string(),
+});
+export const pkiCrossRevocationBodySchema = z.object({ serial: z.string().min(1) });
 
 export const pkiUrlsBodySchema = z.object({
   issuing_certificates: weakStringList({ description: 'URLs of the issuing certificate (AIA)' }),

@@ -3,6 +3,7 @@ import { engineContract, type OperationDef, type RouteDef, type RouteTable } fro
 import {
   pkiCertificateBodySchema,
   pkiCrlConfigBodySchema,
+  pkiCrossRevocationBodySchema,
   pkiGenerateBodySchema,
   pkiIssueBodySchema,
   pkiPemBundleBodySchema,
@@ -11,6 +12,7 @@ import {
   pkiSignIntermediateBodySchema,
   pkiSignVerbatimBodySchema,
   pkiTidyBodySchema,
+  pkiUnifiedRevocationBodySchema,
   pkiUrlsBodySchema,
 } from './pki-request.schema';
 import { pkiRoleBodySchema, pkiRoleDataSchema } from './pki-role.schema';
@@ -43,9 +45,22 @@ const certReadData = z.object({
   revocation_time_rfc3339: z.string().optional(),
   ca_chain: z.array(z.string()).optional(),
 });
-const revokeData = z.object({ revocation_time: z.number().int(), revocation_time_rfc3339: z.string() });
+/** revoked here, or (cross-cluster revocation) queued for the issuing cluster: `state: "pending"` */
+const revokeData = z.object({
+  revocation_time: z.number().int().optional(),
+  revocation_time_rfc3339: z.string().optional(),
+  state: z.literal('pending').optional(),
+});
 const keysData = z.object({ keys: z.array(z.string()) });
-const crlConfigData = z.object({ expiry: z.string(), disable: z.boolean() });
+const crlConfigData = z.object({
+  expiry: z.string(),
+  disable: z.boolean(),
+  auto_rebuild: z.boolean(),
+  auto_rebuild_grace_period: z.string(),
+  cross_cluster_revocation: z.boolean(),
+  unified_crl: z.boolean(),
+  unified_crl_on_existing_paths: z.boolean(),
+});
 const urlsData = z.object({
   issuing_certificates: z.array(z.string()),
   crl_distribution_points: z.array(z.string()),
@@ -103,6 +118,16 @@ export const pki = {
   caChain: engineContract('pki.ca.chain', { raw: rawText }),
   crlDer: engineContract('pki.crl.der', { raw: rawText }),
   crlPem: engineContract('pki.crl.pem', { raw: rawText }),
+  unifiedCrlDer: engineContract('pki.unified-crl.der', { raw: rawText }),
+  unifiedCrlPem: engineContract('pki.unified-crl.pem', { raw: rawText }),
+  /** internal, forwarded by a performance secondary: a revocation for the unified CRL */
+  unifiedRevocationRecord: engineContract('pki.unified-revocation.record', {
+    body: pkiUnifiedRevocationBodySchema,
+  }),
+  /** internal, forwarded by a performance secondary: revoke a serial another cluster issued */
+  crossRevocationRequest: engineContract('pki.cross-revocation.request', {
+    body: pkiCrossRevocationBodySchema,
+  }),
   crlRotate: engineContract('pki.crl.rotate', { data: z.object({ success: z.boolean() }) }),
   crlConfigRead: engineContract('pki.config.crl.read', { data: crlConfigData }),
   crlConfigWrite: engineContract('pki.config.crl.write', { body: pkiCrlConfigBodySchema }),
@@ -238,6 +263,18 @@ const routes: RouteDef[] = [
     operations: { read: op(pki.crlPem, 'Returns the current CRL as PEM.') },
   },
   {
+    pattern: 'unified-crl',
+    synopsis: 'The unified CRL (every cluster’s revocations), DER.',
+    unauthenticated: true,
+    operations: { read: op(pki.unifiedCrlDer, 'Returns the unified CRL as DER.') },
+  },
+  {
+    pattern: 'unified-crl/pem',
+    synopsis: 'The unified CRL (every cluster’s revocations), PEM.',
+    unauthenticated: true,
+    operations: { read: op(pki.unifiedCrlPem, 'Returns the unified CRL as PEM.') },
+  },
+  {
     pattern: 'crl/rotate',
     synopsis: 'Rebuild the CRL.',
     operations: { read: op(pki.crlRotate, 'Rebuilds the CRL.') },
@@ -275,7 +312,8 @@ export const pkiRoutes: RouteTable = {
     '',
     'Generate or import a CA (root/generate, intermediate/*, config/ca), define roles, then',
     'issue certificates with keys (issue/:role) or sign CSRs (sign/:role, sign-verbatim).',
-    'Revoked certificates are listed on the CRL (crl, crl/pem).',
+    'Revoked certificates are listed on the CRL (crl, crl/pem); with unified_crl in config/crl,',
+    'unified-crl lists the revocations of every replication cluster.',
   ].join('\n'),
   routes,
 };

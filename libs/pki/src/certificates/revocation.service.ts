@@ -1,11 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { invalidRequest, notFound, type RequestOf, type ResponseOf } from '@coffer/contracts';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { invalidRequest, notFound, type MountInfo, type RequestOf, type ResponseOf } from '@coffer/contracts';
 import type { pki } from '@coffer/contracts/pki';
 import { retryOnConflict, type ServiceRuntime } from '@coffer/event-store';
 import { SettingsService } from '../settings/settings.service';
 import { normalizeSerial } from '../crypto/pem';
 import { CaStore } from '../issuer/ca-store';
 import { PKI_RUNTIME } from '../pki.di';
+import { UnifiedRevocationService } from '../unified/unified-revocation.service';
 import { CertificateEventLog } from './certificate.projection';
 import { CertificateRepository } from './certificate.repository';
 
@@ -13,14 +14,38 @@ export interface RevocationResult {
   revokedAtMs: number | null;
 }
 
+/** Vault's warning on a serial queued for the cluster that issued it. */
+export const CROSS_CLUSTER_PENDING =
+  'Revocation request was not found on this present node. This request will be in a pending state until the PR cluster which issued this certificate sees the request and revokes the certificate. If no online cluster has this certificate, the request will eventually be removed without revoking any certificates.';
+
+/** The CA's own serial is never put on its CRL by a revoke (here or asked of another cluster). */
+function refuseCa(ca: { cert: { serialNumber: string } } | undefined, serial: string): void {
+  if (
+    ca &&
+    ca.cert.serialNumber.toLowerCase().replace(/^0+/, '') === serial.replace(/:/g, '').replace(/^0+/, '')
+  )
+    throw invalidRequest('adding CA to CRL is not allowed');
+}
+
+const revocationTimes = (ms: number) => {
+  const seconds = Math.floor(ms / 1000);
+  return {
+    revocation_time: seconds,
+    revocation_time_rfc3339: new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'),
+  };
+};
+
 /** revoke, the lease revocation of generate_lease certificates, tidy, and the stored certificates. */
 @Injectable()
 export class RevocationService {
+  private readonly logger = new Logger('PkiRevocation');
+
   constructor(
     private readonly certs: CertificateRepository,
     private readonly log: CertificateEventLog,
     private readonly cas: CaStore,
     private readonly settings: SettingsService,
+    private readonly unified: UnifiedRevocationService,
     @Inject(PKI_RUNTIME) private readonly runtime: Pick<ServiceRuntime, 'clock'>,
   ) {}
 
@@ -29,15 +54,32 @@ export class RevocationService {
     if (input === '') throw invalidRequest('The serial number must be provided');
     const serial = normalizeSerial(input);
     if (!serial) throw invalidRequest(`certificate with serial ${input} not found.`);
-    const { revokedAtMs } = await this.revokeSerial(req.mount.uuid, serial, input);
+    if (!(await this.certs.read(req.mount.uuid, serial)))
+      return this.revokeElsewhere(req.mount, serial, input);
+    const { revokedAtMs } = await this.revokeSerial(req.mount.uuid, serial, input, false, req.mount);
     if (revokedAtMs === null) return {};
-    const seconds = Math.floor(revokedAtMs / 1000);
-    return {
-      data: {
-        revocation_time: seconds,
-        revocation_time_rfc3339: new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'),
-      },
-    };
+    return { data: revocationTimes(revokedAtMs) };
+  }
+
+  /**
+   * A serial this cluster did not issue (Vault's order): revoked already on another cluster (its
+   * unified entry's time), else with cross_cluster_revocation queued for the cluster that issued
+   * it (`state: pending`), else not found.
+   */
+  private async revokeElsewhere(
+    mount: MountInfo,
+    serial: string,
+    shown: string,
+  ): Promise<ResponseOf<typeof pki.revoke>> {
+    refuseCa(await this.cas.find(mount.uuid), serial);
+    const config = await this.settings.crlConfig(mount.uuid);
+    if (config.unified_crl) {
+      const entry = await this.unified.entry(mount.uuid, serial);
+      if (entry) return { data: revocationTimes(entry.revokedAtMs) };
+    }
+    if (!config.cross_cluster_revocation) throw invalidRequest(`certificate with serial ${shown} not found.`);
+    await this.unified.request(mount.uuid, serial, mount);
+    return { data: { state: 'pending' }, warnings: [CROSS_CLUSTER_PENDING] };
   }
 
   /**
@@ -49,13 +91,10 @@ export class RevocationService {
     serial: string,
     shown = serial,
     allowCa = false,
+    mount?: MountInfo,
   ): Promise<RevocationResult> {
-    const ca = allowCa ? undefined : await this.cas.find(mountUuid);
-    if (
-      ca &&
-      ca.cert.serialNumber.toLowerCase().replace(/^0+/, '') === serial.replace(/:/g, '').replace(/^0+/, '')
-    )
-      throw invalidRequest('adding CA to CRL is not allowed');
+    const ca = await this.cas.find(mountUuid);
+    if (!allowCa) refuseCa(ca, serial);
     const now = this.runtime.clock().getTime();
     const result = await retryOnConflict(async () => {
       const cert = await this.certs.read(mountUuid, serial);
@@ -67,8 +106,34 @@ export class RevocationService {
       ]);
       return { revokedAtMs: now, fresh: true };
     });
-    if (result.fresh) await this.settings.rotate(mountUuid, now);
+    if (result.fresh) {
+      await this.settings.rotate(mountUuid, now);
+      if ((await this.settings.crlConfig(mountUuid)).unified_crl)
+        await this.recordUnified(
+          mountUuid,
+          { serial, revokedAtMs: now, issuerKeyId: ca?.keyId ?? '' },
+          mount,
+        );
+    }
     return { revokedAtMs: result.revokedAtMs };
+  }
+
+  /**
+   * The revocation stands here whatever becomes of its unified record: a primary that cannot be
+   * reached now gets it from the next unified revocation pass.
+   */
+  private async recordUnified(
+    mountUuid: string,
+    entry: Parameters<UnifiedRevocationService['record']>[1],
+    mount: MountInfo | undefined,
+  ): Promise<void> {
+    try {
+      await this.unified.record(mountUuid, entry, mount);
+    } catch (error) {
+      this.logger.warn(
+        `the unified CRL record of a revocation waits for the next pass: ${error instanceof Error ? error.message : 'unknown error'}`,
+      );
+    }
   }
 
   /**

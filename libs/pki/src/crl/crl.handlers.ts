@@ -3,19 +3,31 @@ import { Payload } from '@nestjs/microservices';
 import type { RequestOf, ResponseOf } from '@coffer/contracts';
 import { pki } from '@coffer/contracts/pki';
 import { Handles } from '@coffer/transport';
+import { CaReadService } from '../issuer/ca-read.service';
 import { SettingsService } from '../settings/settings.service';
 import { CrlService } from './crl.service';
 
 type Req<K extends keyof typeof pki> = RequestOf<(typeof pki)[K]>;
 type Res<K extends keyof typeof pki> = Promise<ResponseOf<(typeof pki)[K]>>;
 
-/** crl/rotate, config/crl and config/urls (no logic). */
+/** crl/rotate, unified-crl, config/crl and config/urls (no logic). */
 @Controller()
 export class CrlHandlers {
   constructor(
     private readonly crls: CrlService,
     private readonly settings: SettingsService,
+    private readonly reads: CaReadService,
   ) {}
+
+  @Handles(pki.unifiedCrlDer)
+  unifiedDer(@Payload() req: Req<'unifiedCrlDer'>): Res<'unifiedCrlDer'> {
+    return this.reads.crlDer(req.mount.uuid, 'unified');
+  }
+
+  @Handles(pki.unifiedCrlPem)
+  unifiedPem(@Payload() req: Req<'unifiedCrlPem'>): Res<'unifiedCrlPem'> {
+    return this.reads.crlPem(req.mount.uuid, 'unified');
+  }
 
   @Handles(pki.crlRotate)
   async rotate(@Payload() req: Req<'crlRotate'>): Res<'crlRotate'> {

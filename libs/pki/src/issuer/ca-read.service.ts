@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { notFound, type RequestOf, type ResponseOf } from '@coffer/contracts';
 import type { pki } from '@coffer/contracts/pki';
 import { RevocationService } from '../certificates/revocation.service';
-import { CrlService } from '../crl/crl.service';
+import { CrlService, type CrlKind } from '../crl/crl.service';
 import { CaStore } from './ca-store';
 
 type Raw = ResponseOf<typeof pki.caPem>;
@@ -12,7 +12,7 @@ const NOTHING: Raw = { kind: 'raw', status: 204 };
 
 const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** The unauthenticated reads: ca, ca/pem, ca_chain, crl, crl/pem, cert/:serial. */
+/** The unauthenticated reads: ca, ca/pem, ca_chain, crl, crl/pem, unified-crl[/pem], cert/:serial. */
 @Injectable()
 export class CaReadService {
   constructor(
@@ -38,8 +38,8 @@ export class CaReadService {
     return chain ? { kind: 'raw', body: chain, contentType: 'application/pem-certificate-chain' } : NOTHING;
   }
 
-  async crlDer(mountUuid: string): Promise<Raw> {
-    const der = await this.crls.der(mountUuid);
+  async crlDer(mountUuid: string, kind: CrlKind = 'served'): Promise<Raw> {
+    const der = await this.crls.der(mountUuid, kind);
     if (!der) return NOTHING;
     return {
       kind: 'raw',
@@ -49,8 +49,8 @@ export class CaReadService {
     };
   }
 
-  async crlPem(mountUuid: string): Promise<Raw> {
-    const pem = await this.crls.pem(mountUuid);
+  async crlPem(mountUuid: string, kind: CrlKind = 'served'): Promise<Raw> {
+    const pem = await this.crls.pem(mountUuid, kind);
     return pem ? { kind: 'raw', body: pem, contentType: 'application/x-pem-file' } : NOTHING;
   }
 

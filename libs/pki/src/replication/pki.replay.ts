@@ -19,9 +19,22 @@ import { SETTINGS_LOG, type SETTINGS_EVENT_TYPES } from '../settings/settings.ev
 import { DocumentProjection, type DocumentAppend } from '../shared/document.projection';
 import { DocumentRepository, type DocumentKind } from '../shared/document.repository';
 import type { PkiTrx } from '../shared/pki.table';
+import {
+  UNIFIED_REVOCATION_LOG,
+  type UNIFIED_REVOCATION_EVENT_TYPES,
+} from '../unified/unified-revocation.events';
+import { UnifiedRevocationPass } from '../unified/unified-revocation.pass';
 import { PkiReadCaches } from './pki-read-caches.service';
 
-const DOCUMENT_KINDS: readonly DocumentKind[] = ['issuer', 'role', 'crl-config', 'urls', 'crl-state'];
+const DOCUMENT_KINDS: readonly DocumentKind[] = [
+  'issuer',
+  'role',
+  'crl-config',
+  'urls',
+  'crl-state',
+  'unified-revocation',
+  'cross-revocation',
+];
 
 /** `pki-<kind>/<mount uuid>/<name>` (see documentStream) → where the document lives. */
 function documentAt(stream: string): Omit<DocumentAppend, 'next'> {
@@ -83,7 +96,7 @@ export function documentAfter(
         state = null;
         break;
       default:
-        // the settings events carry the whole document (crl config, urls, crl number)
+        // the settings and unified revocation events carry the whole document
         state = data;
     }
   }
@@ -97,6 +110,8 @@ export interface PkiReplayDeps {
   certificates: CertificateProjection;
   mounts: PkiMountProjection;
   caches: PkiReadCaches;
+  /** a replayed unified entry, request or CRL configuration may give this cluster work */
+  unifiedPass: Pick<UnifiedRevocationPass, 'kick'>;
 }
 
 /**
@@ -119,11 +134,20 @@ export function pkiReplica(d: PkiReplayDeps): EngineReplicaSpec {
   };
   return {
     // parsed CAs and built CRLs are keyed by read-model versions a replayed or wiped row may repeat
-    onChanged: () => d.caches.drop(),
+    onChanged: () => {
+      d.caches.drop();
+      d.unifiedPass.kick();
+    },
     replayables: [
       replayable<typeof ISSUER_EVENT_TYPES, DocumentAppend>(ISSUER_LOG, d.documents, documentKey),
       replayable<typeof ROLE_EVENT_TYPES, DocumentAppend>(ROLE_LOG, d.documents, documentKey),
       replayable<typeof SETTINGS_EVENT_TYPES, DocumentAppend>(SETTINGS_LOG, d.documents, documentKey),
+      // unified entries and cross-cluster requests: replicated, as Vault's unified storage
+      replayable<typeof UNIFIED_REVOCATION_EVENT_TYPES, DocumentAppend>(
+        UNIFIED_REVOCATION_LOG,
+        d.documents,
+        documentKey,
+      ),
       replayable(CERTIFICATE_LOG, d.certificates, (_trx, stream, _events, ctx) =>
         projected(stream, ctx.mode) ? certificateAt(stream) : null,
       ),
@@ -140,12 +164,20 @@ export const pkiReplicaProvider = (runtime: ServiceRuntime) =>
   engineReplicaProvider(
     runtime,
     PKI_EVENT_STORE,
-    [DocumentRepository, DocumentProjection, CertificateProjection, PkiMountProjection, PkiReadCaches],
+    [
+      DocumentRepository,
+      DocumentProjection,
+      CertificateProjection,
+      PkiMountProjection,
+      PkiReadCaches,
+      UnifiedRevocationPass,
+    ],
     (
       docs: DocumentRepository,
       documents: DocumentProjection,
       certificates: CertificateProjection,
       mounts: PkiMountProjection,
       caches: PkiReadCaches,
-    ) => pkiReplica({ docs, documents, certificates, mounts, caches }),
+      unifiedPass: UnifiedRevocationPass,
+    ) => pkiReplica({ docs, documents, certificates, mounts, caches, unifiedPass }),
   );

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { invalidRequest, parseDuration, type RequestOf, type ResponseOf } from '@coffer/contracts';
+import { invalidRequest, type RequestOf, type ResponseOf } from '@coffer/contracts';
 import type { pki } from '@coffer/contracts/pki';
 import { retryOnConflict } from '@coffer/event-store';
 import type { CaUrls } from '../crypto/certificate-builder';
 import { SettingsEventLog } from '../shared/document-logs';
 import { DocumentRepository, type DocumentKind } from '../shared/document.repository';
+import { decideCrlConfig } from './crl-config.decider';
 import { DEFAULT_CRL_CONFIG, type CrlConfig, type CrlState } from './settings.events';
 
 export const NO_URLS: CaUrls = { issuing_certificates: [], crl_distribution_points: [], ocsp_servers: [] };
@@ -22,7 +23,8 @@ export class SettingsService {
   }
 
   async crlConfig(mountUuid: string): Promise<CrlConfig> {
-    return (await this.docs.load<CrlConfig>(mountUuid, 'crl-config'))?.value ?? DEFAULT_CRL_CONFIG;
+    // written before the unified-revocation fields existed: their defaults
+    return { ...DEFAULT_CRL_CONFIG, ...(await this.docs.load<CrlConfig>(mountUuid, 'crl-config'))?.value };
   }
 
   async crlState(mountUuid: string): Promise<CrlState> {
@@ -59,16 +61,8 @@ export class SettingsService {
   async writeCrlConfig(
     req: RequestOf<typeof pki.crlConfigWrite>,
   ): Promise<ResponseOf<typeof pki.crlConfigWrite>> {
-    const { expiry, disable } = req.body;
-    if (expiry !== undefined) {
-      try {
-        parseDuration(expiry);
-      } catch (error) {
-        throw invalidRequest(`given expiry could not be decoded: ${(error as Error).message}`);
-      }
-    }
     await this.update<CrlConfig>(req.mount.uuid, 'crl-config', DEFAULT_CRL_CONFIG, (current) => {
-      const next = { expiry: expiry ?? current.expiry, disable: disable ?? current.disable };
+      const next = decideCrlConfig({ ...DEFAULT_CRL_CONFIG, ...current }, req.body);
       return { next, events: [{ type: 'CrlConfigWritten', data: next }] };
     });
     await this.rotate(req.mount.uuid, Date.now());

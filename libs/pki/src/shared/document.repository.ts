@@ -4,7 +4,16 @@ import { documentPlace, SealedJson } from './sealed-json';
 import { PkiDb, type PkiTrx } from './pki.table';
 
 /** Kinds of mount-wide or named documents the pki read model keeps. */
-export type DocumentKind = 'issuer' | 'role' | 'crl-config' | 'urls' | 'crl-state';
+export type DocumentKind =
+  | 'issuer'
+  | 'role'
+  | 'crl-config'
+  | 'urls'
+  | 'crl-state'
+  /** a revocation on the unified CRL (named by serial; replicated from the primary) */
+  | 'unified-revocation'
+  /** a cross-cluster revocation request (named by serial; replicated from the primary) */
+  | 'cross-revocation';
 
 /** A document as read; shared with other readers through DocumentCache: never change it. */
 export interface Loaded<T> {
@@ -98,6 +107,32 @@ export class DocumentRepository {
       .orderBy('name')
       .execute();
     return rows.map((r) => r.name);
+  }
+
+  /** Every document of a kind in a mount, by name (past the cache: the unified revocation lists). */
+  async all<T>(mountUuid: string, kind: DocumentKind): Promise<Map<string, T>> {
+    const rows = await this.db
+      .of()
+      .selectFrom('documents')
+      .select(['name', 'sealed'])
+      .where('mount_uuid', '=', mountUuid)
+      .where('kind', '=', kind)
+      .execute();
+    return new Map(
+      rows.map((r) => [r.name, this.sealed.open<T>(r.sealed, documentPlace(mountUuid, kind, r.name))]),
+    );
+  }
+
+  /** The mounts holding a document of the kind (the mounts with a CRL configuration). */
+  async mountsWith(kind: DocumentKind): Promise<string[]> {
+    const rows = await this.db
+      .of()
+      .selectFrom('documents')
+      .select('mount_uuid')
+      .distinct()
+      .where('kind', '=', kind)
+      .execute();
+    return rows.map((r) => r.mount_uuid);
   }
 
   async put(

@@ -8,7 +8,7 @@ import { ServiceDb } from '@coffer/event-store';
  */
 export interface DocumentsTable {
   mount_uuid: string;
-  /** "issuer", "role", "crl-config", "urls", "crl-state" */
+  /** "issuer", "role", "crl-config", "urls", "crl-state", "unified-revocation", "cross-revocation" */
   kind: string;
   /** the role name; "" for mount-wide documents */
   name: string;

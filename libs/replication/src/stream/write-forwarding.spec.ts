@@ -1,6 +1,7 @@
 import type { MountEntry } from '@coffer/contracts';
 import type { ForwardedWrite } from '@coffer/contracts/replication';
 import { sysContracts, tokenContracts, userpassContracts } from '@coffer/contracts/core-sys';
+import { pki } from '@coffer/contracts/pki';
 import { REPLICATED_WRITE_ROUTES, forwardedResult, forwardRefusal, logSchemaOf } from './write-forwarding';
 import { DomainError } from '@coffer/contracts';
 
@@ -115,6 +116,21 @@ describe('write forwarding: what the primary re-checks', () => {
     expect(REPLICATED_WRITE_ROUTES.has(sysContracts.policyRead.subject)).toBe(false);
     expect(logSchemaOf('core-sys')).toBe('core_sys');
     expect(logSchemaOf('kv')).toBe('kv');
+  });
+
+  it("runs pki's internal unified revocation records (as pki only), on a replicated mount", () => {
+    const pkiMount = { ...mount, type: 'pki', path: 'pki/' };
+    for (const subject of [pki.unifiedRevocationRecord.subject, pki.crossRevocationRequest.subject]) {
+      expect(forwardRefusal(write({ service: 'pki', subject }), pkiMount, undefined)).toBeUndefined();
+      expect(forwardRefusal(write({ service: 'kv', subject }), pkiMount, undefined)).toMatch(/not forwarded/);
+      expect(
+        forwardRefusal(write({ service: 'pki', subject }), { ...pkiMount, local: true }, undefined),
+      ).toMatch(/local/);
+    }
+    // the pki routes that stay on the secondary are still not forwarded
+    expect(forwardRefusal(write({ service: 'pki', subject: pki.revoke.subject }), pkiMount, undefined)).toBe(
+      'writes to pki are not forwarded',
+    );
   });
 
   it('answers a domain error as its body and any other failure as an opaque internal error', () => {

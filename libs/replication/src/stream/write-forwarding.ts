@@ -19,7 +19,7 @@ import {
 } from '@coffer/contracts/core-sys';
 import { cloudARoutes } from '@coffer/contracts/cloud-a';
 import { cloudBRoutes } from '@coffer/contracts/cloud-b';
-import { pkiRoutes } from '@coffer/contracts/pki';
+import { pki, pkiRoutes } from '@coffer/contracts/pki';
 import { oidcRoutes } from '@coffer/contracts/oidc';
 import { directoryRoutes } from '@coffer/contracts/directory';
 import {
@@ -64,6 +64,18 @@ export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
   pkiRoutes,
   oidcRoutes,
   directoryRoutes,
+]);
+
+/**
+ * Writes no route table holds that a performance secondary's services forward themselves, by
+ * subject → service: a login's alias registration (core-sys), and pki's records of a revocation
+ * for the unified CRL and of a cross-cluster revocation request (replicated state a secondary
+ * cannot write itself).
+ */
+export const INTERNAL_FORWARDED_WRITES: ReadonlyMap<string, string> = new Map([
+  [identityLoginAlias.subject, 'core-sys'],
+  [pki.unifiedRevocationRecord.subject, 'pki'],
+  [pki.crossRevocationRequest.subject, 'pki'],
 ]);
 
 /** The log a forwarded write's service appends to: its schema (the index state's source). */
@@ -164,8 +176,9 @@ export interface PrimarySide {
  * Why the primary will not run a forwarded write (undefined: it will). The secondary already
  * checked the caller's token and ACL; the primary re-checks what the secondary cannot be trusted
  * with or may have stale: that it is a write to a forwarded engine's own route (kv's, not its
- * replication or cubbyhole subjects; the `replicated` routes of the others), or a login's alias
- * registration (core-sys's `identityLoginAlias`, on the alias's auth mount), to a mount the primary
+ * replication or cubbyhole subjects; the `replicated` routes of the others), or one of the
+ * INTERNAL_FORWARDED_WRITES (a login's alias registration on the alias's auth mount, pki's unified
+ * revocation records on the pki mount), to a mount the primary
  * has, that is replicated (not local) and not filtered out for this secondary; and for a route
  * addressing a mount by path, that it neither enables a local one nor addresses one of the
  * primary's local mounts.
@@ -178,7 +191,7 @@ export function forwardRefusal(
 ): string | undefined {
   const { service, subject, request } = forward;
   const replicatedRoute = FORWARDED_SERVICES.has(service) ? undefined : REPLICATED_WRITE_ROUTES.get(subject);
-  const internal = service === 'core-sys' && subject === identityLoginAlias.subject;
+  const internal = INTERNAL_FORWARDED_WRITES.get(subject) === service;
   if (
     !internal &&
     (replicatedRoute
