@@ -8,6 +8,7 @@ import {
   type ReplicationMode,
   type ReplicationStatus,
   activateSecondary,
+  parsePrometheusText,
   readAtIndex,
   startReplicatingDevServer,
 } from './support';
@@ -45,6 +46,17 @@ async function sameTree(primary: ApiClient, secondary: ApiClient, logs: [string,
     expect(onSecondary.body.data).toMatchObject({ leaf_index, audit_path, root_hash });
   }
   return size;
+}
+
+/** The primary's write-forwarding counters (sys/metrics): forwarding connections, writes run. */
+async function forwardingCounts(server: DevServer): Promise<{ connections: number; writes: number }> {
+  const res = await server.client.get('sys/metrics', { query: { format: 'prometheus' } });
+  expect(res.status).toBe(200);
+  const metrics = parsePrometheusText(res.text);
+  return {
+    connections: metrics.value('coffer_replication_cluster_connections_total', { kind: 'forwarding' }) ?? 0,
+    writes: metrics.value('coffer_replication_forwarded_writes_total', { outcome: 'ok' }) ?? 0,
+  };
 }
 
 /** Three dev servers: a primary of both sets, its DR secondary and its performance secondary. */
@@ -140,6 +152,18 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
       { headers: { 'X-Vault-No-Request-Forwarding': 'true' } },
     );
     expect([kept.status, kept.body.errors]).toEqual([400, ['cannot write to readonly storage']]);
+
+    // concurrent writes share the secondary's pooled connection: at most one new handshake
+    const before = await forwardingCounts(primary);
+    const many = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        perf.client.post(`secret/data/${uniq(`pooled-${i}`)}`, { data: { i } }),
+      ),
+    );
+    expect(many.map((r) => r.status)).toEqual(many.map(() => 200));
+    const after = await forwardingCounts(primary);
+    expect(after.writes - before.writes).toBe(20);
+    expect(after.connections - before.connections).toBeLessThanOrEqual(1);
   });
 
   it('forwards writes to replicated core-sys data to the primary; local mounts stay on the secondary', async () => {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { ReplicationMode } from '@coffer/contracts/replication';
 import type { PrimaryLink } from '../state/replication-state.decider';
-import { messageOf } from './cluster-listener';
+import { messageOf } from './error-text';
 import { frame, frameReader, serverFrameSchema } from './stream.wire';
 import { connectToPrimary } from './primary-connection';
 

@@ -4,6 +4,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
+  type OnModuleDestroy,
 } from '@nestjs/common';
 import { coreMountTable, DomainError, type MountEntry } from '@coffer/contracts';
 import {
@@ -20,7 +21,8 @@ import { REPLICATION_OPTIONS, REPLICATION_RUNTIME, type ReplicationOptions } fro
 import { decide, type ModeState, type PrimaryLink } from '../state/replication-state.decider';
 import { ReplicationStateService } from '../state/replication-state.service';
 import { WalSource } from '../wal/wal-source';
-import { ClusterListener, messageOf } from './cluster-listener';
+import { ClusterListener } from './cluster-listener';
+import { messageOf } from './error-text';
 import { ReplicaKeyringsRepository } from './replica-keyrings.repository';
 import { ReplicaSink } from './replica-sink';
 import { Fencer } from './fencer';
@@ -29,7 +31,8 @@ import { StreamClient } from './stream-client';
 import { dynamicFilter } from './paths-filter';
 import type { StreamFilter } from './stream-filter';
 import { StreamStatus } from './stream-status';
-import { forwardToPrimary, runForwarded } from './write-forwarding';
+import { ForwardingPool } from './forwarding-pool';
+import { runForwarded } from './write-forwarding';
 
 const SYNC_MS = 1_000;
 
@@ -46,13 +49,15 @@ const sameLink = (a: PrimaryLink, b: PrimaryLink): boolean =>
  * re-read after every command and every second (another replica's command, a restart).
  */
 @Injectable()
-export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ReplicationSupervisor implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger('ReplicationSupervisor');
   private readonly states = new Map<ReplicationMode, ModeState>();
   private readonly clients = new Map<ReplicationMode, StreamClient>();
   private readonly fencers = new Map<ReplicationMode, Fencer>();
   private readonly filters = new Map<string, StreamFilter>();
   private readonly listener: ClusterListener;
+  /** a performance secondary's pooled connection to its primary for forwarded writes */
+  private forwarding: ForwardingPool | undefined;
   private readonly loop: IntervalLoop;
   private listenError: string | undefined;
   /** the promoted modes whose replicated state this process saw folded, and the fold under way */
@@ -102,7 +107,12 @@ export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicat
     void this.loop.tick();
   }
 
+  onModuleDestroy(): void {
+    this.closeForwarding();
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    this.closeForwarding();
     await this.loop.stop();
     for (const client of this.clients.values()) client.stop();
     this.clients.clear();
@@ -172,7 +182,8 @@ export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicat
 
   /**
    * A performance secondary's side of write forwarding: the write goes to the primary it
-   * follows, over a connection authenticated with its pre-shared key.
+   * follows, over the pooled connection authenticated with its pre-shared key (opened for the
+   * link of the state read now: a new primary or key gets a new pool).
    */
   async forward(forward: ForwardedWrite): Promise<ForwardedAnswer> {
     const { state } = await this.stateService.load('performance');
@@ -181,11 +192,23 @@ export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicat
         'invalid_request',
         'this cluster is not a performance secondary following a primary',
       );
-    return forwardToPrimary(state.link, forward, {
+    this.syncForwarding(state);
+    this.forwarding ??= new ForwardingPool(state.link, {
       apiAddr: this.options.apiAddr,
       clusterAddr: this.options.advertisedClusterAddr,
-      epoch: state.epoch,
     });
+    return this.forwarding.forward(forward, state.epoch);
+  }
+
+  /** Closes the forwarding pool unless it serves this performance state's link (update-primary, disable, demote). */
+  private syncForwarding(state: ModeState): void {
+    const link = state.state === 'secondary' ? state.link : null;
+    if (this.forwarding && (!link || !sameLink(this.forwarding.link, link))) this.closeForwarding();
+  }
+
+  private closeForwarding(): void {
+    this.forwarding?.close();
+    this.forwarding = undefined;
   }
 
   /** Asks the source's service what its rows need beyond the log, their payloads opened here. */
@@ -211,6 +234,7 @@ export class ReplicationSupervisor implements OnApplicationBootstrap, OnApplicat
       const { state } = await this.stateService.load(mode);
       this.states.set(mode, state);
       this.syncClient(mode, state);
+      if (mode === 'performance') this.syncForwarding(state);
       this.syncFencer(mode, state);
       this.syncFold(mode, state);
       if (state.state !== 'primary') this.status.forgetSecondaries(mode);

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { TLSSocket } from 'node:tls';
 import type { ReplicationMode } from '@coffer/contracts/replication';
 import type { PrimaryLink } from '../state/replication-state.decider';
-import { messageOf } from './cluster-listener';
+import { messageOf } from './error-text';
 import { Barrier, parseKeyring, type Cipher } from '@coffer/barrier';
 import { KeyringSet, type ReplicaKeyringsRepository } from './replica-keyrings.repository';
 import type { ReplicaSink } from './replica-sink';
@@ -222,9 +222,10 @@ export class StreamClient {
           socket.destroy();
         }
         return;
+      case 'forwarding':
       case 'forwarded':
-        // the answer to a forwarded write comes on that write's own connection, never on the stream
-        this.logger.warn('the primary sent a forwarded-write answer on the stream; reconnecting');
+        // forwarded writes have their own connection (forwarding-pool.ts), never the stream
+        this.logger.warn('the primary sent a write-forwarding frame on the stream; reconnecting');
         socket.destroy();
         return;
     }

@@ -47,12 +47,28 @@ export const clientFrameSchema = z.discriminatedUnion('t', [
     /** the highest primary epoch this secondary has seen: a primary below it is superseded */
     epoch: z.number().int().nonnegative().optional(),
     /**
-     * Write forwarding (performance): this connection carries one write the secondary's gateway
-     * authorised, to run on the primary as the caller it resolved (see write-forwarding.ts).
+     * Write forwarding (performance): this connection carries the writes the secondary's gateway
+     * authorised (`forward` frames, any number, concurrently), not a stream; the value is the
+     * forwarding protocol the secondary speaks (FORWARDING_PROTOCOL).
      */
-    forward: forwardedWriteSchema.optional(),
+    forwarding: z.number().int().positive().optional(),
+    /**
+     * Forwarding protocol 1 (one write in the hello, one connection per write): still parsed so
+     * that a primary refuses an older secondary with a reason instead of streaming to it.
+     */
+    forward: z.unknown().optional(),
   }),
   z.object({ t: z.literal('ack'), positions: z.array(headSchema) }),
+  /**
+   * One forwarded write on a forwarding connection: `id` (unique on the connection) matches its
+   * answer; `epoch` is the highest primary epoch the secondary has seen when it sent it.
+   */
+  z.object({
+    t: z.literal('forward'),
+    id: z.number().int().nonnegative(),
+    epoch: z.number().int().nonnegative(),
+    write: forwardedWriteSchema,
+  }),
 ]);
 export type ClientFrame = z.infer<typeof clientFrameSchema>;
 
@@ -87,9 +103,12 @@ export const serverFrameSchema = z.discriminatedUnion('t', [
     /** what the rows need beyond the log (kv's data keys), barrier-encrypted as stored */
     attachments: z.array(replicaAttachmentSchema).optional(),
   }),
-  /** the primary's answer to a forwarded write: its engine's answer and index, or its error */
+  /** a forwarding hello was accepted: the secondary may send its `forward` frames */
+  stamped({ t: z.literal('forwarding'), protocol: z.number().int().positive() }),
+  /** the primary's answer to the forwarded write `id`: its engine's answer and index, or its error */
   stamped({
     t: z.literal('forwarded'),
+    id: z.number().int().nonnegative(),
     result: z.union([
       z.object({ ok: forwardedAnswerSchema }),
       z.object({
@@ -140,6 +159,14 @@ export function frameReader<T>(schema: z.ZodType<T>, onFrame: (frame: T) => void
 }
 
 export const frame = (f: ClientFrame | ServerFrame): string => `${JSON.stringify(f)}\n`;
+
+/**
+ * The write-forwarding protocol: 1 was one write in the hello and one connection per write; 2 is
+ * a pooled connection carrying `forward` frames matched to their `forwarded` answers by id. A
+ * primary refuses a hello of another version with a reason (it never streams to it), and a
+ * secondary that gets `welcome` instead of `forwarding` is talking to a primary that predates 2.
+ */
+export const FORWARDING_PROTOCOL = 2;
 
 /** TLS 1.2 PSK with an ephemeral ECDH exchange (forward secrecy), then plain PSK. */
 export const PSK_CIPHERS = 'ECDHE-PSK-CHACHA20-POLY1305:ECDHE-PSK-AES256-CBC-SHA384:PSK-AES256-GCM-SHA384';

@@ -4,6 +4,8 @@ import { sysContracts, tokenContracts, userpassContracts } from '@coffer/contrac
 import { pki } from '@coffer/contracts/pki';
 import { REPLICATED_WRITE_ROUTES, forwardedResult, forwardRefusal, logSchemaOf } from './write-forwarding';
 import { DomainError } from '@coffer/contracts';
+import { forwardingHelloRefusal } from './forwarding-session';
+import { FORWARDING_PROTOCOL } from './stream.wire';
 
 const mount: MountEntry = {
   path: 'secret/',
@@ -142,5 +144,27 @@ describe('write forwarding: what the primary re-checks', () => {
     });
     const ok = { answer: { data: null }, index: { source: 'kv', wal: 3 } };
     expect(forwardedResult(ok)).toEqual({ ok });
+  });
+
+  it('opens a forwarding connection for a performance secondary speaking this protocol only', () => {
+    const hello = {
+      t: 'hello' as const,
+      mode: 'performance' as const,
+      clusterId: 'set',
+      secondaryId: 'perf',
+      apiAddr: '',
+      clusterAddr: '',
+      positions: [],
+      forwarding: FORWARDING_PROTOCOL,
+    };
+    expect(forwardingHelloRefusal(hello)).toBeUndefined();
+    expect(forwardingHelloRefusal({ ...hello, mode: 'dr' })).toBe(
+      'only performance secondaries forward writes',
+    );
+    // protocol 1: one write in the hello (no `forwarding`), one connection per write
+    expect(forwardingHelloRefusal({ ...hello, forwarding: undefined, forward: write() })).toMatch(
+      /protocol 2 and the secondary 1: upgrade the older cluster/,
+    );
+    expect(forwardingHelloRefusal({ ...hello, forwarding: 3 })).toMatch(/the secondary 3/);
   });
 });

@@ -30,11 +30,8 @@ import {
 import { sshRoutes } from '@coffer/contracts/ssh';
 import type { Transport } from '@coffer/transport';
 import { z } from 'zod';
-import type { PrimaryLink } from '../state/replication-state.decider';
-import { judgeEpoch, staleEpochReason } from './frame-epoch';
 import type { StreamFilter } from './stream-filter';
-import { frame, frameReader, serverFrameSchema, type ServerFrame } from './stream.wire';
-import { connectToPrimary } from './primary-connection';
+import type { ServerFrame } from './stream.wire';
 
 /**
  * The services whose every write a performance secondary forwards: those replayed into their own
@@ -81,80 +78,14 @@ export const INTERNAL_FORWARDED_WRITES: ReadonlyMap<string, string> = new Map([
 /** The log a forwarded write's service appends to: its schema (the index state's source). */
 export const logSchemaOf = (service: string): string => service.replaceAll('-', '_');
 
-/** a forwarded write: the handshake, the primary's engine call and its answer */
-const FORWARD_TIMEOUT_MS = 15_000;
-
 /** The text a client gets when the primary cannot be reached (503, Vault's "unavailable"). */
 export const PRIMARY_UNREACHABLE =
   'cannot forward the write to the performance primary: it is unreachable; retry later or write to the primary';
 
 type ForwardedFrame = Extract<ServerFrame, { t: 'forwarded' }>;
 
-/**
- * Secondary side: one write over a fresh TLS-PSK connection to the primary's cluster address,
- * authenticated with this secondary's pre-shared key (the primary knows which secondary sent it
- * and refuses a revoked or unknown one at the handshake). The answer's epoch must not be below
- * the highest this secondary has seen (a superseded primary does not take writes from it).
- */
-export function forwardToPrimary(
-  link: PrimaryLink,
-  forward: ForwardedWrite,
-  self: { apiAddr: string; clusterAddr: string; epoch: number },
-): Promise<ForwardedAnswer> {
-  return new Promise<ForwardedAnswer>((resolve, reject) => {
-    let settled = false;
-    const settle = (outcome: ForwardedAnswer | DomainError): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.destroy();
-      if (outcome instanceof DomainError) reject(outcome);
-      else resolve(outcome);
-    };
-    const unreachable = () => new DomainError('service_unavailable', PRIMARY_UNREACHABLE);
-    const socket = connectToPrimary(link, 'performance');
-    const timer = setTimeout(() => settle(unreachable()), FORWARD_TIMEOUT_MS);
-    timer.unref();
-    socket.on('secureConnect', () => {
-      socket.write(
-        frame({
-          t: 'hello',
-          mode: 'performance',
-          clusterId: link.clusterId,
-          secondaryId: link.secondaryId,
-          apiAddr: self.apiAddr,
-          clusterAddr: self.clusterAddr,
-          positions: [],
-          epoch: self.epoch,
-          forward,
-        }),
-      );
-    });
-    socket.on(
-      'data',
-      frameReader(
-        serverFrameSchema,
-        (f) => {
-          if (judgeEpoch(self.epoch, f.epoch) === 'stale')
-            return settle(new DomainError('service_unavailable', staleEpochReason(self.epoch, f.epoch)));
-          if (f.t === 'refused')
-            return settle(
-              new DomainError(
-                'service_unavailable',
-                `the performance primary refused the write: ${f.reason}`,
-              ),
-            );
-          if (f.t === 'forwarded') settle(answerOf(f));
-        },
-        () => settle(unreachable()),
-      ),
-    );
-    socket.on('error', () => settle(unreachable()));
-    socket.on('close', () => settle(unreachable()));
-  });
-}
-
-function answerOf(f: ForwardedFrame): ForwardedAnswer | DomainError {
+/** The secondary's outcome of the primary's answer: the engine's answer, or its error. */
+export function answerOf(f: ForwardedFrame): ForwardedAnswer | DomainError {
   if ('ok' in f.result) return f.result.ok;
   const e = f.result.error;
   return new DomainError(e.code, e.message, e.data, e.warnings);
