@@ -103,7 +103,11 @@ describe('DR replication between two clusters (cluster mode)', () => {
       timeoutMs: 60_000,
       intervalMs: 250,
     });
-    // an attempt whose update met a connection the cut left behind is cancelled and made again
+    // The attempt is the seal leader's in-memory state (generate-root's machinery, as Vault's
+    // active node holds it). The cut also killed the leader's advisory-lock session, which its
+    // heartbeat notices up to leaderHeartbeatMs later: an attempt started in that window is reset
+    // when the replica steps down, and its update answers "no root generation in progress". A
+    // client starts again then (Vault's do the same after a step-down), so this one does too.
     const { start, done } = await waitFor(
       async () => {
         const begun = await b.client.post(`${base}/attempt`, {});
