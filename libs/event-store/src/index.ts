@@ -82,3 +82,4 @@ export {
   serveEngineReplica,
   type EngineReplicaSpec,
 } from './engine-replica';
+export { mergeByTime, openReplicaRows, ReplicaHistory } from './replica-history';

@@ -57,7 +57,10 @@ export class PkiModule {
         { provide: PKI_RUNTIME, useValue: runtime },
         { provide: PKI_OPTIONS, useValue: options },
         { provide: PkiDb, useValue: new PkiDb(runtime) },
-        { provide: PKI_EVENT_STORE, useValue: createServiceEventStore(runtime, PKI_LOGS) },
+        {
+          provide: PKI_EVENT_STORE,
+          useValue: createServiceEventStore(runtime, PKI_LOGS, { replicaLog: runtime.transport }),
+        },
         SealedJson,
         DocumentCache,
         DocumentRepository,
