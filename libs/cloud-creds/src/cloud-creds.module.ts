@@ -23,7 +23,9 @@ export class CloudCredsModule {
         { provide: CLOUD_CREDS_RUNTIME, useValue: runtime },
         {
           provide: CLOUD_CREDS_EVENT_STORE,
-          useValue: createServiceEventStore(runtime, CLOUD_CREDS_LOGS, { replicaLog: runtime.transport }),
+          useValue: createServiceEventStore(runtime, CLOUD_CREDS_LOGS, {
+            replicaLog: { transport: runtime.transport },
+          }),
         },
         // the read model of every mount type (one table each, one shape)
         { provide: CloudCredsDb, useValue: new CloudCredsDb(runtime) },

@@ -36,7 +36,9 @@ export class DirectoryModule {
         { provide: DirectoryDb, useValue: new DirectoryDb(runtime) },
         {
           provide: DIRECTORY_EVENT_STORE,
-          useValue: createServiceEventStore(runtime, DIRECTORY_LOGS, { replicaLog: runtime.transport }),
+          useValue: createServiceEventStore(runtime, DIRECTORY_LOGS, {
+            replicaLog: { transport: runtime.transport },
+          }),
         },
         { provide: SealedState, useValue: new SealedState(runtime.cipher) },
         RecordRepository,

@@ -29,11 +29,20 @@ export interface EventStoreOptions {
   /** recordedAt of appended events; default wall clock */
   clock?: () => Date;
   /**
-   * A service keeping the primary's rows in a replica log beside its own (`<schema>_replica`):
-   * the transport its history asks the replication service to open them over. Its history reads
-   * (foldStreamAt, lastEventsOfPrefixAt, namesAt at a time) then include the replicated events.
+   * A service keeping the primary's rows in a replica log beside its own (`<schema>_replica`): its
+   * history reads (foldStreamAt, lastEventsOfPrefixAt and namesAt at a time) then include the
+   * replicated events, opened by the replication service over `transport`.
    */
-  replicaLog?: Pick<Transport, 'request'>;
+  replicaLog?: ReplicaLogOptions;
+}
+
+export interface ReplicaLogOptions {
+  transport: Pick<Transport, 'request'>;
+  /**
+   * The promotion fold's progress (`stream`, `version`: the former primary's version folded up
+   * to); default `<schema>_replica.replica_folded` (serveEngineReplica's), core-sys keeps its own.
+   */
+  foldedTable?: string;
 }
 
 const MAX_READ_LIMIT = 10_000;
@@ -234,6 +243,15 @@ export class EventStore {
       replicated,
       own.filter((e) => e.streamVersion > copies),
     );
+  }
+
+  /**
+   * Only the replica log's events of a stream recorded at or before `at` (the former primary's,
+   * at their own times; none without a replica log): for a stream both clusters write, which the
+   * caller folds its own way (core-sys's mount table).
+   */
+  async replicatedAt(stream: string, at: Date): Promise<StoredEvent[]> {
+    return this.#replica ? this.#replica.streamAt(stream, at) : [];
   }
 
   /** The events of several streams up to event `maxWal` (one query), by stream then version. */

@@ -68,16 +68,18 @@ export function mergeByTime(replicated: readonly StoredEvent[], own: readonly St
 export class ReplicaHistory {
   readonly #repo: EventLogRepository;
   readonly #folded: string;
+  readonly #transport: Pick<Transport, 'request'>;
 
   constructor(
     private readonly db: AnyDb,
     private readonly schema: string,
-    private readonly transport: Pick<Transport, 'request'>,
+    opts: { transport: Pick<Transport, 'request'>; foldedTable?: string },
     private readonly decode: (row: RawEvent, data: unknown) => StoredEvent,
   ) {
     const replicaSchema = replicaLogSchemaOf(schema);
     this.#repo = new EventLogRepository(replicaSchema);
-    this.#folded = `${replicaSchema}.replica_folded`;
+    this.#folded = opts.foldedTable ?? `${replicaSchema}.replica_folded`;
+    this.#transport = opts.transport;
   }
 
   /** The replicated events of `stream` recorded at or before `at`, in stream order. */
@@ -108,7 +110,7 @@ export class ReplicaHistory {
     const data = new Map<number, unknown>();
     for (let i = 0; i < rows.length; i += REPLICA_OPEN_MAX_ROWS) {
       const wals = rows.slice(i, i + REPLICA_OPEN_MAX_ROWS).map((r) => r.wal);
-      const answer = await this.transport.request(
+      const answer = await this.#transport.request(
         replicaOpenContract,
         { schema: this.schema, wals },
         { timeoutMs: OPEN_TIMEOUT_MS },

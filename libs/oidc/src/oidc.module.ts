@@ -45,7 +45,9 @@ export class OidcModule {
         { provide: SealedJson, useValue: new SealedJson(runtime.cipher) },
         {
           provide: OIDC_EVENT_STORE,
-          useValue: createServiceEventStore(runtime, OIDC_LOGS, { replicaLog: runtime.transport }),
+          useValue: createServiceEventStore(runtime, OIDC_LOGS, {
+            replicaLog: { transport: runtime.transport },
+          }),
         },
         { provide: DrStandby, useValue: new DrStandby(runtime.transport) },
         OidcConfigRepository,

@@ -59,7 +59,9 @@ export class PkiModule {
         { provide: PkiDb, useValue: new PkiDb(runtime) },
         {
           provide: PKI_EVENT_STORE,
-          useValue: createServiceEventStore(runtime, PKI_LOGS, { replicaLog: runtime.transport }),
+          useValue: createServiceEventStore(runtime, PKI_LOGS, {
+            replicaLog: { transport: runtime.transport },
+          }),
         },
         SealedJson,
         DocumentCache,

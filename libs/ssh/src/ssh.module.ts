@@ -42,7 +42,9 @@ export class SshModule {
         { provide: SshDb, useValue: new SshDb(runtime) },
         {
           provide: SSH_EVENT_STORE,
-          useValue: createServiceEventStore(runtime, SSH_LOGS, { replicaLog: runtime.transport }),
+          useValue: createServiceEventStore(runtime, SSH_LOGS, {
+            replicaLog: { transport: runtime.transport },
+          }),
         },
         { provide: SealedJson, useValue: new SealedJson(runtime.cipher) },
         RecordRepository,
