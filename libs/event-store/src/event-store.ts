@@ -233,12 +233,9 @@ export class EventStore {
       own.push(stored);
     }
     if (!this.#replica) return own;
-    const [replicated, folded] = await Promise.all([
-      this.#replica.streamAt(stream, at),
-      this.#replica.foldedUnder(stream),
-    ]);
+    const replicated = await this.#replica.streamAt(stream, at);
     if (replicated.length === 0) return own;
-    const copies = folded.get(stream) ?? 0;
+    const copies = (await this.#replica.foldedUnder(stream)).get(stream) ?? 0;
     return mergeByTime(
       replicated,
       own.filter((e) => e.streamVersion > copies),
