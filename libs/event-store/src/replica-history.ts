@@ -3,6 +3,7 @@ import type { Cipher } from '@coffer/barrier';
 import {
   REPLICA_OPEN_MAX_ROWS,
   replicaLogSchemaOf,
+  replicaOpenable,
   replicaOpenContract,
   type ReplicaOpenRequest,
   type ReplicaOpenResponse,
@@ -20,7 +21,8 @@ const hasPayload = (row: RawEvent): boolean => row.payload.length > 0;
 /**
  * The replication service's side of `replication.replica.open`: the rows of `<schema>_replica` at
  * `wals`, read from that log here (never a ciphertext the asker hands in) and opened with `opener`
- * (the keyrings of the clusters the log came from). Placeholders and absent rows are left out.
+ * (the keyrings of the clusters the log came from). Placeholders, absent rows and rows of streams
+ * not `replicaOpenable` are left out.
  */
 export async function openReplicaRows(
   db: AnyDb,
@@ -30,7 +32,7 @@ export async function openReplicaRows(
   const rows = await new EventLogRepository(replicaLogSchemaOf(req.schema)).atWals(db, req.wals);
   return {
     events: rows
-      .filter(hasPayload)
+      .filter((row) => hasPayload(row) && replicaOpenable(req.schema, row.stream))
       .map((row) => ({ wal: row.wal, data: openReplicaPayload(opener, req.schema, row) })),
   };
 }

@@ -17,6 +17,15 @@ const REPLICA_LOG_SCHEMAS: readonly string[] = REPLICATED_SERVICES.filter((s) =>
   (s) => s.schema,
 );
 
+/**
+ * Which rows a history may have opened: an engine's whole replica log (its history reads any of
+ * its streams), but of core-sys's only the mount table (`mounts/table`, the mount of an engine
+ * path at an instant): its tokens, wrapped responses and identity stay shut. Others are left out.
+ */
+export function replicaOpenable(schema: string, stream: string): boolean {
+  return schema !== 'core_sys' || stream === 'mounts/table';
+}
+
 /** Rows per request: an answer stays well under the transport's 1 MiB (a pki CA event is a few KiB). */
 export const REPLICA_OPEN_MAX_ROWS = 64;
 
