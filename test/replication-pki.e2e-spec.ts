@@ -22,6 +22,19 @@ function served(client: ApiClient, path: string, headers: Record<string, string>
   );
 }
 
+/** An instant between two changes: the next change is recorded strictly after it (polls the clock). */
+async function instant(): Promise<string> {
+  const at = new Date().toISOString();
+  while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+  return at;
+}
+
+/** sys/history/state of a path at `at`: what of it both clusters should answer alike. */
+async function historyAt(client: ApiClient, path: string, at: string) {
+  const res = await client.get(`sys/history/state/${path}`, { query: { at } });
+  return { status: res.status, state: res.body.data?.state, engineWal: res.body.data?.engine_wal };
+}
+
 /**
  * Three dev servers: a primary of both sets, its performance secondary and its DR secondary. The
  * primary's pki mount (CA, role) is replayed on both; the performance secondary forwards role
@@ -36,6 +49,11 @@ describe('pki on replication secondaries (dev servers)', () => {
   let caPem = '';
   /** the certificate the performance secondary issued (and revoked) itself */
   let perfLeaf = { serial: '', certificate: '' };
+  /** before the role was written on the primary, and after */
+  let beforeRole = '';
+  let afterRole = '';
+  /** the primary's sys/history/state of the role at those instants (it is fenced once DR is promoted) */
+  const primaryRoleHistory: Array<Awaited<ReturnType<typeof historyAt>>> = [];
 
   beforeAll(async () => {
     const boot = startReplicatingDevServer;
@@ -48,6 +66,7 @@ describe('pki on replication secondaries (dev servers)', () => {
     await activateSecondary(primary.client, perf.client, 'performance', 'perf-pki');
     await activateSecondary(primary.client, dr.client, 'dr', 'dr-pki');
     caPem = await rootCa(primary.client, mount, { key_type: 'ec' });
+    beforeRole = await instant();
     const role = await primary.client.post(`${mount}/roles/web`, {
       allowed_domains: 'example.com',
       allow_subdomains: true,
@@ -55,6 +74,7 @@ describe('pki on replication secondaries (dev servers)', () => {
       max_ttl: '24h',
     });
     expect(role.status).toBe(204);
+    afterRole = await instant();
   }, 600_000);
   afterAll(async () => {
     await Promise.all([primary?.stop(), perf?.stop(), dr?.stop()]);
@@ -65,6 +85,16 @@ describe('pki on replication secondaries (dev servers)', () => {
     expect(ca.text).toBe(caPem);
     const role = await served(perf.client, `${mount}/roles/web`);
     expect(role.body.data).toEqual((await primary.client.get(`${mount}/roles/web`)).body.data);
+    // its history: the primary's events replicated, at the primary's times (404 before the role)
+    for (const path of [`${mount}/roles/web`, `${mount}/cert/ca`]) {
+      for (const at of [beforeRole, afterRole]) {
+        const theirs = await historyAt(primary.client, path, at);
+        expect(await historyAt(perf.client, path, at)).toEqual(theirs);
+        if (path.endsWith('/web')) primaryRoleHistory.push(theirs);
+      }
+    }
+    expect((await historyAt(perf.client, `${mount}/roles/web`, beforeRole)).status).toBe(404);
+    expect((await historyAt(perf.client, `${mount}/roles/web`, afterRole)).state).toEqual(role.body.data);
 
     // forwarded: it runs on the primary, whose index the secondary's read waits for
     const written = await perf.client.post(`${mount}/roles/api`, {
@@ -228,6 +258,14 @@ describe('pki on replication secondaries (dev servers)', () => {
       (await dr.client.post(`${mount}/roles/web`, { allow_any_name: true, key_type: 'ec' })).status,
     ).toBe(204);
     expect((await dr.client.get(`${mount}/roles/web`)).body.data.allow_any_name).toBe(true);
+    // its history keeps the primary's times for what the promotion folded, then its own write
+    const ours = [
+      await historyAt(dr.client, `${mount}/roles/web`, beforeRole),
+      await historyAt(dr.client, `${mount}/roles/web`, afterRole),
+    ];
+    expect(ours).toEqual(primaryRoleHistory);
+    const now = await historyAt(dr.client, `${mount}/roles/web`, await instant());
+    expect([now.status, now.state?.allow_any_name]).toEqual([200, true]);
     expect((await dr.client.post(`${mount}/revoke`, { serial_number: primarySerial })).status).toBe(200);
     const crl = await dr.client.get(`${mount}/crl/pem`);
     expect(ssl.verify(caPem, issued.body.data.certificate as string, undefined, crl.text)).toMatchObject({

@@ -21,7 +21,12 @@ export class CloudCredsModule {
       module: CloudCredsModule,
       providers: [
         { provide: CLOUD_CREDS_RUNTIME, useValue: runtime },
-        { provide: CLOUD_CREDS_EVENT_STORE, useValue: createServiceEventStore(runtime, CLOUD_CREDS_LOGS) },
+        {
+          provide: CLOUD_CREDS_EVENT_STORE,
+          useValue: createServiceEventStore(runtime, CLOUD_CREDS_LOGS, {
+            replicaLog: { transport: runtime.transport },
+          }),
+        },
         // the read model of every mount type (one table each, one shape)
         { provide: CloudCredsDb, useValue: new CloudCredsDb(runtime) },
         // the recovery passes skip while this cluster is a DR secondary (nothing is undone there)

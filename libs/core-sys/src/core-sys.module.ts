@@ -39,7 +39,13 @@ export class CoreSysModule {
       { provide: SERVICE_RUNTIME, useValue: runtime },
       { provide: CORE_SYS_OPTIONS, useValue: options },
       { provide: CoreSysDb, useValue: new CoreSysDb(runtime) },
-      { provide: CORE_SYS_EVENT_STORE, useValue: createServiceEventStore(runtime, CORE_SYS_LOGS) },
+      {
+        provide: CORE_SYS_EVENT_STORE,
+        // the primary's mount table on a secondary, for the history of engine paths (history-state.service.ts)
+        useValue: createServiceEventStore(runtime, CORE_SYS_LOGS, {
+          replicaLog: { transport: runtime.transport, foldedTable: `${runtime.schema}.replica_folded` },
+        }),
+      },
       { provide: DrStandby, useValue: new DrStandby(runtime.transport) },
     ];
     return {

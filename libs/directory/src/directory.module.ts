@@ -34,7 +34,12 @@ export class DirectoryModule {
       providers: [
         { provide: DIRECTORY_RUNTIME, useValue: runtime },
         { provide: DirectoryDb, useValue: new DirectoryDb(runtime) },
-        { provide: DIRECTORY_EVENT_STORE, useValue: createServiceEventStore(runtime, DIRECTORY_LOGS) },
+        {
+          provide: DIRECTORY_EVENT_STORE,
+          useValue: createServiceEventStore(runtime, DIRECTORY_LOGS, {
+            replicaLog: { transport: runtime.transport },
+          }),
+        },
         { provide: SealedState, useValue: new SealedState(runtime.cipher) },
         RecordRepository,
         RecordProjection,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventStore } from './event-store';
+import { EventStore, type EventStoreOptions } from './event-store';
 import { EventRegistry, EventSchemaError } from './event-registry';
 import type { ServiceRuntime } from './runtime';
 import type {
@@ -223,6 +223,8 @@ export type ServiceAggregate = Pick<AggregateLog<EventTable, never>, 'descriptio
 export function createServiceEventStore(
   runtime: Pick<ServiceRuntime, 'db' | 'schema' | 'cipher' | 'clock'>,
   logs: readonly ServiceAggregate[],
+  /** a service keeping a replica log beside its own (EventStoreOptions.replicaLog) */
+  opts: Pick<EventStoreOptions, 'replicaLog'> = {},
 ): EventStore {
   return new EventStore({
     db: runtime.db,
@@ -230,5 +232,6 @@ export function createServiceEventStore(
     cipher: runtime.cipher,
     clock: runtime.clock,
     registry: new EventRegistry(logs.flatMap((l) => l.eventTypes)),
+    ...opts,
   });
 }

@@ -1,12 +1,13 @@
 import { DomainError } from '@coffer/contracts';
 import type { Cipher } from '@coffer/barrier';
-import { currentCaller } from '@coffer/transport';
+import { currentCaller, type Transport } from '@coffer/transport';
 import type { CallerContext } from '@coffer/contracts';
 import { EventLogRepository } from './event-log.repository';
 import { committerFor, type GroupCommitter } from './group-commit';
 import { chainHash, GENESIS_HASH } from './hash';
 import { assertSchemaName } from './migrate';
 import type { EventRegistry } from './event-registry';
+import { mergeByTime, ReplicaHistory } from './replica-history';
 import type {
   AnyDb,
   AnyTrx,
@@ -28,6 +29,21 @@ export interface EventStoreOptions {
   registry: EventRegistry;
   /** recordedAt of appended events; default wall clock */
   clock?: () => Date;
+  /**
+   * A service keeping the primary's rows in a replica log beside its own (`<schema>_replica`): its
+   * history reads (foldStreamAt, lastEventsOfPrefixAt and namesAt at a time) then include the
+   * replicated events, opened by the replication service over `transport`.
+   */
+  replicaLog?: ReplicaLogOptions;
+}
+
+export interface ReplicaLogOptions {
+  transport: Pick<Transport, 'request'>;
+  /**
+   * The promotion fold's progress (`stream`, `version`: the former primary's version folded up
+   * to); default `<schema>_replica.replica_folded` (serveEngineReplica's), core-sys keeps its own.
+   */
+  foldedTable?: string;
 }
 
 const MAX_READ_LIMIT = 10_000;
@@ -56,6 +72,7 @@ export class EventStore {
   readonly #clock: () => Date;
   readonly #repo: EventLogRepository;
   readonly #committer: GroupCommitter;
+  readonly #replica: ReplicaHistory | undefined;
 
   constructor(opts: EventStoreOptions) {
     assertSchemaName(opts.schema);
@@ -66,6 +83,11 @@ export class EventStore {
     this.#clock = opts.clock ?? (() => new Date());
     this.#repo = new EventLogRepository(opts.schema);
     this.#committer = committerFor(opts.db, opts.schema);
+    this.#replica = opts.replicaLog
+      ? new ReplicaHistory(opts.db, opts.schema, opts.replicaLog, (row, data) =>
+          this.#decodeOpened(row, data),
+        )
+      : undefined;
   }
 
   /**
@@ -179,7 +201,9 @@ export class EventStore {
 
   /**
    * A stream's state at an instant (history): its events recorded at or before `at`, folded by
-   * `step` from `initial` in stream order; `wal` is the last event folded (0: none yet).
+   * `step` from `initial` in stream order; `wal` is the last event folded (0: none yet). With a
+   * replica log (a secondary, or a cluster promoted from one) the primary's events of the stream
+   * are folded too, at their own times (see historyOf).
    */
   async foldStreamAt<S>(
     stream: string,
@@ -189,12 +213,43 @@ export class EventStore {
   ): Promise<{ state: S; wal: number }> {
     let state = initial;
     let wal = 0;
-    for (const stored of await this.readStream(stream)) {
-      if (stored.recordedAt.getTime() > at.getTime()) break;
+    for (const stored of await this.historyOf(stream, at)) {
       state = step(state, stored);
       wal = stored.wal;
     }
     return { state, wal };
+  }
+
+  /**
+   * A stream's events recorded at or before `at`, in history order. With a replica log: the
+   * primary's (its times, WAL indexes of the replica log) merged by time with the own log's,
+   * whose events up to the version a promotion folded are left out (they are the fold's copies of
+   * the primary's, stamped with the fold's time; a stream the cluster wrote itself between two
+   * folds would shift that mapping, see docs/replication.md).
+   */
+  async historyOf(stream: string, at: Date): Promise<StoredEvent[]> {
+    const own: StoredEvent[] = [];
+    for (const stored of await this.readStream(stream)) {
+      if (stored.recordedAt.getTime() > at.getTime()) break;
+      own.push(stored);
+    }
+    if (!this.#replica) return own;
+    const replicated = await this.#replica.streamAt(stream, at);
+    if (replicated.length === 0) return own;
+    const copies = (await this.#replica.foldedUnder(stream)).get(stream) ?? 0;
+    return mergeByTime(
+      replicated,
+      own.filter((e) => e.streamVersion > copies),
+    );
+  }
+
+  /**
+   * Only the replica log's events of a stream recorded at or before `at` (the former primary's,
+   * at their own times; none without a replica log): for a stream both clusters write, which the
+   * caller folds its own way (core-sys's mount table).
+   */
+  async replicatedAt(stream: string, at: Date): Promise<StoredEvent[]> {
+    return this.#replica ? this.#replica.streamAt(stream, at) : [];
   }
 
   /** The events of several streams up to event `maxWal` (one query), by stream then version. */
@@ -210,7 +265,21 @@ export class EventStore {
    */
   async lastEventsOfPrefixAt(prefix: string, at: Date | number): Promise<StoredEvent[]> {
     const rows = await this.#repo.lastOfPrefixAt(this.#db, prefix, at);
-    return rows.map((r) => this.#decode(r));
+    const own = rows.map((r) => this.#decode(r));
+    // a WAL index is one of this log's: the replica log's rows have no place in it
+    if (!this.#replica || typeof at === 'number') return own;
+    const replicated = await this.#replica.lastOfPrefixAt(prefix, at);
+    if (replicated.length === 0) return own;
+    const folded = await this.#replica.foldedUnder(prefix);
+    // per stream the later of the two logs' last events; the own log's fold copies never count
+    const last = new Map<string, StoredEvent>();
+    for (const e of replicated) last.set(e.stream, e);
+    for (const e of own) {
+      const other = last.get(e.stream);
+      if (e.streamVersion <= (folded.get(e.stream) ?? 0)) continue;
+      if (!other || other.recordedAt.getTime() <= e.recordedAt.getTime()) last.set(e.stream, e);
+    }
+    return [...last.values()].sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
   }
 
   /**
@@ -290,7 +359,11 @@ export class EventStore {
 
   #decode(row: RawEvent): StoredEvent {
     const plaintext = this.#cipher.decrypt(row.payload, this.#aad(row.stream, row.streamVersion, row.type));
-    const json: unknown = JSON.parse(plaintext.toString('utf8'));
+    return this.#decodeOpened(row, JSON.parse(plaintext.toString('utf8')));
+  }
+
+  /** A row whose payload was opened elsewhere (a replica log's, by the replication service). */
+  #decodeOpened(row: RawEvent, json: unknown): StoredEvent {
     return {
       wal: row.wal,
       stream: row.stream,

@@ -28,7 +28,7 @@ export {
   type RetryOptions,
 } from './concurrency';
 export { chainHash, GENESIS_HASH, type HashedFields } from './hash';
-export { EventStore, type EventStoreOptions } from './event-store';
+export { EventStore, type EventStoreOptions, type ReplicaLogOptions } from './event-store';
 export {
   AggregateWriter,
   createServiceEventStore,
@@ -84,3 +84,4 @@ export {
   serveEngineReplica,
   type EngineReplicaSpec,
 } from './engine-replica';
+export { mergeByTime, openReplicaRows, ReplicaHistory } from './replica-history';

@@ -43,7 +43,12 @@ export class OidcModule {
         { provide: OIDC_OPTIONS, useValue: options },
         { provide: OidcDb, useValue: new OidcDb(runtime) },
         { provide: SealedJson, useValue: new SealedJson(runtime.cipher) },
-        { provide: OIDC_EVENT_STORE, useValue: createServiceEventStore(runtime, OIDC_LOGS) },
+        {
+          provide: OIDC_EVENT_STORE,
+          useValue: createServiceEventStore(runtime, OIDC_LOGS, {
+            replicaLog: { transport: runtime.transport },
+          }),
+        },
         { provide: DrStandby, useValue: new DrStandby(runtime.transport) },
         OidcConfigRepository,
         OidcConfigProjection,

@@ -71,7 +71,12 @@ export class PkiModule {
         { provide: PKI_RUNTIME, useValue: runtime },
         { provide: PKI_OPTIONS, useValue: options },
         { provide: PkiDb, useValue: new PkiDb(runtime) },
-        { provide: PKI_EVENT_STORE, useValue: createServiceEventStore(runtime, PKI_LOGS) },
+        {
+          provide: PKI_EVENT_STORE,
+          useValue: createServiceEventStore(runtime, PKI_LOGS, {
+            replicaLog: { transport: runtime.transport },
+          }),
+        },
         SealedJson,
         DocumentCache,
         DocumentRepository,

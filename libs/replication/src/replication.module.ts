@@ -23,6 +23,8 @@ import { PromotionFold } from './stream/promotion-fold';
 import { ReplicationSupervisor } from './stream/replication-supervisor';
 import { StreamStatus } from './stream/stream-status';
 import { ReplicationForwardHandlers } from './stream/replication-forward.handlers';
+import { ReplicaOpenHandlers } from './stream/replica-open.handlers';
+import { ReplicaOpenService } from './stream/replica-open.service';
 import { WalSource } from './wal/wal-source';
 
 /**
@@ -56,6 +58,7 @@ export class ReplicationModule {
         ReplicaKeyringsRepository,
         StreamStatus,
         PromotionFold,
+        ReplicaOpenService,
         ReplicationSupervisor,
         ReplicationService,
         PathsFilterService,
@@ -66,6 +69,7 @@ export class ReplicationModule {
         PerformanceReplicationHandlers,
         ReplicationModesHandlers,
         ReplicationForwardHandlers,
+        ReplicaOpenHandlers,
       ],
     };
   }

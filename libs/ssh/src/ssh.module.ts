@@ -40,7 +40,12 @@ export class SshModule {
       providers: [
         { provide: SSH_RUNTIME, useValue: runtime },
         { provide: SshDb, useValue: new SshDb(runtime) },
-        { provide: SSH_EVENT_STORE, useValue: createServiceEventStore(runtime, SSH_LOGS) },
+        {
+          provide: SSH_EVENT_STORE,
+          useValue: createServiceEventStore(runtime, SSH_LOGS, {
+            replicaLog: { transport: runtime.transport },
+          }),
+        },
         { provide: SealedJson, useValue: new SealedJson(runtime.cipher) },
         RecordRepository,
         RecordProjection,

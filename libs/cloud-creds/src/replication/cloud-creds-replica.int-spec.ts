@@ -3,7 +3,13 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import type { INestMicroservice } from '@nestjs/common';
 import { sql } from 'kysely';
 import { Barrier, createKeyring } from '@coffer/barrier';
-import { coreLeasesHeld, encodeContext, type Contract, type MountInfo } from '@coffer/contracts';
+import {
+  coreLeasesHeld,
+  encodeContext,
+  engineHistoryState,
+  type Contract,
+  type MountInfo,
+} from '@coffer/contracts';
 import { cloudA } from '@coffer/contracts/cloud-a';
 import { cloudB } from '@coffer/contracts/cloud-b';
 import {
@@ -11,6 +17,7 @@ import {
   replicaExportContract,
   replicaFoldContract,
   replicaLogSchemaOf,
+  replicaOpenContract,
   type ReplicationMode,
 } from '@coffer/contracts/replication';
 import {
@@ -20,6 +27,7 @@ import {
   migrateSchema,
   openedReplicaEvent,
   openReplicaPayload,
+  openReplicaRows,
   type DbHandle,
 } from '@coffer/event-store';
 import {
@@ -155,6 +163,12 @@ describe('cloud-creds replica: the primary log replayed on DR and performance se
       cipher: primary.barrier,
       registry: new EventRegistry([]),
     });
+    // the secondaries' replication service: opens their replica logs' rows with the primary's keyring
+    for (const s of [dr, perf]) {
+      s.transport.serve(replicaOpenContract, 'replication', (req) =>
+        openReplicaRows(s.db.db, req, primary.barrier),
+      );
+    }
   });
   afterAll(async () => {
     await primary?.close();
@@ -192,6 +206,44 @@ describe('cloud-creds replica: the primary log replayed on DR and performance se
     azure: (await s.call(cloudA.configRead, a, 'read', 'config')).data,
     azureRole: (await s.call(cloudA.roleRead, a, 'read', 'roles/r', {}, { name: 'r' })).data,
   });
+  /** cloud-creds.history.state of a path of `mount` on `s` at `at`, as core-sys asks it. */
+  const historyOf = (s: Service, mount: MountInfo, at: string, path: string) =>
+    s.client.request(engineHistoryState('cloud-creds'), {
+      mount_uuid: mount.uuid,
+      mount_type: mount.type,
+      mount_options: {},
+      path,
+      query: {},
+      at,
+      values: false,
+    });
+  /** An instant between two changes: the next change is recorded strictly after it (polls the clock). */
+  const historyInstant = async (): Promise<string> => {
+    const at = new Date().toISOString();
+    while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+    return at;
+  };
+  const HISTORY_PATHS: Array<[MountInfo, string]> = [
+    [b, 'config/root'],
+    [b, 'config/lease'],
+    [b, 'roles'],
+    [b, 'roles/deploy'],
+    [b, 'roles/hist'],
+    [a, 'config'],
+    [a, 'roles'],
+    [a, 'roles/r'],
+  ];
+  /** instants with a history: before anything, after the first test's writes, after each write of a role */
+  const instants: string[] = [new Date(0).toISOString()];
+  /** Each of `secondaries` answers the history of HISTORY_PATHS at every instant as the primary does. */
+  const historyAsPrimary = async (secondaries: readonly Service[]) => {
+    for (const at of instants) {
+      for (const [mount, path] of HISTORY_PATHS) {
+        const expected = await historyOf(primary, mount, at, path);
+        for (const s of secondaries) expect(await historyOf(s, mount, at, path)).toEqual(expected);
+      }
+    }
+  };
   const userOf = (s: Service, name: string) => s.app.get(CloudBRecordStore).get(b.uuid, 'user', name);
   const credOf = (s: Service) => s.app.get(CloudARecordStore).get(a.uuid, 'cred', credId);
 
@@ -272,6 +324,40 @@ describe('cloud-creds replica: the primary log replayed on DR and performance se
       expect(rows.length).toBeGreaterThan(0);
       for (const row of rows) expect(row.body.toString('utf8')).not.toContain(aws.rootSecretKey);
     }
+  });
+
+  it("answers the history of the primary's config and roles on both secondaries as the primary does", async () => {
+    instants.push(await historyInstant());
+    const hist = (path: string) =>
+      primary.call(
+        cloudB.roleWrite,
+        b,
+        'update',
+        'roles/hist',
+        {
+          credential_type: 'iam_user',
+          policy_arns: 'arn:aws:iam::aws:policy/ReadOnlyAccess',
+          user_path: path,
+        },
+        { name: 'hist' },
+      );
+    await hist('/h1/');
+    instants.push(await historyInstant());
+    await hist('/h2/');
+    instants.push(await historyInstant());
+    await ship(dr, 'dr');
+    await ship(perf, 'performance');
+    await historyAsPrimary([dr, perf]);
+    expect((await historyOf(perf, b, instants[1] ?? '', 'roles/hist')).found).toBe(false);
+    expect((await historyOf(perf, b, instants[2] ?? '', 'roles/hist')).state).toMatchObject({
+      user_path: '/h1/',
+    });
+    expect((await historyOf(perf, b, instants[3] ?? '', 'roles/hist')).state).toMatchObject({
+      user_path: '/h2/',
+    });
+    expect((await historyOf(dr, a, instants[1] ?? '', 'config')).state).toMatchObject({
+      tenant_id: 'tenant',
+    });
   });
 
   it('applies a batch again without changing anything (idempotent)', async () => {
@@ -359,6 +445,13 @@ describe('cloud-creds replica: the primary log replayed on DR and performance se
     await dr.call(cloudA.configWrite, a, 'update', 'config', { password_policy: 'after-promotion' });
     expect((await dr.call(cloudA.configRead, a, 'read', 'config')).data).toMatchObject({
       tenant_id: 'tenant',
+      password_policy: 'after-promotion',
+    });
+    // history after the fold: the primary's events at their own times, then the cluster's own writes
+    await historyAsPrimary([dr]);
+    const now = await historyInstant();
+    expect((await historyOf(dr, b, now, 'roles/deploy')).state).toMatchObject({ user_path: '/dr/' });
+    expect((await historyOf(dr, a, now, 'config')).state).toMatchObject({
       password_policy: 'after-promotion',
     });
     // the primary's issued user is the promoted cluster's now: its lease check confirms it

@@ -6,3 +6,4 @@ export * from './replication-modes.contracts';
 export * from './replication-forward.contracts';
 export * from './replica-fold.contracts';
 export * from './replicated-services';
+export * from './replica-open.contracts';

@@ -35,9 +35,21 @@ export interface EngineState {
   warnings: string[];
 }
 
+/** The mount of `mounts` holding `path` (longest prefix) in namespace `ns`. */
+function longestMount(mounts: readonly MountRecord[], path: string, ns: string): MountRecord | undefined {
+  let best: MountRecord | undefined;
+  for (const m of mounts) {
+    const oidc = m.type === 'identity' && path.startsWith(`${m.path}oidc/`);
+    if ((m.table !== 'secret' && !oidc) || namespaceOf(m) !== ns || !`${path}/`.startsWith(m.path)) continue;
+    if (!best || m.path.length > best.path.length) best = m;
+  }
+  return best;
+}
+
 /**
  * sys/history/state/<mount path>/<path>: the mount is the one at that path at the instant (from
- * the mount table then, core-sys's own history); its engine rebuilds the path from its log.
+ * the mount table then, core-sys's own history, or on a secondary the primary's replicated one);
+ * its engine rebuilds the path from its logs (its own, and the primary's events it replicated).
  * Secret values of the past are asked for only when the caller may read the live path now.
  */
 @Injectable()
@@ -47,16 +59,23 @@ export class HistoryEngines {
     @Inject(AclService) private readonly acls: Pick<AclService, 'forCaller'>,
   ) {}
 
-  /** The mount `path` is in at the instant (longest prefix, caller namespace), if any. */
-  mountOf(mounts: readonly MountRecord[], path: string, ns: string): MountRecord | undefined {
-    let best: MountRecord | undefined;
-    for (const m of mounts) {
-      const oidc = m.type === 'identity' && path.startsWith(`${m.path}oidc/`);
-      if ((m.table !== 'secret' && !oidc) || namespaceOf(m) !== ns || !`${path}/`.startsWith(m.path))
-        continue;
-      if (!best || m.path.length > best.path.length) best = m;
-    }
-    return best;
+  /**
+   * The mount `path` is in at the instant (longest prefix, caller namespace), if any: of the
+   * cluster's own mount table then, or of the primary's (`replicated`, on a secondary or a cluster
+   * promoted from one), whose mount wins at the same path as a secondary serves it (a replicated
+   * `local` one only where the cluster has none there: a performance secondary keeps its own).
+   */
+  mountOf(
+    mounts: readonly MountRecord[],
+    path: string,
+    ns: string,
+    replicated: readonly MountRecord[] = [],
+  ): MountRecord | undefined {
+    const own = longestMount(mounts, path, ns);
+    const theirs = longestMount(replicated, path, ns);
+    if (!theirs || !own) return theirs ?? own;
+    if (theirs.path.length !== own.path.length) return theirs.path.length > own.path.length ? theirs : own;
+    return theirs.local ? own : theirs;
   }
 
   /**

@@ -55,9 +55,10 @@ export interface HistoryInstant {
 export class HistoryStateService {
   /** the core_sys schema: the log this history is read from */
   private readonly log: string;
+  private readonly clock: () => Date;
 
   constructor(
-    @Inject(SERVICE_RUNTIME) runtime: Pick<ServiceRuntime, 'schema'>,
+    @Inject(SERVICE_RUNTIME) runtime: Pick<ServiceRuntime, 'schema' | 'clock'>,
     private readonly reader: EventLogReader,
     private readonly snapshots: HistoryStateRepository,
     @Inject(CORE_SYS_EVENT_STORE) private readonly store: EventStore,
@@ -71,6 +72,7 @@ export class HistoryStateService {
     @Optional() private readonly engines?: HistoryEngines,
   ) {
     this.log = runtime.schema;
+    this.clock = runtime.clock;
   }
 
   async state(
@@ -116,8 +118,10 @@ export class HistoryStateService {
       // auth methods' roles and users: core-sys's own log (auth-methods-history.service.ts)
       const auth = await this.authMethods.stateAt(mounts, clean, ns, instant.wal, query['list'] === 'true');
       if (auth) return this.answer(clean, instant, auth);
-      // a path of a secrets engine: the mount then, then the engine's own log (history-engines.ts)
-      const mount = this.engines?.mountOf(mounts, clean, ns);
+      // a path of a secrets engine: the mount then (the cluster's, or the primary's it replicated),
+      // then the engine's logs (history-engines.ts)
+      const replicated = this.engines ? await this.replicatedMountsAt(this.timeOf(at, instant)) : [];
+      const mount = this.engines?.mountOf(mounts, clean, ns, replicated);
       if (mount && this.plugins && isPluginMount(mount)) {
         const past = await this.plugins.stateAt(mount, clean.slice(mount.path.length), query, instant.wal);
         return this.answer(clean, instant, past);
@@ -205,6 +209,26 @@ export class HistoryStateService {
 
   private async at(wal: number): Promise<HistoryInstant> {
     return { wal, recordedAt: wal === 0 ? undefined : await this.reader.recordedAt(this.log, wal) };
+  }
+
+  /** The instant as a time: `at` as given, the time of its event for a WAL index, now when absent. */
+  private timeOf(at: string | undefined, instant: HistoryInstant): Date {
+    if (at === undefined || at === '') return this.clock();
+    if (/^\d{4}-\d\d-\d\dT/.test(at)) return new Date(at);
+    return instant.recordedAt ?? new Date(0);
+  }
+
+  /**
+   * The primary's mount table at `at`, on a secondary (none elsewhere): folded from its
+   * `mounts/table` events in the replica log, at their own times. A promotion folds the served
+   * table into the own log at the fold's time; before it, this is where the primary's mounts are.
+   */
+  async replicatedMountsAt(at: Date): Promise<MountRecord[]> {
+    let table: MountRecord[] = [];
+    for (const event of await this.store.replicatedAt(MOUNTS_STREAM, at)) {
+      table = evolveMounts(table, MOUNTS_LOG.decode(event));
+    }
+    return table;
   }
 
   /** The mount table (every namespace) as of event `wal`: nearest snapshot, then its events. */

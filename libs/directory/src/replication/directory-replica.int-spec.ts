@@ -1,12 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { INestMicroservice } from '@nestjs/common';
 import { Barrier, createKeyring } from '@coffer/barrier';
-import { encodeContext, engineLeaseContracts, type Contract, type MountInfo } from '@coffer/contracts';
+import {
+  encodeContext,
+  engineHistoryState,
+  engineLeaseContracts,
+  type Contract,
+  type MountInfo,
+} from '@coffer/contracts';
 import { directory } from '@coffer/contracts/directory';
 import {
   replicaApplyContract,
   replicaExportContract,
   replicaFoldContract,
+  replicaOpenContract,
   type ReplicationMode,
 } from '@coffer/contracts/replication';
 import {
@@ -15,6 +22,7 @@ import {
   EventStore,
   migrateSchema,
   openedReplicaEvent,
+  openReplicaRows,
   type DbHandle,
 } from '@coffer/event-store';
 import {
@@ -123,6 +131,36 @@ describe('directory replica: the primary log replayed on secondaries (Postgres, 
   const primaryRows = async () =>
     (await log.readRawFrom(0, 10_000)).map((r) => openedReplicaEvent(primary.barrier, DIRECTORY_SCHEMA, r));
 
+  /** directory.history.state of a path of the mount on `c` at `at`, as core-sys asks it. */
+  const historyOf = (c: Cluster, at: string, path: string) =>
+    c.client.request(engineHistoryState('directory'), {
+      mount_uuid: mount.uuid,
+      mount_type: 'directory',
+      mount_options: {},
+      path,
+      query: {},
+      at,
+      values: false,
+    });
+  /** An instant between two changes: the next change is recorded strictly after it (polls the clock). */
+  const historyInstant = async (): Promise<string> => {
+    const at = new Date().toISOString();
+    while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+    return at;
+  };
+  const HISTORY_PATHS = ['config', 'roles', 'roles/app', 'roles/hist', 'library', 'library/team'];
+  /** instants with a history: before anything, after the first writes, after each write of a role */
+  const instants: string[] = [new Date(0).toISOString()];
+  /** Each of `secondaries` answers the history of HISTORY_PATHS at every instant as the primary does. */
+  const historyAsPrimary = async (secondaries: readonly Cluster[]) => {
+    for (const at of instants) {
+      for (const path of HISTORY_PATHS) {
+        const expected = await historyOf(primary, at, path);
+        for (const c of secondaries) expect(await historyOf(c, at, path)).toEqual(expected);
+      }
+    }
+  };
+
   /** One round of the replication service: from the secondary's head to the primary's. */
   async function ship(to: Cluster, mode: ReplicationMode) {
     const head = await to.client.request(replicaApplyContract(DIRECTORY_SCHEMA), { op: 'head' });
@@ -152,6 +190,12 @@ describe('directory replica: the primary log replayed on secondaries (Postgres, 
       cipher: primary.barrier,
       registry: new EventRegistry([]),
     });
+    // the secondaries' replication service: opens their replica logs' rows with the primary's keyring
+    for (const c of [dr, perf]) {
+      c.transport.serve(replicaOpenContract, 'replication', (req) =>
+        openReplicaRows(c.handle.db, req, primary.barrier),
+      );
+    }
     await call(primary, directory.configWrite, 'update', 'config', {
       url: slapd.url,
       binddn: slapd.binddn,
@@ -224,6 +268,30 @@ describe('directory replica: the primary log replayed on secondaries (Postgres, 
       expect(await slapd.binds(slapd.dnOf('svc1'), served.current_password)).toBe(true);
     }
     expect(await slapd.binds(slapd.dnOf(out.data.service_account_name), out.data.password)).toBe(true);
+  });
+
+  it("answers the history of the primary's config, roles and library sets on both secondaries as the primary does", async () => {
+    instants.push(await historyInstant());
+    const hist = (ttl: number) =>
+      call(
+        primary,
+        directory.roleWrite,
+        'update',
+        'roles/hist',
+        { service_account_name: 'svc3', ttl },
+        { name: 'hist' },
+      );
+    await hist(3600);
+    instants.push(await historyInstant());
+    await hist(7200);
+    instants.push(await historyInstant());
+    await ship(dr, 'dr');
+    await ship(perf, 'performance');
+    await historyAsPrimary([dr, perf]);
+    expect((await historyOf(perf, instants[1] ?? '', 'roles/hist')).found).toBe(false);
+    expect((await historyOf(perf, instants[2] ?? '', 'roles/hist')).state).toMatchObject({ ttl: 3600 });
+    expect((await historyOf(perf, instants[3] ?? '', 'roles/hist')).state).toMatchObject({ ttl: 7200 });
+    expect((await historyOf(dr, instants[0] ?? '', 'config')).found).toBe(false);
   });
 
   it('applies a redelivered batch once', async () => {
@@ -368,5 +436,9 @@ describe('directory replica: the primary log replayed on secondaries (Postgres, 
       { name: 'team' },
     );
     expect(Object.values(status)).toEqual([{ available: true }, { available: true }]);
+    // history after the fold: the primary's events at their own times, then the cluster's own writes
+    await historyAsPrimary([dr]);
+    const now = await historyInstant();
+    expect((await historyOf(dr, now, 'roles/app')).state).toMatchObject({ ttl: 7200 });
   });
 });

@@ -1,16 +1,24 @@
 import { sql } from 'kysely';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { engineHistoryState } from '@coffer/contracts';
 import { oidcContracts as c } from '@coffer/contracts/oidc';
 import {
   replicaApplyContract,
   replicaExportContract,
   replicaFoldContract,
+  replicaOpenContract,
   replicationModes,
   replicationModesChanged,
   type ReplicationMode,
   type ReplicationModes,
 } from '@coffer/contracts/replication';
-import { EventRegistry, EventStore, openedReplicaEvent, openReplicaPayload } from '@coffer/event-store';
+import {
+  EventRegistry,
+  EventStore,
+  openedReplicaEvent,
+  openReplicaPayload,
+  openReplicaRows,
+} from '@coffer/event-store';
 import { DrStandby } from '@coffer/scheduling';
 import { waitFor } from '@coffer/testing';
 import { OidcKeyRotationSweeper } from '../keys/key-rotation-sweeper';
@@ -60,6 +68,10 @@ describe('oidc replica: the primary log replayed on a secondary (NATS + Postgres
       },
     };
     h.replicas[0]!.client.serve(replicationModes, 'replication', () => Promise.resolve(s.modes));
+    // its replication service: opens the replica log's rows with the primary's keyring
+    h.replicas[0]!.client.serve(replicaOpenContract, 'replication', (req) =>
+      openReplicaRows(h.database.db, req, primary.barrier),
+    );
     return s;
   };
 
@@ -156,6 +168,39 @@ describe('oidc replica: the primary log replayed on a secondary (NATS + Postgres
     const events = rows.map((r) => openedReplicaEvent(primary.barrier, OIDC_SCHEMA, r));
     return s.h.replicas[0]!.client.request(contract, { op: 'apply', mode: s.mode, events, attachments: {} });
   }
+
+  /** oidc.history.state of `path` (inside identity/) on `h` at `at`, as core-sys asks it. */
+  const historyOf = (h: OidcHarness, at: string, path: string) =>
+    h.replicas[0]!.client.request(engineHistoryState('oidc'), {
+      mount_uuid: h.mount.uuid,
+      mount_type: 'identity',
+      mount_options: {},
+      namespace: '',
+      path,
+      query: path.split('/').length === 2 ? { list: 'true' } : {},
+      at,
+      values: false,
+    });
+  const HISTORY_PATHS = [
+    'oidc/scope',
+    'oidc/scope/hist',
+    'oidc/scope/profile',
+    'oidc/client/app',
+    'oidc/key/signer',
+    'oidc/provider/sso',
+    'oidc/assignment/people',
+  ];
+  /** instants with a history (the primary's clock stamps its events): filled by the history test */
+  const instants: string[] = [];
+  /** Each of `secondaries` answers the history of HISTORY_PATHS at every instant as the primary does. */
+  const historyAsPrimary = async (secondaries: readonly OidcHarness[]) => {
+    for (const at of instants) {
+      for (const path of HISTORY_PATHS) {
+        const expected = await historyOf(primary, at, path);
+        for (const h of secondaries) expect(await historyOf(h, at, path)).toEqual(expected);
+      }
+    }
+  };
 
   /** The promotion fold as the replication service runs it: the replica log, opened, in WAL order. */
   async function fold(s: Secondary): Promise<number> {
@@ -291,6 +336,29 @@ describe('oidc replica: the primary log replayed on a secondary (NATS + Postgres
     });
   });
 
+  it("answers the history of the primary's configuration on both secondaries as the primary does", async () => {
+    const start = primary.clock.now.getTime();
+    const at = (ms: number) => new Date(start + ms).toISOString();
+    instants.push(at(-1), at(0));
+    const hist = (description: string) =>
+      primary.call(c.scopeWrite, { params: { name: 'hist' }, body: { template: '{"h":"x"}', description } });
+    primary.clock.now = new Date(start + 3_600_000);
+    await hist('first');
+    primary.clock.now = new Date(start + 7_200_000);
+    await hist('second');
+    instants.push(at(1_800_000), at(3_600_000), at(5_400_000), at(7_200_000));
+    await ship(dr);
+    await ship(perf);
+    await historyAsPrimary([dr.h, perf.h]);
+    expect((await historyOf(perf.h, at(1_800_000), 'oidc/scope/hist')).found).toBe(false);
+    expect((await historyOf(perf.h, at(5_400_000), 'oidc/scope/hist')).state).toMatchObject({
+      description: 'first',
+    });
+    expect((await historyOf(dr.h, at(7_200_000), 'oidc/scope/hist')).state).toMatchObject({
+      description: 'second',
+    });
+  });
+
   it('folds at promotion what it projected, once; then writes and rotates keys as a primary', async () => {
     await ship(perf);
     const onPrimary = await ownStreams(primary);
@@ -325,6 +393,10 @@ describe('oidc replica: the primary log replayed on a secondary (NATS + Postgres
     const tokens = await codeFlow(dr.h);
     await verifyWith(after, tokens.id_token, dr.h);
     await verifyWith(before, tokens.id_token, dr.h);
+    // history after the fold: the primary's events at their own times, then the cluster's own writes
+    await historyAsPrimary([dr.h, perf.h]);
+    const now = dr.h.clock.now.toISOString();
+    expect((await historyOf(dr.h, now, 'oidc/client/app')).state).toMatchObject({ id_token_ttl: 1200 });
   });
 
   it('wipes its data when enabled as a secondary anew, and replays it again', async () => {

@@ -3,6 +3,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import { Barrier, createKeyring } from '@coffer/barrier';
 import {
   encodeContext,
+  engineHistoryState,
   type CallerContext,
   type Contract,
   type ContractResponse,
@@ -13,6 +14,7 @@ import {
   replicaApplyContract,
   replicaExportContract,
   replicaFoldContract,
+  replicaOpenContract,
   type ReplicationMode,
 } from '@coffer/contracts/replication';
 import {
@@ -22,6 +24,7 @@ import {
   migrateSchema,
   openedReplicaEvent,
   openReplicaPayload,
+  openReplicaRows,
   type DbHandle,
 } from '@coffer/event-store';
 import { createTestDatabase, natsUrl, uniqueSubjectPrefix, type TestDatabase } from '@coffer/testing';
@@ -145,6 +148,12 @@ describe('pki replica: the primary pki log replayed on DR and performance second
     primary = await startPki('pki_repl_primary');
     dr = await startPki('pki_repl_dr');
     perf = await startPki('pki_repl_perf');
+    // the secondaries' replication service: opens their replica logs' rows with the primary's keyring
+    for (const c of [dr, perf]) {
+      c.transport.serve(replicaOpenContract, 'replication', (req) =>
+        openReplicaRows(c.db.db, req, primary.barrier),
+      );
+    }
   });
   afterAll(async () => {
     for (const c of [primary, dr, perf]) await c?.close();
@@ -194,8 +203,30 @@ describe('pki replica: the primary pki log replayed on DR and performance second
   let primaryLeaf: string;
   /** a certificate the performance secondary issued and revoked itself */
   let perfLeaf: string;
+  /** instants of the first test: before anything, and after the CA, role and settings were written */
+  const instants: string[] = [];
+
+  /** pki.history.state of a path of `mount` on `c` at `at`, as core-sys asks it. */
+  const historyOf = (c: PkiCluster, at: string, path: string, m: MountInfo = mount) =>
+    c.client.request(engineHistoryState('pki'), {
+      mount_uuid: m.uuid,
+      mount_type: 'pki',
+      mount_options: {},
+      path,
+      query: {},
+      at,
+      values: false,
+    });
+  /** An instant between two changes: the next change is recorded strictly after it (polls the clock). */
+  const historyInstant = async (): Promise<string> => {
+    const at = new Date().toISOString();
+    while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+    return at;
+  };
+  const HISTORY_PATHS = ['roles/web', 'roles', 'cert/ca', 'ca_chain', 'config/urls', 'config/crl'];
 
   it('serves the primary CA, role and settings on both; its certificates on the DR secondary only', async () => {
+    instants.push(await historyInstant());
     await primary.call(
       pki.rootGenerate,
       mount,
@@ -214,6 +245,7 @@ describe('pki replica: the primary pki log replayed on DR and performance second
     primaryLeaf = issued.data?.serial_number ?? '';
     await primary.call(pki.revoke, mount, {}, { serial_number: primaryLeaf });
     caPem = String((await primary.call(pki.caPem, mount)).body);
+    instants.push(await historyInstant());
 
     await shipAll();
     const head = await primary.log.head();
@@ -244,6 +276,28 @@ describe('pki replica: the primary pki log replayed on DR and performance second
       code: 'not_found',
     });
     expect(listsSerial((await perf.call(pki.crlPem, mount)).body, primaryLeaf)).toBe(false);
+  });
+
+  it("answers the history of the primary's role, settings and CA on both secondaries as the primary does", async () => {
+    await primary.call(
+      pki.roleWrite,
+      mount,
+      { name: 'web' },
+      { allow_any_name: true, key_type: 'ec', ttl: '3h' },
+    );
+    instants.push(await historyInstant());
+    await shipAll();
+    for (const at of instants) {
+      for (const path of HISTORY_PATHS) {
+        const expected = await historyOf(primary, at, path);
+        for (const [c] of secondaries()) expect(await historyOf(c, at, path)).toEqual(expected);
+      }
+    }
+    // the role then, not now: at the second instant its first version, at the third its update
+    const [, second, third] = instants;
+    expect((await historyOf(perf, second ?? '', 'roles/web')).state).toMatchObject({ ttl: 3600 });
+    expect((await historyOf(perf, third ?? '', 'roles/web')).state).toMatchObject({ ttl: 10800 });
+    expect((await historyOf(dr, instants[0] ?? '', 'roles/web')).found).toBe(false);
   });
 
   it('issues, revokes and rotates on the performance secondary locally, with the primary CA', async () => {
@@ -382,6 +436,19 @@ describe('pki replica: the primary pki log replayed on DR and performance second
         new X509Certificate(leaf.data?.certificate ?? '').verify(new X509Certificate(caPem).publicKey),
       ).toBe(true);
       await c.call(pki.revoke, mount, {}, { serial_number: leaf.data?.serial_number });
+    }
+    // history after the fold: the primary's events at their own times, then the cluster's own writes
+    const now = await historyInstant();
+    for (const [c] of secondaries()) {
+      for (const at of instants) {
+        for (const path of HISTORY_PATHS)
+          expect(await historyOf(c, at, path)).toEqual(await historyOf(primary, at, path));
+      }
+      expect((await historyOf(c, now, 'roles/web')).state).toMatchObject({ ttl: 7200 });
+      expect((await historyOf(c, now, 'config/urls')).state).toMatchObject({
+        ocsp_servers: ['http://ocsp.test'],
+      });
+      expect((await historyOf(c, now, 'roles')).state).toEqual({ keys: ['web'] });
     }
     // DR: the primary's revoked certificate is in the own log now; a tidy of it appends after it
     expect(

@@ -3,11 +3,12 @@ import type { INestMicroservice } from '@nestjs/common';
 import { sql } from 'kysely';
 import sshpk from 'sshpk';
 import { Barrier, createKeyring } from '@coffer/barrier';
-import { encodeContext, type Contract, type MountInfo } from '@coffer/contracts';
+import { encodeContext, engineHistoryState, type Contract, type MountInfo } from '@coffer/contracts';
 import {
   replicaApplyContract,
   replicaFoldContract,
   replicaLogSchemaOf,
+  replicaOpenContract,
   type ReplicaFoldEvent,
   type ReplicationMode,
 } from '@coffer/contracts/replication';
@@ -19,6 +20,7 @@ import {
   migrateSchema,
   openedReplicaEvent,
   openReplicaPayload,
+  openReplicaRows,
   type DbHandle,
 } from '@coffer/event-store';
 import { createTestDatabase, natsUrl, uniqueSubjectPrefix, type TestDatabase } from '@coffer/testing';
@@ -96,6 +98,12 @@ describe('ssh replica: the primary log replayed on DR and performance secondarie
     primary = await startCluster('ssh_repl_p');
     dr = await startCluster('ssh_repl_dr');
     perf = await startCluster('ssh_repl_perf');
+    // the secondaries' replication service: opens their replica logs' rows with the primary's keyring
+    for (const c of [dr, perf]) {
+      c.transport.serve(replicaOpenContract, 'replication', (req) =>
+        openReplicaRows(c.db.db, req, primary.barrier),
+      );
+    }
   });
   afterAll(async () => {
     for (const c of [primary, dr, perf]) await stopCluster(c);
@@ -157,6 +165,36 @@ describe('ssh replica: the primary log replayed on DR and performance secondarie
     const through = events.at(-1)?.wal ?? foldedThrough;
     return (await c.client.request(fold, { op: 'fold', mode, events, through })).appended;
   }
+
+  /** ssh.history.state of a path of the mount on `c` at `at`, as core-sys asks it. */
+  const historyOf = (c: Cluster, at: string, path: string) =>
+    c.client.request(engineHistoryState('ssh'), {
+      mount_uuid: mount.uuid,
+      mount_type: 'ssh',
+      mount_options: {},
+      path,
+      query: {},
+      at,
+      values: false,
+    });
+  /** An instant between two changes: the next change is recorded strictly after it (polls the clock). */
+  const historyInstant = async (): Promise<string> => {
+    const at = new Date().toISOString();
+    while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+    return at;
+  };
+  const HISTORY_PATHS = ['config/ca', 'keys/admin', 'roles/ca', 'roles/otp', 'roles/hist', 'roles'];
+  /** instants with a history: before anything, after the first test's writes, after each write of a role */
+  const instants: string[] = [new Date(0).toISOString()];
+  /** Each secondary answers the history of HISTORY_PATHS at every instant as the primary does. */
+  const historyAsPrimary = async (secondaries: readonly Cluster[]) => {
+    for (const at of instants) {
+      for (const path of HISTORY_PATHS) {
+        const expected = await historyOf(primary, at, path);
+        for (const c of secondaries) expect(await historyOf(c, at, path)).toEqual(expected);
+      }
+    }
+  };
 
   const ownStreams = async (c: Cluster, prefix: string) => {
     const { rows } = await sql<{ stream: string }>`
@@ -235,6 +273,34 @@ describe('ssh replica: the primary log replayed on DR and performance secondarie
       code: 'invalid_request',
       message: 'OTP not found',
     });
+  });
+
+  it("answers the history of the primary's CA, keys and roles on both secondaries as the primary does", async () => {
+    instants.push(await historyInstant());
+    const hist = (user: string) =>
+      call(
+        primary,
+        ssh.roleWrite,
+        'update',
+        'roles/hist',
+        { key_type: 'otp', default_user: user, cidr_list: '10.0.0.0/8' },
+        { name: 'hist' },
+      );
+    await hist('ops');
+    instants.push(await historyInstant());
+    await hist('admin');
+    instants.push(await historyInstant());
+    await ship(dr, 'dr');
+    await ship(perf, 'performance');
+    await historyAsPrimary([dr, perf]);
+    expect((await historyOf(perf, instants[1] ?? '', 'roles/hist')).found).toBe(false);
+    expect((await historyOf(perf, instants[2] ?? '', 'roles/hist')).state).toMatchObject({
+      default_user: 'ops',
+    });
+    expect((await historyOf(perf, instants[3] ?? '', 'roles/hist')).state).toMatchObject({
+      default_user: 'admin',
+    });
+    expect((await historyOf(dr, instants[0] ?? '', 'roles/otp')).found).toBe(false);
   });
 
   it('applies a redelivered batch once, and signs with the primary next CA', async () => {
@@ -337,6 +403,11 @@ describe('ssh replica: the primary log replayed on DR and performance secondarie
         .parseCertificate(res.data.signed_key as string, 'openssh')
         .isSignedByKey(sshpk.parseKey(rotated.publicKey, 'ssh')),
     ).toBe(true);
+    // history after the fold: the primary's events at their own times, then the cluster's own writes
+    await historyAsPrimary([dr]);
+    const now = await historyInstant();
+    expect((await historyOf(dr, now, 'roles/ca')).state).toMatchObject({ allowed_users: 'root' });
+    expect((await historyOf(dr, now, 'config/ca')).state).toMatchObject({ public_key: rotated.publicKey });
   });
 
   it('folds only the replicated settings on a performance secondary, never the primary OTPs or salt', async () => {
