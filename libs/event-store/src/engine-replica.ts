@@ -17,8 +17,8 @@ import { serveReplica, wipeServiceData, type ReplicaEndpointSpec } from './repli
 import type { ServiceRuntime } from './runtime';
 
 /**
- * The replica log of a service that keeps writing locally on a secondary (REPLICATED_SERVICES'
- * `log: 'replica'`): `<schema>_replica` with an event log of the event store's shape (the
+ * The replica log of a service that keeps writing locally on a secondary (every service of
+ * REPLICATED_SERVICES): `<schema>_replica` with an event log of the event store's shape (the
  * primary's rows keep their WAL indexes and hash chain there, its head is the secondary's
  * position) and the promotion fold's progress. One migration of the service's own list, so the
  * schema exists before the service serves; frozen like every migration.
@@ -84,6 +84,8 @@ export function serveEngineReplica(
     logSchema: replicaSchema,
     // the replica log and the fold's progress are cleared after this by serveReplica
     wipe: (db) => wipeServiceData(db, runtime.schema),
+    // an engine writes locally on a performance secondary only (Vault's local storage)
+    ownLogStaleOnDr: true,
   });
   const fold = new ReplicaFold(runtime.db, runtime.schema, replicaSchema, store, spec.foldable);
   const sub: Subscription = runtime.transport.serve(
