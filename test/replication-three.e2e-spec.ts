@@ -107,7 +107,7 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     // the DR secondary: 472, no client requests
     expect((await dr.client.withToken(undefined).get('sys/health')).status).toBe(472);
     expect((await dr.client.get('sys/mounts')).status).toBe(400);
-    // the performance secondary: serves requests, reads at the primary's index, refuses kv writes
+    // the performance secondary: serves requests, reads at the primary's index
     const health = await perf.client.withToken(undefined).get<Record<string, unknown>>('sys/health');
     expect(health.status).toBe(200);
     expect(health.body.replication_performance_mode).toBe('secondary');
@@ -264,6 +264,53 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     expect([kept.status, kept.body.errors]).toEqual([400, ['cannot write to readonly storage']]);
   });
 
+  it('serves writes to a local kv v2 mount and to cubbyhole on the performance secondary, never on the primary', async () => {
+    const mine = uniq('local-kv2');
+    const enabled = await perf.client.post(`sys/mounts/${mine}`, {
+      type: 'kv',
+      local: true,
+      options: { version: '2' },
+    });
+    expect(enabled.status).toBe(204);
+    // served there, in the secondary's own kv log: no index of the primary's
+    const first = await perf.client.post(`${mine}/data/app`, { data: { k: 'local' } });
+    expect([first.status, first.body.data?.version]).toEqual([200, 1]);
+    expect(first.headers.get('x-service-index')).toBeNull();
+    const second = await perf.client.post(`${mine}/data/app`, {
+      data: { k: 'local-2' },
+      options: { cas: 1 },
+    });
+    expect([second.status, second.body.data?.version]).toEqual([200, 2]);
+    const read = await perf.client.get(`${mine}/data/app`);
+    expect([read.status, read.body.data?.data]).toEqual([200, { k: 'local-2' }]);
+    expect((await perf.client.get(`${mine}/data/app`, { query: { version: 1 } })).body.data?.data).toEqual({
+      k: 'local',
+    });
+    // cubbyhole is the secondary's own too (its tokens')
+    expect((await perf.client.post('cubbyhole/note', { n: 'perf' })).status).toBe(204);
+    const note = await perf.client.get('cubbyhole/note');
+    expect([note.status, note.body.data]).toEqual([200, { n: 'perf' }]);
+
+    // a replicated mount's write is still forwarded, and read back on the secondary at its index
+    const path = `secret/data/${uniq('next-to-local')}`;
+    const forwarded = await perf.client.post(path, { data: { origin: 'perf' } });
+    expect(forwarded.status).toBe(200);
+    const index = forwarded.headers.get('x-service-index') ?? '';
+    expect(index).not.toBe('');
+    expect((await readAtIndex(perf.client, path, index)).body.data.data).toEqual({ origin: 'perf' });
+
+    // nothing of it on the primary; both secondaries hold the same copy of the primary's logs
+    await inSync(primary.client, perf.client, 'performance');
+    const drSide = await inSync(primary.client, dr.client, 'dr');
+    expect((await status(perf.client, 'performance')).merkle_root).toBe(drSide.merkle_root);
+    expect((await primary.client.get('sys/mounts')).body.data[`${mine}/`]).toBeUndefined();
+    expect((await primary.client.get('cubbyhole/note')).status).toBe(404);
+    expect((await perf.client.get(`${mine}/data/app`)).status).toBe(200);
+    // disabled there: its data is purged there
+    expect((await perf.client.delete(`sys/mounts/${mine}`)).status).toBe(204);
+    expect((await perf.client.delete('cubbyhole/note')).status).toBe(204);
+  });
+
   it("a userpass user of the primary logs in on the performance secondary and reads the primary's kv data there", async () => {
     // everything on the primary: the auth method, the user, the policy
     const policy = uniq('kv-reader');
@@ -327,9 +374,10 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     expect((await reader.get(sharedSecret)).status).toBe(200);
   });
 
-  it("the performance secondary proves the primary's kv events in the same Merkle tree", async () => {
+  it("the performance secondary's copy of the primary's kv log proves as the primary's kv log", async () => {
     await inSync(primary.client, perf.client, 'performance');
-    expect(await sameTree(primary.client, perf.client, ['kv', 'kv'])).toBeGreaterThan(15);
+    // the secondary's own kv log holds its local writes; the primary's rows are in kv_replica
+    expect(await sameTree(primary.client, perf.client, ['kv', 'kv_replica'])).toBeGreaterThan(15);
   });
 
   it("the performance secondary's copy of the primary's core-sys log proves as the primary's core_sys log", async () => {
@@ -372,6 +420,9 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     // the promoted cluster serves the primary's kv data under the primary's mount table
     const served = await dr.client.get(sharedSecret);
     expect([served.status, served.body.data?.data]).toEqual([200, { team: 'blue' }]);
+    // its kv log folded the primary's at their versions: a check-and-set write goes on from there
+    const rewritten = await dr.client.post(sharedSecret, { data: { team: 'blue' }, options: { cas: 1 } });
+    expect([rewritten.status, rewritten.body.data?.version]).toEqual([200, 2]);
     // a token the primary issued works there (DR takes tokens): lookup, a read, then its revoke
     const theirs = dr.client.withToken(primaryToken);
     const self = await theirs.get('auth/token/lookup-self');

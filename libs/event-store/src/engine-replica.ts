@@ -19,8 +19,8 @@ import { ReplayRegistry } from './replay';
 import type { ServiceRuntime } from './runtime';
 
 /**
- * The replica log of a service that keeps writing locally on a secondary (REPLICATED_SERVICES'
- * `log: 'replica'`): `<schema>_replica` with an event log of the event store's shape (the
+ * The replica log of a service that keeps writing locally on a secondary (every service of
+ * REPLICATED_SERVICES): `<schema>_replica` with an event log of the event store's shape (the
  * primary's rows keep their WAL indexes and hash chain there, its head is the secondary's
  * position) and the promotion fold's progress. One migration of the service's own list, so the
  * schema exists before the service serves; frozen like every migration.
@@ -124,6 +124,8 @@ export function serveEngineReplica(
         });
       } else await wipeServiceData(db, runtime.schema, replicaSchema);
     },
+    // an engine writes locally on a performance secondary only (Vault's local storage)
+    ownLogStaleOnDr: true,
   });
   const fold = new ReplicaFold(runtime.db, runtime.schema, replicaSchema, store, spec.foldable);
   const sub: Subscription = runtime.transport.serve(

@@ -41,6 +41,15 @@ export interface ReplicaEndpointSpec {
    * scope (a service whose own log holds the primary's rows has nothing of its own to keep).
    */
   wipe?: (db: AnyDb, mode: ReplicaMode, scope: ReplicaWipeScope) => Promise<void>;
+  /**
+   * The service never writes its own log on a DR secondary (with `logSchema`): rows there while
+   * the replica log is still empty are the cluster's past as a primary (a demoted or once
+   * promoted cluster that `update-primary` points at a new primary). The new primary's stream
+   * brings their streams again (its promotion folded them, at other WAL indexes), so the first
+   * batch is applied after a wipe, as a re-sync would: projected over the old rows it would
+   * collide with them, or leave the writes the new primary never received.
+   */
+  ownLogStaleOnDr?: boolean;
 }
 
 type ReplicaMode = 'dr' | 'performance';
@@ -122,6 +131,10 @@ export function serveReplica(
       } else await wipeServiceData(runtime.db, runtime.schema);
       return replicaHead(runtime.db, logSchema);
     }
+    if (spec.ownLogStaleOnDr && mode === 'dr' && req.events[0]?.wal === 1 && (await ownLogStale())) {
+      if (spec.wipe) await spec.wipe(runtime.db, mode, 'all');
+      await wipeServiceData(runtime.db, logSchema);
+    }
     const attachments = new Map(
       Object.entries(req.attachments).map(([name, b64]) => [name, Buffer.from(b64, 'base64')]),
     );
@@ -138,6 +151,14 @@ export function serveReplica(
         });
       throw error;
     }
+  }
+  /** rows in the own log, none yet in the replica log beside it (see ownLogStaleOnDr) */
+  async function ownLogStale(): Promise<boolean> {
+    const [replica, own] = await Promise.all([
+      replicaHead(runtime.db, logSchema),
+      replicaHead(runtime.db, runtime.schema),
+    ]);
+    return logSchema !== runtime.schema && replica.lastWal === 0 && own.lastWal > 0;
   }
   const exportAttachments = spec.exportAttachments;
   if (exportAttachments) {

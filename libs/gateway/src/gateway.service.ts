@@ -194,7 +194,6 @@ export class GatewayService {
         ? {
             service: routing.route.service ?? routing.table.service,
             local: routing.match.entry.local,
-            mountType: routing.match.mount.type,
             replicated: routing.route.replicated,
           }
         : undefined;

@@ -33,6 +33,8 @@ export const kvV1Routes: RouteTable = {
     {
       pattern: ':path*?',
       synopsis: 'Pass-through secret storage: read, write, list and delete secrets.',
+      // a performance secondary forwards writes to a replicated mount to its primary
+      replicated: true,
       description:
         'Secrets are stored encrypted, each write with its own data key; a delete or an overwrite ' +
         'erases the previous data key, so the old value cannot be recovered.',

@@ -77,10 +77,13 @@ export const kvV2Routes: RouteTable = {
     'old versions beyond max_versions are removed for good; destroy erases the data key of',
     'each destroyed version so its data cannot be recovered.',
   ].join('\n'),
+  // `replicated`: a performance secondary runs writes to a replicated mount on its primary (a
+  // local mount's stay there); the invalid-path route answers 404 wherever it is served
   routes: [
     {
       pattern: 'config',
       synopsis: 'Engine settings applied to every key.',
+      replicated: true,
       operations: {
         read: {
           contract: kvV2.configRead,
@@ -95,6 +98,7 @@ export const kvV2Routes: RouteTable = {
     {
       pattern: 'data/:path*',
       synopsis: 'Write, patch, read and delete versions of a secret.',
+      replicated: true,
       existenceCheck: kvV2.dataExists,
       operations: {
         read: {
@@ -124,6 +128,7 @@ export const kvV2Routes: RouteTable = {
     {
       pattern: 'delete/:path*',
       synopsis: 'Soft-delete versions of a secret.',
+      replicated: true,
       operations: {
         update: {
           contract: kvV2.versionsDelete,
@@ -134,6 +139,7 @@ export const kvV2Routes: RouteTable = {
     {
       pattern: 'undelete/:path*',
       synopsis: 'Restore soft-deleted versions of a secret.',
+      replicated: true,
       operations: {
         update: {
           contract: kvV2.versionsUndelete,
@@ -144,6 +150,7 @@ export const kvV2Routes: RouteTable = {
     {
       pattern: 'destroy/:path*',
       synopsis: 'Permanently destroy versions of a secret.',
+      replicated: true,
       operations: {
         update: {
           contract: kvV2.versionsDestroy,
@@ -154,6 +161,7 @@ export const kvV2Routes: RouteTable = {
     {
       pattern: 'metadata/:path*?',
       synopsis: 'Key metadata and settings; list keys; remove a key and all its versions.',
+      replicated: true,
       existenceCheck: kvV2.metadataExists,
       operations: {
         read: {

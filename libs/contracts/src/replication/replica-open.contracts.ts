@@ -12,10 +12,8 @@ import { REPLICATED_SERVICES } from './replicated-services';
  * reaches this subject), as the replica apply already ships them to the service.
  */
 
-/** The services with a replica log (`log: 'replica'`): the only logs this opens rows of. */
-const REPLICA_LOG_SCHEMAS: readonly string[] = REPLICATED_SERVICES.filter((s) => s.log === 'replica').map(
-  (s) => s.schema,
-);
+/** The replicated services (each keeps a replica log): the only logs this opens rows of. */
+const REPLICA_LOG_SCHEMAS: readonly string[] = REPLICATED_SERVICES.map((s) => s.schema);
 
 /**
  * Which rows a history may have opened: an engine's whole replica log (its history reads any of

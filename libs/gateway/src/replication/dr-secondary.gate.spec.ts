@@ -6,6 +6,7 @@ import {
   tokenRoutes,
   userpassRoutes,
 } from '@coffer/contracts/core-sys';
+import { cubbyholeRoutes, kvV1Routes, kvV2Routes } from '@coffer/contracts/kv';
 import type { ReplicationModes } from '@coffer/contracts/replication';
 import { MountIndex } from '../routing/mount-index';
 import {
@@ -13,20 +14,19 @@ import {
   DR_SECONDARY_REFUSAL,
   drSecondaryAllows,
   healthWithReplication,
-  PERFORMANCE_SECONDARY_LOCAL_WRITE_REFUSAL,
   READ_ONLY_STORAGE,
   servedInMode,
   type ModeTarget,
 } from './dr-secondary.gate';
 
-const kv: ModeTarget = { service: 'kv', local: false, mountType: 'kv' };
-
-/** The core-sys route a mount-relative path resolves to, as the gateway's target. */
-const coreSys = (table: RouteTable, rel: string, local = false): ModeTarget => {
+/** The route a mount-relative path resolves to, as the gateway's target. */
+const routeTarget = (table: RouteTable, rel: string, local = false): ModeTarget => {
   const match = matchRoute(table, rel);
   if (!match) throw new Error(`no route for ${rel}`);
-  return { service: 'core-sys', local, mountType: table.engine, replicated: match.route.replicated };
+  return { service: match.route.service ?? table.service, local, replicated: match.route.replicated };
 };
+
+const kv = routeTarget(kvV2Routes, 'data/a');
 
 const entry = (path: string, local: boolean, namespace = ''): MountEntry => ({
   path,
@@ -85,22 +85,30 @@ describe('the replication gate', () => {
     const perf = modes('disabled', 'secondary');
     expect(servedInMode(perf, 'secret/data/a', true, kv, {})).toBe('forward');
     expect(servedInMode(perf, 'secret/data/a', false, kv, {})).toBe('local');
-    expect(
-      servedInMode(perf, 'pki/issue/r', true, { service: 'pki', local: false, mountType: 'pki' }, {}),
-    ).toBe('local');
+    expect(servedInMode(perf, 'pki/issue/r', true, { service: 'pki', local: false }, {})).toBe('local');
     // not a secondary: nothing is forwarded
     expect(servedInMode(modes('disabled', 'primary'), 'secret/data/a', true, kv, {})).toBe('local');
     expect(servedInMode(modes('disabled'), 'secret/data/a', true, kv, {})).toBe('local');
   });
 
-  it('keeps local mounts and cubbyhole off the forwarding path (refused: they would fork the log)', () => {
+  it('serves writes to local kv mounts and cubbyhole on the performance secondary itself', () => {
     const perf = modes('disabled', 'secondary');
-    expect(() => servedInMode(perf, 'local-kv/a', true, { ...kv, local: true }, {})).toThrow(
-      PERFORMANCE_SECONDARY_LOCAL_WRITE_REFUSAL,
+    expect(servedInMode(perf, 'local-kv/data/a', true, routeTarget(kvV2Routes, 'data/a', true), {})).toBe(
+      'local',
     );
-    expect(() =>
-      servedInMode(perf, 'cubbyhole/a', true, { service: 'kv', local: true, mountType: 'cubbyhole' }, {}),
-    ).toThrow(PERFORMANCE_SECONDARY_LOCAL_WRITE_REFUSAL);
+    expect(servedInMode(perf, 'local-v1/a', true, routeTarget(kvV1Routes, 'a', true), {})).toBe('local');
+    expect(servedInMode(perf, 'cubbyhole/a', true, routeTarget(cubbyholeRoutes, 'a', true), {})).toBe(
+      'local',
+    );
+    // cubbyhole is never forwarded, even were its mount entry not local
+    expect(servedInMode(perf, 'cubbyhole/a', true, routeTarget(cubbyholeRoutes, 'a'), {})).toBe('local');
+    // a replicated kv v1 mount's writes and kv v2's other write routes are forwarded
+    expect(servedInMode(perf, 'kv/a', true, routeTarget(kvV1Routes, 'a'), {})).toBe('forward');
+    for (const rel of ['config', 'metadata/a', 'delete/a', 'undelete/a', 'destroy/a'])
+      expect([rel, servedInMode(perf, rel, true, routeTarget(kvV2Routes, rel), {})]).toEqual([
+        rel,
+        'forward',
+      ]);
   });
 
   it('honours X-Vault-No-Request-Forwarding / X-Service-No-Request-Forwarding (Vault: read-only storage)', () => {
@@ -150,10 +158,10 @@ describe('the replication gate', () => {
       [tokenRoutes, 'roles/ci'],
     ];
     for (const [table, rel] of forwarded) {
-      expect([rel, servedInMode(perf, rel, true, coreSys(table, rel), {})]).toEqual([rel, 'forward']);
+      expect([rel, servedInMode(perf, rel, true, routeTarget(table, rel), {})]).toEqual([rel, 'forward']);
       // reads stay here (the replicated copy), as do the same writes on a primary
-      expect(servedInMode(perf, rel, false, coreSys(table, rel), {})).toBe('local');
-      expect(servedInMode(modes('primary', 'primary'), rel, true, coreSys(table, rel), {})).toBe('local');
+      expect(servedInMode(perf, rel, false, routeTarget(table, rel), {})).toBe('local');
+      expect(servedInMode(modes('primary', 'primary'), rel, true, routeTarget(table, rel), {})).toBe('local');
     }
     const local: Array<[RouteTable, string]> = [
       // tokens and leases are the secondary's own, as are logins (they read replicated data here)
@@ -179,14 +187,14 @@ describe('the replication gate', () => {
       [systemRoutes, 'policies/password/p/generate'],
     ];
     for (const [table, rel] of local)
-      expect([rel, servedInMode(perf, rel, true, coreSys(table, rel), {})]).toEqual([rel, 'local']);
+      expect([rel, servedInMode(perf, rel, true, routeTarget(table, rel), {})]).toEqual([rel, 'local']);
     // the users of a local auth method stay on its cluster
-    expect(servedInMode(perf, 'users/alice', true, coreSys(userpassRoutes, 'users/alice', true), {})).toBe(
-      'local',
-    );
+    expect(
+      servedInMode(perf, 'users/alice', true, routeTarget(userpassRoutes, 'users/alice', true), {}),
+    ).toBe('local');
     // X-Vault-No-Request-Forwarding: Vault's read-only refusal, as for kv
     expect(() =>
-      servedInMode(perf, 'users/alice', true, coreSys(userpassRoutes, 'users/alice'), {
+      servedInMode(perf, 'users/alice', true, routeTarget(userpassRoutes, 'users/alice'), {
         'x-vault-no-request-forwarding': 'true',
       }),
     ).toThrow(READ_ONLY_STORAGE);
@@ -225,7 +233,7 @@ describe('the replication gate', () => {
     expect(local('mounts/theirs', undefined)).toBe(false);
 
     const target = (rel: string, addressedLocal?: boolean): ModeTarget => ({
-      ...coreSys(systemRoutes, rel),
+      ...routeTarget(systemRoutes, rel),
       ...(addressedLocal === undefined ? {} : { addressedLocal }),
     });
     expect(route('mounts/x').route.replicated).toBe('mount');

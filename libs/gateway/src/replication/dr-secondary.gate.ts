@@ -1,5 +1,5 @@
 import { addressedMountPath, DomainError, enablesLocalMount, type RouteDef } from '@coffer/contracts';
-import { REPLICATED_SERVICES, type ReplicationModes } from '@coffer/contracts/replication';
+import type { ReplicationModes } from '@coffer/contracts/replication';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { HttpResult } from '../response/envelope';
 import type { MountIndex } from '../routing/mount-index';
@@ -24,22 +24,6 @@ export function drSecondaryAllows(fullPath: string): boolean {
   return DR_SECONDARY_PATHS.some((re) => re.test(path) || re.test(`${path}/`));
 }
 
-/**
- * The services whose logs a secondary replays into its own (REPLICATED_SERVICES with `log: 'own'`):
- * on a performance secondary their log belongs to the primary's stream, so a local write would
- * make it diverge.
- */
-export const REPLAYED_SERVICES: ReadonlySet<string> = new Set(
-  REPLICATED_SERVICES.filter((s) => s.log === 'own').map((s) => s.service),
-);
-
-/**
- * A write to a local mount of a replayed service on a performance secondary: kv's log there is
- * the primary's stream, so a local write would fork it (see docs/replication.md, "Limits").
- */
-export const PERFORMANCE_SECONDARY_LOCAL_WRITE_REFUSAL =
-  'this cluster is a performance secondary: writes to its local kv mounts (and cubbyhole) are not served yet';
-
 /** Vault's text for a write a secondary was told not to forward (X-Vault-No-Request-Forwarding). */
 export const READ_ONLY_STORAGE = 'cannot write to readonly storage';
 
@@ -59,8 +43,7 @@ export function noForwardingAsked(headers: IncomingHttpHeaders): boolean {
 export interface ModeTarget {
   service: string;
   local: boolean;
-  mountType: string;
-  /** the route's `replicated` flag (core-sys writes a performance secondary forwards) */
+  /** the route's `replicated` flag (the writes a performance secondary forwards) */
   replicated?: RouteDef['replicated'];
   /**
    * For a `replicated: 'mount'` route, once the body is read: whether the mount it addresses,
@@ -90,15 +73,14 @@ export function addressesLocalMount(
 /**
  * Where a request is served in this cluster's replication mode: on a DR secondary every client
  * request but replication, health and seal is refused (400 with Vault's text); on a performance
- * secondary a write to a replicated mount of a replayed service (kv) is forwarded to the primary
- * (`forward`), unless the client asked for no forwarding (Vault's read-only refusal); a write to
- * a local mount or cubbyhole of such a service is refused (it would fork the replicated log).
- * A write through a core-sys route flagged `replicated` (mounts, auth methods, policies,
- * namespaces, users, roles, identity, token roles, password policies) is forwarded likewise,
- * unless its mount is local (a `local: true` auth method's users) or, for a route addressing a
- * mount, that mount is local or enabled as local (decided once the body is read: `local` until
- * `addressedLocal` is known). Everything else is served here (`local`): tokens, leases, logins,
- * seal, replication.
+ * secondary a write through a route flagged `replicated` (kv v1 and v2 writes; core-sys's mounts,
+ * auth methods, policies, namespaces, users, roles, identity, token roles, password policies; the
+ * engines' configuration and roles) is forwarded to the primary (`forward`) unless its mount is
+ * local (a local kv mount's secrets, a `local: true` auth method's users) or, for a route
+ * addressing a mount, that mount is local or enabled as local (decided once the body is read:
+ * `local` until `addressedLocal` is known); a client that asked for no forwarding gets Vault's
+ * read-only refusal instead. Everything else is served here (`local`): local mounts, cubbyhole,
+ * tokens, leases, logins, seal, replication.
  */
 export function servedInMode(
   modes: ReplicationModes,
@@ -110,11 +92,8 @@ export function servedInMode(
   if (modes.dr === 'secondary' && !drSecondaryAllows(fullPath))
     throw new DomainError('invalid_request', DR_SECONDARY_REFUSAL);
   if (modes.performance !== 'secondary' || !write || !target) return 'local';
-  if (REPLAYED_SERVICES.has(target.service)) {
-    if (target.local || target.mountType === 'cubbyhole')
-      throw new DomainError('invalid_request', PERFORMANCE_SECONDARY_LOCAL_WRITE_REFUSAL);
-  } else if (!target.replicated || target.local) return 'local';
-  else if (target.replicated === 'mount' && target.addressedLocal !== false) return 'local';
+  if (!target.replicated || target.local) return 'local';
+  if (target.replicated === 'mount' && target.addressedLocal !== false) return 'local';
   if (noForwardingAsked(headers)) throw new DomainError('invalid_request', READ_ONLY_STORAGE);
   return 'forward';
 }

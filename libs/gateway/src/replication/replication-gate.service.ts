@@ -17,13 +17,13 @@ import {
 import { CachedValue, type Subscription, type Transport } from '@coffer/transport';
 import { CORE_LOOKUP_TIMEOUT_MS, GATEWAY_TRANSPORT } from '../gateway.options';
 import type { HttpResult } from '../response/envelope';
-import { healthWithReplication, REPLAYED_SERVICES, servedInMode, type ModeTarget } from './dr-secondary.gate';
+import { healthWithReplication, servedInMode, type ModeTarget } from './dr-secondary.gate';
 import { indexHeaders, indexStateOf, MISSING_INDEX_STATE, type IndexState } from './consistency-index';
 
 /**
  * The logs an index state (X-Service-Index) may name, and the service whose reads wait for it:
  * every replicated service's (a forwarded write answers the primary's position in its log, which
- * a secondary's copy, its own log or the replica log beside it, reaches once it has streamed).
+ * a secondary's copy, the replica log beside its own, reaches once it has streamed).
  */
 const INDEXED_SOURCES: ReadonlyMap<string, string> = new Map(
   REPLICATED_SERVICES.map((s) => [s.schema, s.service]),
@@ -90,13 +90,8 @@ export class ReplicationGate implements OnModuleInit, OnModuleDestroy {
     const wanted = indexStateOf(headers);
     if (!wanted || write || target === undefined || INDEXED_SOURCES.get(wanted.source) !== target.service)
       return served;
-    // a replica log beside the service's own (the primary's position) exists on a secondary only
-    if (
-      !REPLAYED_SERVICES.has(target.service) &&
-      modes.performance !== 'secondary' &&
-      modes.dr !== 'secondary'
-    )
-      return served;
+    // the replica log beside the service's own (the primary's position) exists on a secondary only
+    if (modes.performance !== 'secondary' && modes.dr !== 'secondary') return served;
     const head = await this.transport.request(replicaApplyContract(wanted.source), { op: 'head' });
     if (head.lastWal < wanted.wal) throw new DomainError('precondition_failed', MISSING_INDEX_STATE);
     return served;

@@ -39,7 +39,8 @@ export class CubbyholeLifecycleService extends SweepJob {
 
   /** One pass over every cubbyhole owner; resolves when done (the timer runs it in the background). */
   override async sweep(): Promise<number> {
-    // a DR secondary's kv log is the primary's stream: an append here would fork it
+    // a DR secondary's cubbyholes are the primary's, replayed: the primary destroys them (a
+    // performance secondary's are its own tokens', destroyed here)
     if (await this.standby.standing()) return 0;
     const batch = this.options.cubbyholeSweepBatchSize ?? DEFAULT_SWEEP_BATCH;
     let after = '';

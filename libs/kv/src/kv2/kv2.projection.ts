@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   AggregateWriter,
   versionAfter,
@@ -167,8 +167,13 @@ export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
     let removed = false;
     for (const event of events) {
       switch (event.type) {
-        case 'SecretVersionWritten':
         case 'SecretVersionsPruned':
+        case 'SecretVersionWritten':
+          // a prune belongs with its version write, unless a batch boundary cut it off (prunedAlone)
+          if (event.type === 'SecretVersionsPruned' && events.length === 1) {
+            await this.prunedAlone(db, ctx, event.data.oldestVersion);
+            break;
+          }
           throw new Error(
             `kv2 projection: a version write comes alone or with its prune (got ${events.map((e) => `${e.type}@${e.streamVersion}`).join(', ')})`,
           );
@@ -241,6 +246,38 @@ export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
       }
     }
     if (exists && !removed) await this.keyRow(db, ctx).set({ stream_version: ctx.streamVersion }).execute();
+  }
+
+  /**
+   * A prune replayed apart from its version write: a promoted cluster's fold appends a stream's
+   * events at once, which a follower may receive cut across two batches (a batch of one append
+   * cannot end at an append's end). It prunes what the write's statement would have.
+   */
+  private async prunedAlone(
+    db: Kysely<KvDatabase>,
+    ctx: Kv2ProjectionContext,
+    oldest: number,
+  ): Promise<void> {
+    const prunedKeys = db
+      .selectFrom('kv2_versions')
+      .select('key_id')
+      .where('mount_uuid', '=', ctx.mountUuid)
+      .where('path', '=', ctx.path)
+      .where('version', '<', oldest)
+      .where('key_id', 'is not', null);
+    await db
+      .deleteFrom('data_keys')
+      .where('key_id', 'in', prunedKeys.$narrowType<{ key_id: string }>())
+      .execute();
+    await db
+      .deleteFrom('kv2_versions')
+      .where('mount_uuid', '=', ctx.mountUuid)
+      .where('path', '=', ctx.path)
+      .where('version', '<', oldest)
+      .execute();
+    await this.keyRow(db, ctx)
+      .set({ oldest_version: sql<number>`greatest(oldest_version, ${oldest})` })
+      .execute();
   }
 
   private keyRow(db: Kysely<KvDatabase>, ctx: Kv2ProjectionContext) {

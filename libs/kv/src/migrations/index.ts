@@ -1,4 +1,5 @@
 import type { Migration } from 'kysely';
+import { replicaLogMigration } from '@coffer/event-store';
 import { kvReadModel0001 } from './0001_kv_read_model';
 import { kvEventLogStreamPrefix0002 } from './0002_event_log_stream_prefix';
 
@@ -6,4 +7,5 @@ import { kvEventLogStreamPrefix0002 } from './0002_event_log_stream_prefix';
 export const kvMigrations: Record<string, Migration> = {
   '0001_kv_read_model': kvReadModel0001,
   '0002_event_log_stream_prefix': kvEventLogStreamPrefix0002,
+  '0003_kv_replica_log': replicaLogMigration('kv'),
 };

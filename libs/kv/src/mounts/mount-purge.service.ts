@@ -25,7 +25,8 @@ export class MountPurgeService {
     path: string;
     replicated?: boolean;
   }): Promise<void> {
-    // on a secondary kv's log is the primary's stream: its purge arrives there, never made here
+    // a replicated mount's data on a secondary is the primary's: its purge arrives with the
+    // primary's rows (the replica log), never made here; a local mount's is purged as on a primary
     if (!KV_MOUNT_TYPES.has(mount.type) || mount.replicated === true) return;
     if (!(await this.repo.hasData(mount.uuid))) return;
     await this.log.append(mount.uuid, 'any', [

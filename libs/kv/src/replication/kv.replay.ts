@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import {
+  engineReplicaProvider,
   replayable,
   type AppendedOf,
-  replicaEndpointProvider,
+  type EngineReplicaSpec,
   type ServiceRuntime,
-  type ReplicaEndpointSpec,
   type ReplayContext,
 } from '@coffer/event-store';
 import type { ReplicaAttachment } from '@coffer/contracts/replication';
 import { CUBBYHOLE_LOG, FLAT_LOG, type FlatAppend } from '../flat/flat.events';
+import { KV_EVENT_STORE } from '../kv.di';
 import { CubbyholeProjection } from '../flat/cubbyhole.projection';
 import { FlatProjection } from '../flat/flat.projection';
 import { KvConfigProjection } from '../kv2/kv2-config.projection';
@@ -43,6 +44,14 @@ function flatScopeOf(stream: string): Pick<FlatAppend, 'kind' | 'scope' | 'path'
 }
 
 /**
+ * Cubbyhole is local storage (Vault's `local` mount, its data dies with the token that owns it):
+ * a performance secondary keeps its own tokens' cubbyholes and never the primary's (their tokens
+ * are not there); a DR secondary takes the primary's tokens, so their cubbyholes too.
+ */
+const projected = (stream: string, mode: ReplayContext['mode']): boolean =>
+  mode === 'dr' || !stream.startsWith('cubbyhole/');
+
+/**
  * A written version's data key as the primary attached it. Missing: the primary had already
  * shredded it (destroy, prune, delete) when it exported, and the event doing so follows in the
  * log; a random key stands in, so the version is as unreadable here as it is there.
@@ -61,11 +70,14 @@ export interface KvReplayDeps {
 }
 
 /**
- * How a secondary's kv service replays the primary's kv log with its own projections: the
- * append keys rebuilt from stream names, read-model state and the primary's data keys
- * (re-wrapped by this cluster's barrier, so crypto-shredding keeps working here).
+ * How a secondary's kv service replays the primary's kv log (kept in `kv_replica`, beside kv's
+ * own log, which holds what this cluster writes itself: its local mounts and cubbyholes) with its
+ * own projections: the append keys rebuilt from stream names, read-model state and the primary's
+ * data keys (re-wrapped by this cluster's barrier, so crypto-shredding keeps working here). A
+ * promotion folds what was projected into the own log; the data keys stay where the replay put
+ * them (the fold appends the events only, the read model holds the rest).
  */
-export function kvReplica(d: KvReplayDeps): ReplicaEndpointSpec {
+export function kvReplica(d: KvReplayDeps): EngineReplicaSpec {
   /** which of `keys` have a kv v2 key row, as `<uuid>\0<path>`, in one query */
   const existingKeys = async (trx: KvTrx, keys: ReadonlyArray<{ mountUuid: string; path: string }>) => {
     if (keys.length === 0) return new Set<string>();
@@ -145,7 +157,8 @@ export function kvReplica(d: KvReplayDeps): ReplicaEndpointSpec {
         const mountUuid = stream.slice('kv-config/'.length);
         return { mountUuid, created: !(await configExists(trx as KvTrx, mountUuid)) };
       }),
-      replayable(FLAT_LOG, d.flat, async (trx, stream, events, ctx): Promise<FlatAppend> => {
+      replayable(FLAT_LOG, d.flat, async (trx, stream, events, ctx): Promise<FlatAppend | null> => {
+        if (!projected(stream, ctx.mode)) return null;
         const at = flatScopeOf(stream);
         const row = await d.db
           .of(trx)
@@ -170,7 +183,9 @@ export function kvReplica(d: KvReplayDeps): ReplicaEndpointSpec {
             : {}),
         };
       }),
-      replayable(CUBBYHOLE_LOG, d.cubbyhole, (_trx, stream) => stream.slice('cubbyhole/'.length)),
+      replayable(CUBBYHOLE_LOG, d.cubbyhole, (_trx, stream, _events, ctx) =>
+        projected(stream, ctx.mode) ? stream.slice('cubbyhole/'.length) : null,
+      ),
       replayable(MOUNT_PURGE_LOG, d.purge, (_trx, stream) => stream.slice('kv-mount/'.length)),
     ],
     exportAttachments: async (events): Promise<ReplicaAttachment[]> => {
@@ -192,13 +207,15 @@ export function kvReplica(d: KvReplayDeps): ReplicaEndpointSpec {
         sealed: r.wrapped.toString('base64'),
       }));
     },
+    foldable: (event, mode) => projected(event.stream, mode),
   };
 }
 
-/** The kv service's replica endpoint, for its module's providers. */
+/** The kv service's replica endpoint and promotion fold, for its module's providers. */
 export const kvReplicaProvider = (runtime: ServiceRuntime) =>
-  replicaEndpointProvider(
+  engineReplicaProvider(
     runtime,
+    KV_EVENT_STORE,
     [
       KvDb,
       DataKeyCipher,

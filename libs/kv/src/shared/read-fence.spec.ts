@@ -6,6 +6,9 @@ import { StreamCache } from './stream-cache';
 interface HeadRow {
   head: number;
   streams: string[] | null;
+  /** the replica log beside kv's own (a secondary's copy of the primary's rows): 0 when absent */
+  replica_head?: number;
+  replica_streams?: string[] | null;
 }
 
 /** A fence over a fake pool: each check answers the next queued head row (or waits for one). */
@@ -76,6 +79,46 @@ describe('KvReadFence and StreamCache', () => {
     h.commit({ head: 5000, streams: null });
     expect(await read('kv/m/a', 'a3')).toBe('a3');
     expect(h.cache.size).toBe(1);
+  });
+
+  it("drops what the primary's rows change as they arrive in the replica log, its own writes likewise", async () => {
+    h.commit({ head: 3, streams: null, replica_head: 10 });
+    expect(await read('kv/m/a', 'a1')).toBe('a1');
+    h.commit({ head: 3, streams: null, replica_head: 10 });
+    expect(await read('kv/m/b', 'b1')).toBe('b1');
+    // a replayed batch: only the replica log's head moved
+    h.commit({ head: 3, streams: null, replica_head: 12, replica_streams: ['kv/m/a'] });
+    expect(await read('kv/m/a', 'a2')).toBe('a2');
+    h.commit({ head: 3, streams: null, replica_head: 12 });
+    expect(await read('kv/m/b', 'b2')).toBe('b1');
+    // both logs moved (a local write next to a replayed one): each one's streams are dropped
+    h.commit({ head: 4, streams: ['kv/m/b'], replica_head: 13, replica_streams: ['kv/m/c'] });
+    expect(await read('kv/m/b', 'b3')).toBe('b3');
+    h.commit({ head: 4, streams: null, replica_head: 13 });
+    expect(await read('kv/m/a', 'a3')).toBe('a2');
+    h.commit({ head: 4, streams: null, replica_head: 13 });
+    expect(await read('kv/m/b', 'b4')).toBe('b3');
+    // a replicated mount's purge changes many secrets: everything goes
+    h.commit({ head: 4, streams: null, replica_head: 14, replica_streams: ['kv-mount/m'] });
+    expect(await read('kv/m/a', 'a4')).toBe('a4');
+    // the replica log cleared (a wipe) while the own log moved on: everything goes
+    h.commit({ head: 4, streams: null, replica_head: 14 });
+    expect(await read('kv/m/b', 'b5')).toBe('b5');
+    h.commit({ head: 20, streams: ['kv/m/x'], replica_head: 0 });
+    expect(await read('kv/m/b', 'b6')).toBe('b6');
+  });
+
+  it('does not keep a load that raced with a replayed batch of its stream', async () => {
+    h.commit({ head: 1, streams: null, replica_head: 5 });
+    let finishLoad!: (value: string) => void;
+    const slow = h.cache.read('kv/m/a', '0', () => new Promise<string>((resolve) => (finishLoad = resolve)));
+    await new Promise((resolve) => setImmediate(resolve));
+    h.commit({ head: 1, streams: null, replica_head: 6, replica_streams: ['kv/m/a'] });
+    expect(await read('kv/m/other', 'o')).toBe('o');
+    finishLoad('a-before-the-batch');
+    expect(await slow).toBe('a-before-the-batch');
+    h.commit({ head: 1, streams: null, replica_head: 6 });
+    expect(await read('kv/m/a', 'a-after')).toBe('a-after');
   });
 
   it('caches a not-found answer until the stream is written', async () => {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { replicaLogSchemaOf } from '@coffer/contracts/replication';
 import { KV_OPTIONS, type KvModuleOptions } from '../kv.di';
 import { KvDb } from './kv.table';
 import { Statement } from './statement';
@@ -18,8 +19,16 @@ const HISTORY = 64;
 /** An idle replica checks this often, so rows of a destroyed secret do not stay in its memory. */
 const IDLE_CHECK_MS = 1000;
 
+/** What one check read: each log's committed head, and its streams after the check's start. */
+interface HeadRow {
+  head: number;
+  streams: string[] | null;
+  replica_head: number;
+  replica_streams: string[] | null;
+}
+
 interface Checked {
-  /** the check covered events with from < wal <= to */
+  /** the check covered the changes with from < position <= to (see KvReadFence.applied) */
   from: number;
   to: number;
   /** the streams with events in that range; null: everything was dropped */
@@ -58,6 +67,12 @@ export function isSecretStream(stream: string): boolean {
  * 3. A load that missed is stored only if no check since the one it followed dropped its stream
  *    (`unchangedSince`): its snapshot may predate a write such a check saw.
  *
+ * On a replication secondary the primary's rows arrive in the replica log beside kv's own
+ * (`kv_replica`, kv.replay.ts), projected into the same read model: a check reads that log's
+ * head and streams in the same statement, and drops their entries likewise. The position the
+ * caches are current to is then the sum of both heads: each grows with every commit to its log,
+ * so the sum does too, and a check covers both logs' events between two sums.
+ *
  * A check is one indexed query for all the reads of an event-loop turn,
  * replacing the per-read join of versions, keys and data keys. Idle replicas check every second,
  * so wrapped keys of destroyed data do not stay in the memory of a replica nobody reads from.
@@ -74,8 +89,10 @@ export class KvReadFence implements OnModuleDestroy {
   private readonly caches = new Set<FencedCache>();
   /** the check the reads of the current event-loop turn wait for (starts at the end of the turn) */
   private pending: Promise<void> | undefined;
-  private readonly headSql: Statement<{ head: number; streams: string[] | null }>;
-  /** -1 until the first check: nothing can be cached before the head is known */
+  private readonly headSql: Statement<HeadRow>;
+  /** the own log's and the replica log's heads the caches are current to; -1 until the first check */
+  private heads = { own: -1, replica: -1 };
+  /** -1 until the first check: nothing can be cached before the head is known; then heads' sum */
   private applied = -1;
   private readonly history: Checked[] = [];
   private lastCheck = 0;
@@ -91,14 +108,21 @@ export class KvReadFence implements OnModuleDestroy {
     @Inject(KV_OPTIONS) options: KvModuleOptions,
   ) {
     this.soleWriter = options.soleWriter === true;
+    const replica = `"${replicaLogSchemaOf(db.schema).replace(/"/g, '""')}"`;
     this.headSql = new Statement(
       db.schema,
       `select h.head::int8 as head,
               case when h.head > $1::int8 and h.head - $1::int8 <= ${MAX_CHANGES}
                    then (select array_agg(distinct e.stream) from {schema}.event_log e
                           where e.wal > $1::int8 and e.wal <= h.head)
-              end as streams
-         from (select coalesce(max(wal), 0) as head from {schema}.event_log) h`,
+              end as streams,
+              r.head::int8 as replica_head,
+              case when r.head > $2::int8 and r.head - $2::int8 <= ${MAX_CHANGES}
+                   then (select array_agg(distinct e.stream) from ${replica}.event_log e
+                          where e.wal > $2::int8 and e.wal <= r.head)
+              end as replica_streams
+         from (select coalesce(max(wal), 0) as head from {schema}.event_log) h,
+              (select coalesce(max(wal), 0) as head from ${replica}.event_log) r`,
     );
     this.timer = setInterval(() => this.idleCheck(), IDLE_CHECK_MS);
     this.timer.unref();
@@ -163,12 +187,19 @@ export class KvReadFence implements OnModuleDestroy {
     this.lastCheck = Date.now();
     const appends = this.appends;
     const from = this.applied;
-    const row = await this.headSql.first(this.db.pool, [Math.max(from, 0)]);
-    const head = row?.head ?? 0;
+    const start = this.heads;
+    const row = await this.headSql.first(this.db.pool, [Math.max(start.own, 0), Math.max(start.replica, 0)]);
+    const heads = { own: Number(row?.head ?? 0), replica: Number(row?.replica_head ?? 0) };
     this.appendsChecked = Math.max(this.appendsChecked, appends);
-    const reset = head < from;
+    // a log cleared (a secondary's wipe or re-sync) or the first check: nothing to vouch for
+    const reset = from < 0 || heads.own < start.own || heads.replica < start.replica;
+    const head = heads.own + heads.replica;
     if (!reset && head <= this.applied) return;
-    const streams = from < 0 || reset || !row?.streams ? null : row.streams;
+    const moved = (now: number, before: number, streams: string[] | null | undefined) =>
+      now > before ? (streams ?? null) : [];
+    const own = moved(heads.own, start.own, row?.streams);
+    const replicated = moved(heads.replica, start.replica, row?.replica_streams);
+    const streams = reset || own === null || replicated === null ? null : [...own, ...replicated];
     let dropped: Set<string> | null = null;
     if (streams !== null && streams.every(isSecretStream)) {
       dropped = new Set(streams);
@@ -178,6 +209,7 @@ export class KvReadFence implements OnModuleDestroy {
     }
     this.history.push({ from, to: head, streams: dropped });
     if (this.history.length > HISTORY) this.history.shift();
+    this.heads = heads;
     this.applied = head;
   }
 

@@ -12,10 +12,11 @@ import { ReplicaKeyringsRepository } from './replica-keyrings.repository';
 
 /**
  * The services that keep the primary's rows beside their own log (the replica endpoint's
- * `logSchema`) and so fold them into it at promotion: schema -> its replica log's schema.
+ * `logSchema`: every replayed one) and so fold them into it at promotion: schema -> its replica
+ * log's schema.
  */
 export const FOLDED_SOURCES: ReadonlyMap<string, string> = new Map(
-  REPLICATED_SERVICES.filter((s) => s.log === 'replica').map((s) => [s.schema, replicaLogSchemaOf(s.schema)]),
+  REPLICATED_SERVICES.map((s) => [s.schema, replicaLogSchemaOf(s.schema)]),
 );
 
 const BATCH = 500;

@@ -45,6 +45,9 @@ describe('write forwarding: what the primary re-checks', () => {
     expect(forwardRefusal(write(), mount, undefined)).toBeUndefined();
     for (const op of ['update', 'patch', 'delete'] as const)
       expect(forwardRefusal(write({}, op), mount, undefined)).toBeUndefined();
+    // every kv v1 and v2 write route (flagged `replicated`)
+    for (const subject of ['kv.v1.write', 'kv.v1.delete', 'kv.v2.config.write', 'kv.v2.versions.destroy'])
+      expect([subject, forwardRefusal(write({ subject }), mount, undefined)]).toEqual([subject, undefined]);
   });
 
   it('refuses reads, other services, replication and cubbyhole subjects', () => {

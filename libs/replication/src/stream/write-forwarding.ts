@@ -22,11 +22,8 @@ import { cloudBRoutes } from '@coffer/contracts/cloud-b';
 import { pki, pkiRoutes } from '@coffer/contracts/pki';
 import { oidcRoutes } from '@coffer/contracts/oidc';
 import { directoryRoutes } from '@coffer/contracts/directory';
-import {
-  REPLICATED_SERVICES,
-  type ForwardedAnswer,
-  type ForwardedWrite,
-} from '@coffer/contracts/replication';
+import { kvV1Routes, kvV2Routes } from '@coffer/contracts/kv';
+import type { ForwardedAnswer, ForwardedWrite } from '@coffer/contracts/replication';
 import { sshRoutes } from '@coffer/contracts/ssh';
 import type { Transport } from '@coffer/transport';
 import { z } from 'zod';
@@ -34,22 +31,16 @@ import type { StreamFilter } from './stream-filter';
 import type { ServerFrame } from './stream.wire';
 
 /**
- * The services whose every write a performance secondary forwards: those replayed into their own
- * log (kv), which the secondary must never write itself.
- */
-export const FORWARDED_SERVICES: ReadonlySet<string> = new Set(
-  REPLICATED_SERVICES.filter((s) => s.log === 'own').map((s) => s.service),
-);
-
-/**
- * The writes of the services keeping the primary's rows in a replica log that a performance
- * secondary forwards: their routes flagged `replicated`, by subject. core-sys's: mounts, auth
- * methods, policies, namespaces, userpass users, AppRole roles and secret ids, identity, token
- * roles, password policies (tokens, leases, logins and seal routes are the secondary's own);
- * oidc's: its configuration (keys and their rotation, providers, scopes, clients, assignments).
- * One line per route table.
+ * The writes a performance secondary forwards (to a mount it shares with the primary): the routes
+ * flagged `replicated`, by subject. kv's: every kv v1 and v2 write (cubbyhole is the secondary's
+ * own); core-sys's: mounts, auth methods, policies, namespaces, userpass users, AppRole roles and
+ * secret ids, identity, token roles, password policies (tokens, leases, logins and seal routes
+ * are the secondary's own); oidc's: its configuration (keys and their rotation, providers,
+ * scopes, clients, assignments). One line per route table.
  */
 export const REPLICATED_WRITE_ROUTES = replicatedWriteRoutes([
+  kvV1Routes,
+  kvV2Routes,
   systemRoutes,
   userpassRoutes,
   approleRoutes,
@@ -106,8 +97,8 @@ export interface PrimarySide {
 /**
  * Why the primary will not run a forwarded write (undefined: it will). The secondary already
  * checked the caller's token and ACL; the primary re-checks what the secondary cannot be trusted
- * with or may have stale: that it is a write to a forwarded engine's own route (kv's, not its
- * replication or cubbyhole subjects; the `replicated` routes of the others), or one of the
+ * with or may have stale: that it is a write through one of the engine's routes flagged
+ * `replicated` (never a replication subject, nor cubbyhole), or one of the
  * INTERNAL_FORWARDED_WRITES (a login's alias registration on the alias's auth mount, pki's unified
  * revocation records on the pki mount), to a mount the primary
  * has, that is replicated (not local) and not filtered out for this secondary; and for a route
@@ -121,17 +112,11 @@ export function forwardRefusal(
   mounts: readonly MountEntry[] = [],
 ): string | undefined {
   const { service, subject, request } = forward;
-  const replicatedRoute = FORWARDED_SERVICES.has(service) ? undefined : REPLICATED_WRITE_ROUTES.get(subject);
-  const internal = INTERNAL_FORWARDED_WRITES.get(subject) === service;
-  if (
-    !internal &&
-    (replicatedRoute
-      ? replicatedRoute.service !== service
-      : !FORWARDED_SERVICES.has(service) || !subject.startsWith(`${service}.`))
-  )
-    return `writes to ${service} are not forwarded`;
   if (subject.startsWith(`${service}.replication.`) || subject.startsWith('kv.cubbyhole.'))
     return 'this path is local to the secondary';
+  const replicatedRoute = REPLICATED_WRITE_ROUTES.get(subject);
+  const internal = INTERNAL_FORWARDED_WRITES.get(subject) === service;
+  if (!internal && replicatedRoute?.service !== service) return `writes to ${service} are not forwarded`;
   if (request.operation === 'read' || request.operation === 'list') return 'only writes are forwarded';
   if (!mount || mount.namespace !== request.mount.namespace) return 'no such mount on the primary';
   if (mount.local || mount.type === 'cubbyhole') return 'the mount is local: it is not replicated';
@@ -148,7 +133,7 @@ export function forwardRefusal(
 const withSlash = (path: string): string => (path.endsWith('/') ? path : `${path}/`);
 
 /**
- * Primary side: runs a forwarded write on this cluster's engine (kv, or core-sys) as the caller
+ * Primary side: runs a forwarded write on this cluster's engine (kv, core-sys, ...) as the caller
  * the secondary resolved, with the primary's own mount entry (not the secondary's copy), and
  * answers the service's log head once it committed (the client's X-Service-Index; core-sys's
  * is the position a secondary's core-sys replica log reaches when the write has streamed). An engine's refusal
