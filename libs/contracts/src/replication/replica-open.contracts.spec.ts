@@ -9,10 +9,11 @@ describe('replication.replica.open', () => {
     expect(replicaOpenable('core_sys', 'mounts/table/x')).toBe(false);
   });
 
-  it('names only services with a replica log, and a bounded number of rows', () => {
+  it('names only replicated services (each keeps a replica log), and a bounded number of rows', () => {
     const parse = (req: unknown) => replicaOpenContract.request.safeParse(req).success;
     expect(parse({ schema: 'ssh', wals: [1, 2] })).toBe(true);
-    expect(parse({ schema: 'kv', wals: [1] })).toBe(false);
+    expect(parse({ schema: 'kv', wals: [1] })).toBe(true);
+    expect(parse({ schema: 'replication', wals: [1] })).toBe(false);
     expect(parse({ schema: 'ssh', wals: [] })).toBe(false);
     expect(
       parse({ schema: 'ssh', wals: Array.from({ length: REPLICA_OPEN_MAX_ROWS + 1 }, (_, i) => i + 1) }),
