@@ -48,6 +48,19 @@ async function sameTree(primary: ApiClient, secondary: ApiClient, logs: [string,
   return size;
 }
 
+/** An instant between two changes: the next change is recorded strictly after it (polls the clock). */
+async function instant(): Promise<string> {
+  const at = new Date().toISOString();
+  while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+  return at;
+}
+
+/** sys/history/state of a path at `at`: what of it both clusters should answer alike. */
+async function historyAt(client: ApiClient, path: string, at: string) {
+  const res = await client.get(`sys/history/state/${path}`, { query: { at } });
+  return { status: res.status, state: res.body.data?.state, engineWal: res.body.data?.engine_wal };
+}
+
 /** The primary's write-forwarding counters (sys/metrics): forwarding connections, writes run. */
 async function forwardingCounts(server: DevServer): Promise<{ connections: number; writes: number }> {
   const res = await server.client.get('sys/metrics', { query: { format: 'prometheus' } });
@@ -92,6 +105,13 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     const secret = `secret/data/${uniq('shared')}`;
     expect((await primary.client.post(secret, { data: { team: 'blue' } })).status).toBe(200);
     sharedSecret = secret;
+    // a kv v2 secret with a history: an instant before it, between its two versions, after them
+    const history = uniq('history');
+    const historyInstants = [await instant()];
+    for (const v of [1, 2]) {
+      expect((await primary.client.post(`secret/data/${history}`, { data: { v } })).status).toBe(200);
+      historyInstants.push(await instant());
+    }
     let index = '';
     for (let i = 0; i < 15; i += 1) {
       const res = await primary.client.post(`secret/data/${uniq('three')}`, { data: { n: i } });
@@ -121,6 +141,14 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     expect([served.status, served.body.data?.data]).toEqual([200, { team: 'blue' }]);
     const read = await perf.client.get('secret/data/anything', { headers: { 'X-Service-Index': index } });
     expect(read.status).not.toBe(412);
+    // its history is the primary's: kv_replica's events opened by the replication service there
+    for (const at of historyInstants) {
+      for (const path of [`secret/data/${history}`, `secret/metadata/${history}`]) {
+        expect(await historyAt(perf.client, path, at)).toEqual(await historyAt(primary.client, path, at));
+      }
+    }
+    const between = await historyAt(perf.client, `secret/data/${history}`, historyInstants[1] ?? '');
+    expect([between.status, between.state?.data]).toEqual([200, { v: 1 }]);
   });
 
   it('forwards kv writes on the performance secondary to the primary, with its index for read-after-write', async () => {

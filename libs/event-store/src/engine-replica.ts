@@ -14,7 +14,7 @@ import { eventLogMigration } from './migrations/0000_event_log';
 import { eventLogActorMigration } from './migrations/0001_event_log_actor';
 import { planStreamFolds } from './replica-fold-plan';
 import { serveReplica, wipeServiceData, type ReplicaEndpointSpec } from './replica-endpoint';
-import { rebuildFromOwnLog } from './replica-rebuild';
+import { rebuildFromOwnLog, type RebuildKept } from './replica-rebuild';
 import { ReplayRegistry } from './replay';
 import type { ServiceRuntime } from './runtime';
 
@@ -70,6 +70,11 @@ export interface EngineReplicaSpec extends Pick<
    */
   rebuildsFromOwnLog?: boolean;
   /**
+   * What such a rebuild leaves in place: an `exportAttachments` engine that rebuilds keeps its
+   * attachments' table (the material of its own events) and prunes it after (RebuildKept).
+   */
+  keptByRebuild?: RebuildKept;
+  /**
    * The mount uuid of a stream, for an engine that purges a disabled mount's rows outside its log
    * (its events of a purged mount are then not projected again by a rebuild).
    */
@@ -89,7 +94,8 @@ export const mountOfStream = (stream: string): string | undefined => stream.spli
  * Wipes, in one transaction each: `all` (secondary/enable: a new secondary drops what it held)
  * clears the engine's schema and the replica log. `replicated` (a re-sync) on a performance
  * secondary clears the replica log and the read models and rebuilds them from the own log
- * (rebuildFromOwnLog): its local certificates, OTPs, credentials' records and codes stay. On a
+ * (rebuildFromOwnLog): its local certificates, OTPs, credentials' records and codes, kv's local
+ * mounts and cubbyholes (their data keys kept, `keptByRebuild`) stay. On a
  * DR secondary a re-sync clears all, as an enable: a DR secondary writes nothing of its own (Vault
  * replicates even local storage to it), so its own log can only hold what it wrote as a primary
  * before a demotion or folded at a promotion, which the new primary's log brings again where the
@@ -113,7 +119,7 @@ export function serveEngineReplica(
     // serveReplica truncates the replica log again after this: already empty
     wipe: async (db, mode, scope) => {
       if (scope === 'replicated' && mode === 'performance' && rebuilds) {
-        const { mountOf } = spec;
+        const { mountOf, keptByRebuild } = spec;
         await rebuildFromOwnLog({
           db,
           schema: runtime.schema,
@@ -121,6 +127,7 @@ export function serveEngineReplica(
           store,
           replay,
           ...(mountOf ? { mountOf } : {}),
+          ...(keptByRebuild ? { kept: keptByRebuild } : {}),
         });
       } else await wipeServiceData(db, runtime.schema, replicaSchema);
     },

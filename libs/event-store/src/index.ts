@@ -71,7 +71,7 @@ export {
   wipeServiceData,
   type ReplicaEndpointSpec,
 } from './replica-endpoint';
-export { rebuildFromOwnLog, type OwnLogRebuild } from './replica-rebuild';
+export { rebuildFromOwnLog, type OwnLogRebuild, type RebuildKept } from './replica-rebuild';
 export * from './merkle-tree';
 export { MerkleFrontier } from './merkle-frontier';
 export * from './merkle-verify';

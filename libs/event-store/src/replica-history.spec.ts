@@ -1,5 +1,5 @@
-import type { StoredEvent } from './event-store-types';
-import { mergeByTime } from './replica-history';
+import type { RawEvent, StoredEvent } from './event-store-types';
+import { mergeByTime, openBatches } from './replica-history';
 
 const event = (wal: number, streamVersion: number, at: string): StoredEvent => ({
   wal,
@@ -29,5 +29,26 @@ describe('mergeByTime', () => {
     const only = [event(1, 1, '2030-01-01T00:00:01Z'), event(2, 2, '2030-01-01T00:00:02Z')];
     expect(mergeByTime(only, [])).toEqual(only);
     expect(mergeByTime([], only)).toEqual(only);
+  });
+});
+
+describe('openBatches', () => {
+  const row = (wal: number, bytes: number): RawEvent => ({
+    wal,
+    stream: 's',
+    streamVersion: wal,
+    type: 'T',
+    schemaVersion: 1,
+    payload: Buffer.alloc(bytes),
+    recordedAt: new Date('2030-01-01T00:00:00Z'),
+    hash: '0'.repeat(64),
+  });
+  const wals = (batches: RawEvent[][]) => batches.map((b) => b.map((r) => r.wal));
+
+  it('cuts by rows and by sealed bytes, in order; a row larger than the bound goes alone', () => {
+    const rows = [row(1, 10), row(2, 10), row(3, 10), row(4, 100), row(5, 10), row(6, 10)];
+    expect(wals(openBatches(rows, 30, 2))).toEqual([[1, 2], [3], [4], [5, 6]]);
+    expect(wals(openBatches(rows, 1_000, 64))).toEqual([[1, 2, 3, 4, 5, 6]]);
+    expect(openBatches([], 30, 2)).toEqual([]);
   });
 });

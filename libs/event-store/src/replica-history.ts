@@ -14,6 +14,12 @@ import type { AnyDb, RawEvent, StoredEvent } from './event-store-types';
 import { openReplicaPayload } from './replica-apply';
 
 const OPEN_TIMEOUT_MS = 10_000;
+/**
+ * Sealed payload bytes per open request: an opened payload is about its sealed size, and a kv
+ * event carries a whole secret's ciphertext (up to the transport's 1 MiB), so 64 rows of them
+ * would not fit one answer.
+ */
+const OPEN_MAX_BYTES = 256 * 1024;
 
 /** A row of a replica log that holds an event (a placeholder of a filtered row has no payload). */
 const hasPayload = (row: RawEvent): boolean => row.payload.length > 0;
@@ -110,8 +116,8 @@ export class ReplicaHistory {
   /** The rows' events, opened by the replication service in requests of a bounded size. */
   private async open(rows: readonly RawEvent[]): Promise<StoredEvent[]> {
     const data = new Map<number, unknown>();
-    for (let i = 0; i < rows.length; i += REPLICA_OPEN_MAX_ROWS) {
-      const wals = rows.slice(i, i + REPLICA_OPEN_MAX_ROWS).map((r) => r.wal);
+    for (const batch of openBatches(rows)) {
+      const wals = batch.map((r) => r.wal);
       const answer = await this.#transport.request(
         replicaOpenContract,
         { schema: this.schema, wals },
@@ -122,4 +128,29 @@ export class ReplicaHistory {
     // a row the answer lacks (wiped meanwhile by a re-sync) is no longer history here
     return rows.filter((r) => data.has(r.wal)).map((r) => this.decode(r, data.get(r.wal)));
   }
+}
+
+/**
+ * `rows` cut into open requests, in order: at most REPLICA_OPEN_MAX_ROWS rows and `maxBytes` of
+ * sealed payload each (a larger row goes alone), so an answer stays under the transport's limit.
+ */
+export function openBatches(
+  rows: readonly RawEvent[],
+  maxBytes = OPEN_MAX_BYTES,
+  maxRows = REPLICA_OPEN_MAX_ROWS,
+): RawEvent[][] {
+  const batches: RawEvent[][] = [];
+  let batch: RawEvent[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    if (batch.length > 0 && (batch.length >= maxRows || bytes + row.payload.length > maxBytes)) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(row);
+    bytes += row.payload.length;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }

@@ -29,6 +29,21 @@ export interface OwnLogRebuild {
    * log (on the `mountDisabled` broadcast): see rebuildFromOwnLog.
    */
   mountOf?: (stream: string) => string | undefined;
+  /** read-model tables the rebuild leaves in place (see RebuildKept) */
+  kept?: RebuildKept;
+}
+
+/**
+ * Read-model tables holding material the log lacks (kv's data keys: crypto-shredding keeps them
+ * out of the log) that a rebuild leaves as they are, so the own events projected again find their
+ * material there: the engine's projections must then take a row already present (an insert that
+ * finds the same key keeps it). After the projection, in the same transaction, `prune` drops the
+ * rows no rebuilt row needs (the primary's, which come again with its rows; any a re-projected
+ * event put back only for a later event of the log to shred again).
+ */
+export interface RebuildKept {
+  tables: readonly string[];
+  prune: (trx: AnyTrx) => Promise<void>;
 }
 
 /**
@@ -48,7 +63,7 @@ export async function rebuildFromOwnLog(r: OwnLogRebuild): Promise<number> {
   return r.db.transaction().execute(async (trx) => {
     const held = r.mountOf ? await mountsHeld(trx, r.schema) : undefined;
     await truncateSchema(trx, r.replicaSchema);
-    await truncateSchema(trx, r.schema, [EVENT_LOG_TABLE]);
+    await truncateSchema(trx, r.schema, [EVENT_LOG_TABLE, ...(r.kept?.tables ?? [])]);
     const mountOf = r.mountOf;
     const keep = (e: StoredEvent): boolean => {
       const mount = mountOf?.(e.stream);
@@ -70,6 +85,7 @@ export async function rebuildFromOwnLog(r: OwnLogRebuild): Promise<number> {
       if (!last || read.length < REBUILD_BATCH) break;
       after = last.wal;
     }
+    await r.kept?.prune(trx);
     return projected;
   });
 }

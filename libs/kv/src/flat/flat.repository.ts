@@ -56,7 +56,9 @@ export class FlatRepository {
       db.schema,
       `select key_id, stream_version from {schema}.flat_secrets where mount_uuid = $1 and owner = $2 and path = $3`,
     );
-    const newKey = `dk as (insert into {schema}.data_keys (key_id, mount_uuid, owner, wrapped) values ($4, $1, $2, $5))`;
+    // a data key already there is kept (a re-sync's rebuild leaves data_keys in place: Kv2Projection)
+    const newKey = `dk as (insert into {schema}.data_keys (key_id, mount_uuid, owner, wrapped) values ($4, $1, $2, $5)
+                    on conflict (key_id) do nothing)`;
     this.replaceSql = new Statement(
       db.schema,
       `with ${newKey},

@@ -76,11 +76,12 @@ export class Kv2HistoryService {
     return time;
   }
 
-  /** The stream's events recorded at or before `at` (recorded_at grows with the stream). */
-  private async eventsAt(stream: string, at: Date): Promise<StoredEvent[]> {
-    const events = await this.store.readStream(stream);
-    const end = events.findIndex((e) => e.recordedAt.getTime() > at.getTime());
-    return end === -1 ? events : events.slice(0, end);
+  /**
+   * The stream's events recorded at or before `at`: on a secondary the primary's (kv_replica's)
+   * merged with the own log's by time, a promotion's fold copies left for the originals.
+   */
+  private eventsAt(stream: string, at: Date): Promise<StoredEvent[]> {
+    return this.store.historyOf(stream, at);
   }
 
   private async configAt(mountUuid: string, at: Date): Promise<EngineHistoryStateResponse> {

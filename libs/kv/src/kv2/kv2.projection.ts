@@ -33,8 +33,12 @@ export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
   private readonly versionsManySql: Statement<{ updated: number }>;
 
   constructor(private readonly db: KvDb) {
+    // a data key already there is kept: a write's key id is new, but a re-sync rebuilds the read
+    // model from the own log with data_keys left in place (kvReplica's keptByRebuild), the key
+    // its event needs being the one kept, not the replay's stand-in
     const version = `
-      dk as (insert into {schema}.data_keys (key_id, mount_uuid, owner, wrapped) values ($6, $1, '', $7)),
+      dk as (insert into {schema}.data_keys (key_id, mount_uuid, owner, wrapped) values ($6, $1, '', $7)
+             on conflict (key_id) do nothing),
       ver as (insert into {schema}.kv2_versions (mount_uuid, path, version, created_ms, deletion_ms, destroyed, key_id, ciphertext)
               values ($1, $2, $3, $4, $8, false, $6, $9)),
       pruned as (delete from {schema}.kv2_versions where mount_uuid = $1 and path = $2 and version < $10 returning key_id),
@@ -75,7 +79,8 @@ export class Kv2Projection implements Projection<Kv2Events, void, Kv2Append> {
                select mount_uuid, path, version, oldest, 0, false, 0, null, updated_ms, updated_ms, stream_version
                  from k where k.created returning 1),
        dk as (insert into {schema}.data_keys (key_id, mount_uuid, owner, wrapped)
-              select key_id, mount_uuid, '', decode(wrapped, 'base64') from v),
+              select key_id, mount_uuid, '', decode(wrapped, 'base64') from v
+              on conflict (key_id) do nothing),
        ver as (insert into {schema}.kv2_versions (mount_uuid, path, version, created_ms, deletion_ms, destroyed,
                   key_id, ciphertext)
                select mount_uuid, path, version, created_ms, deletion_ms, false, key_id, decode(ciphertext, 'base64')

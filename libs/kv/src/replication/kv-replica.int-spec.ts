@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { cubbyhole, engineHistoryState, kvV1, kvV2, mountDisabled, type MountInfo } from '@coffer/contracts';
 import {
@@ -5,6 +6,7 @@ import {
   replicaExportContract,
   replicaFoldContract,
   replicaLogSchemaOf,
+  replicaOpenContract,
   type ReplicaFoldEvent,
   type ReplicationMode,
 } from '@coffer/contracts/replication';
@@ -14,6 +16,7 @@ import {
   migrateSchema,
   openedReplicaEvent,
   openReplicaPayload,
+  openReplicaRows,
 } from '@coffer/event-store';
 import { waitFor } from '@coffer/testing';
 import { KV_SCHEMA } from '../kv.di';
@@ -49,6 +52,7 @@ describe('kv replica: the primary log replayed on DR and performance secondaries
     v1 = primary.mount('kv-v1');
     // every cluster has its own cubbyhole mount (a built-in, local)
     cubby = primary.mount('cubbyhole', 'cubbyhole/');
+    for (const h of [dr, perf]) serveReplicaOpen(h);
   });
   afterAll(async () => {
     for (const h of [primary, dr, perf]) await h?.close();
@@ -57,6 +61,51 @@ describe('kv replica: the primary log replayed on DR and performance secondaries
   const logOf = (h: KvHarness, schema = KV_SCHEMA) =>
     new EventStore({ db: h.database.db, schema, cipher: h.barrier, registry: new EventRegistry([]) });
   const modeOf = (h: KvHarness): ReplicationMode => (h === dr ? 'dr' : 'performance');
+
+  /** The secondary's replication service: opens its replica log's rows with the primary's keyring. */
+  const serveReplicaOpen = (h: KvHarness) =>
+    h.client.serve(replicaOpenContract, 'replication', (req) =>
+      openReplicaRows(h.database.db, req, primary.barrier),
+    );
+
+  /** An instant between two changes: every cluster's clock moves past it before the next write. */
+  const instants: string[] = [];
+  const historyInstant = (): string => {
+    const clusters = [primary, dr, perf];
+    const latest = Math.max(...clusters.map((h) => h.clock.now.getTime()));
+    for (const h of clusters) h.clock.now = new Date(latest + 2_000);
+    return new Date(latest + 1_000).toISOString();
+  };
+  /** kv.history.state of a path of `mount` on `h` at `at`, as core-sys asks it (values allowed). */
+  const historyOf = (h: KvHarness, mount: MountInfo, path: string, at: string, query = {}) =>
+    h.client.request(engineHistoryState('kv'), {
+      mount_uuid: mount.uuid,
+      mount_type: mount.type,
+      mount_options: mount.options,
+      path,
+      query,
+      at,
+      values: true,
+    });
+  /** What the history of the primary's kv is asked on the secondaries: v2 paths, v1 and v2 LISTs. */
+  const HISTORY_PATHS: ReadonlyArray<[() => MountInfo, string, Record<string, string>]> = [
+    [() => v2, 'data/hist', {}],
+    [() => v2, 'data/hist', { version: '1' }],
+    [() => v2, 'metadata/hist', {}],
+    [() => v2, 'config', {}],
+    [() => v2, 'metadata/', { list: 'true' }],
+    [() => v1, '', { list: 'true' }],
+  ];
+  /** Each of `secondaries` answers the history of HISTORY_PATHS at every instant as the primary does. */
+  const historyAsPrimary = async (secondaries: readonly KvHarness[], at: readonly string[] = instants) => {
+    for (const instant of at) {
+      for (const [mount, path, query] of HISTORY_PATHS) {
+        const expected = await historyOf(primary, mount(), path, instant, query);
+        for (const h of secondaries)
+          expect(await historyOf(h, mount(), path, instant, query)).toEqual(expected);
+      }
+    }
+  };
 
   /**
    * One round of the replication service: from the secondary's head in `from`'s kv log (the
@@ -371,6 +420,61 @@ describe('kv replica: the primary log replayed on DR and performance secondaries
     });
   });
 
+  it("answers the history of the primary's kv v1 and v2 paths at an instant on both secondaries as the primary does", async () => {
+    instants.push(historyInstant());
+    await writeV2('hist', 'create', { h: 1 });
+    await primary.call(kvV1.write, { mount: v1, operation: 'create', path: 'hist', body: { v: 1 } });
+    instants.push(historyInstant());
+    await writeV2('hist', 'update', { h: 2 });
+    await primary.call(kvV2.metadataWrite, {
+      mount: v2,
+      operation: 'update',
+      path: 'metadata/hist',
+      body: { custom_metadata: { era: 'two' } },
+    });
+    await primary.call(kvV2.configWrite, {
+      mount: v2,
+      operation: 'update',
+      path: 'config',
+      body: { max_versions: 9 },
+    });
+    instants.push(historyInstant());
+    await primary.call(kvV2.dataDelete, { mount: v2, operation: 'delete', path: 'data/hist' });
+    await primary.call(kvV1.delete, { mount: v1, operation: 'delete', path: 'hist' });
+    instants.push(historyInstant());
+    for (const secondary of [dr, perf]) expect(await ship(secondary)).toEqual(await log.head());
+
+    await historyAsPrimary([dr, perf]);
+    // what the comparison covers: the values then, opened with the replayed data keys
+    const [before, first, second, deleted] = instants;
+    expect(await historyOf(perf, v2, 'data/hist', before ?? '')).toMatchObject({ found: false });
+    expect(await historyOf(perf, v2, 'data/hist', first ?? '')).toMatchObject({
+      found: true,
+      state: { data: { h: 1 } },
+    });
+    expect(await historyOf(dr, v2, 'data/hist', second ?? '')).toMatchObject({
+      found: true,
+      state: { data: { h: 2 }, metadata: { custom_metadata: { era: 'two' } } },
+    });
+    expect(await historyOf(perf, v2, 'data/hist', deleted ?? '')).toMatchObject({ found: false });
+    expect(await historyOf(perf, v1, '', first ?? '', { list: 'true' })).toMatchObject({
+      state: { keys: expect.arrayContaining(['hist']) },
+    });
+    // the secondary's own writes stay in its history, beside the primary's
+    const local = perf.mount('kv-v2');
+    await perf.call(kvV2.dataWrite, {
+      mount: local,
+      operation: 'create',
+      path: 'data/own',
+      body: { data: { o: 1 } },
+    });
+    const now = historyInstant();
+    expect(await historyOf(perf, local, 'data/own', now)).toMatchObject({
+      found: true,
+      state: { data: { o: 1 } },
+    });
+  });
+
   it('folds the replica log into the own log once at promotion: data, history and new writes work after', async () => {
     const foldedDr = await foldOn(dr);
     expect(foldedDr).toBeGreaterThan(30);
@@ -384,6 +488,8 @@ describe('kv replica: the primary log replayed on DR and performance secondaries
     expect(ownDr).toContain(`cubbyhole/primary-token/${cubby.uuid}/note`);
     expect(await ownStreams(perf)).not.toContain(`cubbyhole/primary-token/${cubby.uuid}/note`);
     expect(await ownStreams(perf)).toContain(`kv/${v2.uuid}/a`);
+    // history after the fold: the primary's events at their own times, not the fold's
+    await historyAsPrimary([dr, perf]);
 
     for (const promoted of [dr, perf]) {
       // the data keys stay where the replay put them: every version reads as before
@@ -483,6 +589,115 @@ describe('kv replica: the primary log replayed on DR and performance secondaries
     }
   });
 
+  it("a re-sync of a performance secondary keeps its local kv data and cubbyholes, shredded keys stay gone, the primary's rows come again", async () => {
+    const resync = await startKvHarness('kv_repl_resync');
+    try {
+      serveReplicaOpen(resync);
+      expect(await ship(resync, 'performance')).toEqual(await log.head());
+      const local = resync.mount('kv-v2');
+      const localV1 = resync.mount('kv-v1');
+      const ownCubby = { ...resync.mount('cubbyhole', 'cubbyhole/'), uuid: cubby.uuid };
+      const readLocal = (version: string) => ({
+        mount: local,
+        operation: 'read' as const,
+        path: 'data/keep',
+        query: { version },
+      });
+      for (const k of [1, 2, 3])
+        await resync.call(kvV2.dataWrite, {
+          mount: local,
+          operation: 'update',
+          path: 'data/keep',
+          body: { data: { k } },
+        });
+      const shredded = await resync.database.db
+        .withSchema('kv')
+        .selectFrom('kv2_versions')
+        .select('key_id')
+        .where('mount_uuid', '=', local.uuid)
+        .where('version', '=', 1)
+        .executeTakeFirstOrThrow();
+      await resync.call(kvV2.versionsDestroy, {
+        mount: local,
+        operation: 'update',
+        path: 'destroy/keep',
+        body: { versions: [1] },
+      });
+      await resync.call(kvV1.write, {
+        mount: localV1,
+        operation: 'create',
+        path: 'flat',
+        body: { v: 'mine' },
+      });
+      await resync.call(
+        cubbyhole.write,
+        { mount: ownCubby, operation: 'create', path: 'note', body: { from: 'resync' } },
+        asToken('resync-token'),
+      );
+      const keysOf = async (keyId: string | null) =>
+        (
+          await resync.database.db
+            .withSchema('kv')
+            .selectFrom('data_keys')
+            .select('key_id')
+            .where('key_id', '=', keyId ?? '')
+            .execute()
+        ).length;
+      expect(await keysOf(shredded.key_id)).toBe(0);
+      expect(await dataKeysOf(resync, local.uuid)).toBe(2);
+      expect(await dataKeysOf(resync, v2.uuid)).toBeGreaterThan(0);
+
+      const head = await resync.client.request(apply, {
+        op: 'wipe',
+        mode: 'performance',
+        scope: 'replicated',
+      });
+      expect(head.lastWal).toBe(0);
+      // the primary's rows are gone, its data keys with them
+      expect(
+        await resync.fail(kvV2.dataRead, { mount: v2, operation: 'read', path: 'data/a' }),
+      ).toMatchObject({
+        code: 'not_found',
+      });
+      expect(await dataKeysOf(resync, v2.uuid)).toBe(0);
+      // the local data is served again, readable: its data keys were kept
+      expect((await resync.call(kvV2.dataRead, readLocal('0'))).data).toMatchObject({
+        data: { k: 3 },
+        metadata: { version: 3 },
+      });
+      expect((await resync.call(kvV2.dataRead, readLocal('2'))).data).toMatchObject({ data: { k: 2 } });
+      const flat = await resync.call(kvV1.read, { mount: localV1, operation: 'read', path: 'flat' });
+      expect(flat.data).toEqual({ v: 'mine' });
+      const note = await resync.call(
+        cubbyhole.read,
+        { mount: cubby, operation: 'read', path: 'note' },
+        asToken('resync-token'),
+      );
+      expect(note.data).toEqual({ from: 'resync' });
+      // a destroyed version stays destroyed: its key is not brought back by the rebuild
+      expect(await resync.fail(kvV2.dataRead, readLocal('1'))).toMatchObject({
+        data: { metadata: { version: 1, destroyed: true } },
+      });
+      expect(await keysOf(shredded.key_id)).toBe(0);
+      expect(await dataKeysOf(resync, local.uuid)).toBe(2);
+
+      // the next connection brings the primary's rows again, projected without a conflict
+      expect(await ship(resync, 'performance')).toEqual(await log.head());
+      expect((await readV2(resync, 'a')).data).toEqual((await readV2(primary, 'a')).data);
+      await historyAsPrimary([resync]);
+      expect((await resync.call(kvV2.dataRead, readLocal('0'))).data).toMatchObject({ data: { k: 3 } });
+      const next = await resync.call(kvV2.dataWrite, {
+        mount: local,
+        operation: 'update',
+        path: 'data/keep',
+        body: { data: { k: 4 }, options: { cas: 3 } },
+      });
+      expect(next.data).toMatchObject({ version: 4 });
+    } finally {
+      await resync.close();
+    }
+  });
+
   it('wipes its own data and the replica log when enabled as a secondary anew', async () => {
     const head = await perf.client.request(apply, { op: 'wipe', mode: 'performance' });
     expect(head.lastWal).toBe(0);
@@ -496,5 +711,18 @@ describe('kv replica: the primary log replayed on DR and performance secondaries
     // the migration histories survive the wipe: the next start of the service migrates nothing
     const again = await migrateSchema(perf.database.db, KV_SCHEMA, kvMigrations);
     expect(again.filter((r) => r.status !== 'NotExecuted')).toEqual([]);
+  });
+
+  it('opens the history of a key whose versions exceed one transport message in several requests', async () => {
+    // last: the test's own shipping and fold send the log in one request, which these rows exceed
+    const big = (n: number) => ({ n, blob: randomBytes(150 * 1024).toString('base64') });
+    for (let n = 1; n <= 5; n++) await writeV2('big', n === 1 ? 'create' : 'update', big(n));
+    const target = await log.head();
+    let head = await perf.client.request(apply, { op: 'head' });
+    while (head.lastWal < target.lastWal) head = await shipFrom(primary, perf, 'performance', 1);
+    const at = historyInstant();
+    const first = await historyOf(primary, v2, 'data/big', at, { version: '1' });
+    expect(first).toMatchObject({ found: true, state: { data: { n: 1 } } });
+    expect(await historyOf(perf, v2, 'data/big', at, { version: '1' })).toEqual(first);
   });
 });

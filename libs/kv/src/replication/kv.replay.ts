@@ -208,6 +208,41 @@ export function kvReplica(d: KvReplayDeps): EngineReplicaSpec {
       }));
     },
     foldable: (event, mode) => projected(event.stream, mode),
+    // a re-sync of a performance secondary keeps its local mounts' and cubbyholes' data: their
+    // events are in the own log, their data keys only in data_keys, which the rebuild leaves in
+    // place (the projections keep a key already there over the replay's stand-in), then drops
+    // every key no rebuilt version or secret holds: the primary's, which come again attached to
+    // its rows, and the stand-ins of shredded keys. A shredded key's row was deleted when it was
+    // shredded, so nothing brings it back: its version's event gets a random stand-in, and the
+    // destroy, prune, delete or purge after it in the log shreds that again
+    rebuildsFromOwnLog: true,
+    keptByRebuild: {
+      tables: ['data_keys'],
+      prune: async (trx) => {
+        await d.db
+          .of(trx)
+          .deleteFrom('data_keys')
+          .where(({ and, not, exists, selectFrom }) =>
+            and([
+              not(
+                exists(
+                  selectFrom('kv2_versions as v')
+                    .select('v.key_id')
+                    .whereRef('v.key_id', '=', 'data_keys.key_id'),
+                ),
+              ),
+              not(
+                exists(
+                  selectFrom('flat_secrets as f')
+                    .select('f.key_id')
+                    .whereRef('f.key_id', '=', 'data_keys.key_id'),
+                ),
+              ),
+            ]),
+          )
+          .execute();
+      },
+    },
   };
 }
 
