@@ -1,13 +1,7 @@
 import { startTarget, START_TIMEOUT_MS, TARGETS, type Target } from './support';
+import { historyInstant } from '@coffer/testing';
 
 jest.setTimeout(180_000);
-
-/** An instant between two changes: the next change is recorded strictly after it (polls the clock, no sleep). */
-async function instant(): Promise<string> {
-  const at = new Date().toISOString();
-  while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-  return at;
-}
 
 /** The reads and LISTs followed ("list:" for a LIST), as paths from the root namespace. */
 const READS = [
@@ -73,7 +67,7 @@ describe.each(TARGETS)('%s: history of auth methods and the OIDC provider', (kin
         const res = key.startsWith('list:') ? await root.list(key.slice(5)) : await root.get(key);
         answers[key] = { status: res.status, data: withoutClientSecrets(res.body?.data ?? null, secrets) };
       }
-      steps.push({ at: await instant(), answers });
+      steps.push({ at: await historyInstant(), answers });
     };
 
     await ok(root.post('sys/auth/hist-approle', { type: 'approle' }));

@@ -1,14 +1,7 @@
-import { startSlapd, waitFor } from '@coffer/testing';
+import { startSlapd, waitFor, historyInstant } from '@coffer/testing';
 import { startTarget, START_TIMEOUT_MS, TARGETS, type Target } from './support';
 
 jest.setTimeout(120_000);
-
-/** An instant between two changes: the next change is recorded strictly after it (polls the clock, no sleep). */
-async function instant(): Promise<string> {
-  const at = new Date().toISOString();
-  while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-  return at;
-}
 
 /**
  * sys/history/state of secrets engines' paths over HTTP, in dev mode and against a cluster: core-sys
@@ -43,7 +36,7 @@ describe.each(TARGETS)('%s: history of engine paths', (kind) => {
       }
       const metadata = (await target.root.get(`secret/metadata/${key}`)).body.data;
       const config = (await target.root.get('secret/config')).body.data;
-      instants.push({ at: await instant(), metadata, config, data });
+      instants.push({ at: await historyInstant(), metadata, config, data });
     };
     const put = async (v: number) =>
       expect((await target.root.put(`secret/data/${key}`, { data: { v } })).status).toBe(200);
@@ -112,11 +105,11 @@ describe.each(TARGETS)('%s: history of engine paths', (kind) => {
 
   it('answers a pki role as it read before a change, and 404 before it existed', async () => {
     expect((await target.root.post('sys/mounts/hist-pki', { type: 'pki' })).status).toBe(204);
-    const before = await instant();
+    const before = await historyInstant();
     const role = { allow_any_name: true, key_type: 'ec', ttl: '1h' };
     expect((await target.root.post('hist-pki/roles/web', role)).status).toBe(204);
     const live = (await target.root.get('hist-pki/roles/web')).body.data;
-    const then = await instant();
+    const then = await historyInstant();
     expect((await target.root.post('hist-pki/roles/web', { ...role, ttl: '2h' })).status).toBe(204);
 
     const past = await target.root.get('sys/history/state/hist-pki/roles/web', { query: { at: then } });
@@ -143,7 +136,7 @@ describe.each(TARGETS)('%s: history of engine paths', (kind) => {
       urls: (await target.root.get('hist-pki/config/urls')).body.data,
     });
     const live = await read();
-    const then = await instant();
+    const then = await historyInstant();
     expect((await target.root.post('hist-ssh/roles/ops', { ...otp, default_user: 'root' })).status).toBe(204);
     expect(
       (await target.root.post('hist-ssh/roles/ca', { key_type: 'ca', allow_user_certificates: true })).status,
@@ -177,7 +170,7 @@ describe.each(TARGETS)('%s: history of engine paths', (kind) => {
         return res.status === 200 ? res.body.data : null;
       };
       return {
-        at: await instant(),
+        at: await historyInstant(),
         v2: await list('secret/metadata/hist-list/'),
         v1: await list('hist-kv1/f/'),
         ca: ca.status === 200 ? ca.body.data : null,
@@ -244,7 +237,7 @@ describe.each(TARGETS)('%s: history of engine paths', (kind) => {
           ).every((res) => res.status === 404),
         { timeoutMs: 30_000 },
       );
-      const before = await instant();
+      const before = await historyInstant();
       const dirConfig = {
         url: slapd.url,
         binddn: slapd.binddn,
@@ -279,7 +272,7 @@ describe.each(TARGETS)('%s: history of engine paths', (kind) => {
         const { password_last_set: _lastSet, ...data } = res.body.data as Record<string, unknown>;
         live[path] = data;
       }
-      const then = await instant();
+      const then = await historyInstant();
       expect((await target.root.post('hist-dir/config', { ...dirConfig, length: 20 })).status).toBe(204);
       expect((await target.root.delete('hist-dir/roles/r')).status).toBe(204);
       expect(

@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as OTPAuth from 'otpauth';
-import { waitFor } from '@coffer/testing';
+import { waitFor, historyInstant } from '@coffer/testing';
 import {
   parsePrometheusText,
   startCluster,
@@ -179,12 +179,6 @@ describe.each(['dev', 'cluster'] as const)('%s: the TOTP plugin', (kind) => {
   });
 
   it('answers sys/history/state of the keys and their LIST as the live reads did, never a secret', async () => {
-    // an instant between two changes: the next change is recorded strictly after it (polls the clock)
-    const instant = async (): Promise<string> => {
-      const at = new Date().toISOString();
-      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-      return at;
-    };
     type Answer = { status: number; data: unknown };
     const answer = (res: { status: number; body: { data?: unknown } }): Answer => ({
       status: res.status,
@@ -195,7 +189,7 @@ describe.each(['dev', 'cluster'] as const)('%s: the TOTP plugin', (kind) => {
       const answers: Record<string, Answer> = { 'list:totp/keys': answer(await root.list('totp/keys')) };
       for (const name of ['hist-a', 'hist-b'])
         answers[`totp/keys/${name}`] = answer(await root.get(`totp/keys/${name}`));
-      steps.push({ at: await instant(), answers });
+      steps.push({ at: await historyInstant(), answers });
     };
     const seeds = ['JBSWY3DPEHPK3PXP', 'KRSXG5CTMVRXEZLU'];
     await record(); // before

@@ -1,4 +1,4 @@
-import { waitFor } from '@coffer/testing';
+import { waitFor, historyInstant } from '@coffer/testing';
 import {
   replicasInSync,
   uniq,
@@ -20,13 +20,6 @@ function served(client: ApiClient, path: string, headers: Record<string, string>
     },
     { timeoutMs: 60_000, intervalMs: 100, message: `${path} served` },
   );
-}
-
-/** An instant between two changes: the next change is recorded strictly after it (polls the clock). */
-async function instant(): Promise<string> {
-  const at = new Date().toISOString();
-  while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-  return at;
 }
 
 /** sys/history/state of a path at `at`: what of it both clusters should answer alike. */
@@ -66,7 +59,7 @@ describe('pki on replication secondaries (dev servers)', () => {
     await activateSecondary(primary.client, perf.client, 'performance', 'perf-pki');
     await activateSecondary(primary.client, dr.client, 'dr', 'dr-pki');
     caPem = await rootCa(primary.client, mount, { key_type: 'ec' });
-    beforeRole = await instant();
+    beforeRole = await historyInstant();
     const role = await primary.client.post(`${mount}/roles/web`, {
       allowed_domains: 'example.com',
       allow_subdomains: true,
@@ -74,7 +67,7 @@ describe('pki on replication secondaries (dev servers)', () => {
       max_ttl: '24h',
     });
     expect(role.status).toBe(204);
-    afterRole = await instant();
+    afterRole = await historyInstant();
   }, 600_000);
   afterAll(async () => {
     await Promise.all([primary?.stop(), perf?.stop(), dr?.stop()]);
@@ -264,7 +257,7 @@ describe('pki on replication secondaries (dev servers)', () => {
       await historyAt(dr.client, `${mount}/roles/web`, afterRole),
     ];
     expect(ours).toEqual(primaryRoleHistory);
-    const now = await historyAt(dr.client, `${mount}/roles/web`, await instant());
+    const now = await historyAt(dr.client, `${mount}/roles/web`, await historyInstant());
     expect([now.status, now.state?.allow_any_name]).toEqual([200, true]);
     expect((await dr.client.post(`${mount}/revoke`, { serial_number: primarySerial })).status).toBe(200);
     const crl = await dr.client.get(`${mount}/crl/pem`);

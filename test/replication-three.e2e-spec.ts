@@ -1,4 +1,4 @@
-import { waitFor } from '@coffer/testing';
+import { waitFor, historyInstant } from '@coffer/testing';
 import {
   replicasInSync,
   replicationStatus,
@@ -46,13 +46,6 @@ async function sameTree(primary: ApiClient, secondary: ApiClient, logs: [string,
     expect(onSecondary.body.data).toMatchObject({ leaf_index, audit_path, root_hash });
   }
   return size;
-}
-
-/** An instant between two changes: the next change is recorded strictly after it (polls the clock). */
-async function instant(): Promise<string> {
-  const at = new Date().toISOString();
-  while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-  return at;
 }
 
 /** sys/history/state of a path at `at`: what of it both clusters should answer alike. */
@@ -107,10 +100,10 @@ describe('three clusters: primary, DR secondary, performance secondary', () => {
     sharedSecret = secret;
     // a kv v2 secret with a history: an instant before it, between its two versions, after them
     const history = uniq('history');
-    const historyInstants = [await instant()];
+    const historyInstants = [await historyInstant()];
     for (const v of [1, 2]) {
       expect((await primary.client.post(`secret/data/${history}`, { data: { v } })).status).toBe(200);
-      historyInstants.push(await instant());
+      historyInstants.push(await historyInstant());
     }
     let index = '';
     for (let i = 0; i < 15; i += 1) {

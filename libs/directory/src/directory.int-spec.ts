@@ -18,6 +18,7 @@ import {
   uniqueSubjectPrefix,
   type Slapd,
   type TestDatabase,
+  historyInstant,
 } from '@coffer/testing';
 import { connectNatsTransport, createServiceApp, type Transport } from '@coffer/transport';
 import { Attribute, Change, Client } from 'ldapts';
@@ -319,9 +320,7 @@ describe('directory service (Postgres, NATS, slapd, two replicas)', () => {
       };
     };
     const instant = async () => {
-      const at = new Date().toISOString();
-      // the next change is recorded strictly after this instant (poll the clock, no sleep)
-      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+      const at = await historyInstant();
       return { at, ...(await live()) };
     };
     const past = (at: string, path: string) =>

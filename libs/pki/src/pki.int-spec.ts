@@ -18,6 +18,7 @@ import {
   natsUrl,
   uniqueSubjectPrefix,
   waitFor,
+  historyInstant,
   type TestDatabase,
 } from '@coffer/testing';
 import { connectNatsTransport, createServiceApp, type Transport } from '@coffer/transport';
@@ -229,12 +230,6 @@ describe('pki service (Postgres + NATS, two replicas)', () => {
     expect((await call(pki.caPem, mount, {})).status).toBe(204);
   });
 
-  /** An instant between two changes: the next change is recorded strictly after it (polls the clock, no sleep). */
-  const historyInstant = async (): Promise<string> => {
-    const at = new Date().toISOString();
-    while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-    return at;
-  };
   /** pki.history.state of a path of `mount` at `at`, as core-sys asks it. */
   const historyOf = (mount: MountInfo) => (at: string, path: string) =>
     client.request(engineHistoryState('pki'), {

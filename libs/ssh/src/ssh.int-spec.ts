@@ -12,7 +12,13 @@ import {
 } from '@coffer/contracts';
 import { ssh } from '@coffer/contracts/ssh';
 import { createPgDb, migrateSchema, type DbHandle } from '@coffer/event-store';
-import { createTestDatabase, natsUrl, uniqueSubjectPrefix, type TestDatabase } from '@coffer/testing';
+import {
+  createTestDatabase,
+  natsUrl,
+  uniqueSubjectPrefix,
+  type TestDatabase,
+  historyInstant,
+} from '@coffer/testing';
 import { connectNatsTransport, createServiceApp, type Transport } from '@coffer/transport';
 import { generateKeyPair } from './ca/ca-keys';
 import { sshMigrations } from './migrations';
@@ -220,9 +226,7 @@ describe('ssh service (Postgres, NATS, two replicas)', () => {
         .catch(() => null),
     });
     const instant = async () => {
-      const at = new Date().toISOString();
-      // the next change is recorded strictly after this instant (poll the clock, no sleep)
-      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+      const at = await historyInstant();
       return { at, ...(await live()) };
     };
     const past = historyOf(other);
@@ -257,8 +261,7 @@ describe('ssh service (Postgres, NATS, two replicas)', () => {
       const ca = await on(ssh.caRead, 'read', 'config/ca')
         .then((res) => res.data)
         .catch(() => null);
-      const at = new Date().toISOString();
-      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+      const at = await historyInstant();
       return { at, ca };
     };
     const past = historyOf(other);

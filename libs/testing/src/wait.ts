@@ -59,3 +59,13 @@ export async function waitForHttp(
     { timeoutMs: 30_000, intervalMs: 100, message: `waiting for ${url} to answer ${expected}`, ...opts },
   );
 }
+
+/**
+ * An instant between two changes, for a history question "as of then": returns once the clock
+ * has moved past it, so the next change is recorded strictly after it (polls the clock, no sleep).
+ */
+export async function historyInstant(): Promise<string> {
+  const at = new Date().toISOString();
+  while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+  return at;
+}

@@ -1,4 +1,5 @@
 import { engineHistoryState } from '@coffer/contracts';
+import { historyInstant } from '@coffer/testing';
 import { cloudA } from '@coffer/contracts/cloud-a';
 import { startCloudAHarness, type CloudAHarness } from './test-support/cloud-a-harness';
 
@@ -35,9 +36,7 @@ describe('cloud-a history (Postgres, NATS, local Azure over HTTPS)', () => {
       roles: await read(cloudA.roleList, 'list', 'roles'),
     });
     const instant = async () => {
-      const at = new Date().toISOString();
-      // the next change is recorded strictly after this instant (poll the clock, no sleep)
-      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+      const at = await historyInstant();
       return { at, ...(await live()) };
     };
     const past = (at: string, path: string) =>

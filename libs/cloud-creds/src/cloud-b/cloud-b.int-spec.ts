@@ -19,6 +19,7 @@ import {
   uniqueSubjectPrefix,
   type AwsServer,
   type TestDatabase,
+  historyInstant,
 } from '@coffer/testing';
 import { connectNatsTransport, createServiceApp, type Transport } from '@coffer/transport';
 import { CLOUD_CREDS_EVENT_STORE, CLOUD_CREDS_SCHEMA } from '../cloud-creds.di';
@@ -253,9 +254,7 @@ describe('cloud-b (Postgres, NATS, local IAM/STS)', () => {
       roles: await read(cloudB.roleList, 'list', 'roles'),
     });
     const instant = async () => {
-      const at = new Date().toISOString();
-      // the next change is recorded strictly after this instant (poll the clock, no sleep)
-      while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
+      const at = await historyInstant();
       return { at, ...(await live()) };
     };
     const past = (at: string, path: string) =>

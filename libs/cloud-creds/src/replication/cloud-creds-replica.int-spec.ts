@@ -37,6 +37,7 @@ import {
   uniqueSubjectPrefix,
   type AwsServer,
   type TestDatabase,
+  historyInstant,
 } from '@coffer/testing';
 import { connectNatsTransport, createServiceApp, type Transport } from '@coffer/transport';
 import { CLOUD_CREDS_SCHEMA } from '../cloud-creds.di';
@@ -217,12 +218,6 @@ describe('cloud-creds replica: the primary log replayed on DR and performance se
       at,
       values: false,
     });
-  /** An instant between two changes: the next change is recorded strictly after it (polls the clock). */
-  const historyInstant = async (): Promise<string> => {
-    const at = new Date().toISOString();
-    while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-    return at;
-  };
   const HISTORY_PATHS: Array<[MountInfo, string]> = [
     [b, 'config/root'],
     [b, 'config/lease'],

@@ -32,6 +32,7 @@ import {
   uniqueSubjectPrefix,
   type Slapd,
   type TestDatabase,
+  historyInstant,
 } from '@coffer/testing';
 import { connectNatsTransport, createServiceApp, type Transport } from '@coffer/transport';
 import { DIRECTORY_SCHEMA } from '../directory.di';
@@ -142,12 +143,6 @@ describe('directory replica: the primary log replayed on secondaries (Postgres, 
       at,
       values: false,
     });
-  /** An instant between two changes: the next change is recorded strictly after it (polls the clock). */
-  const historyInstant = async (): Promise<string> => {
-    const at = new Date().toISOString();
-    while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-    return at;
-  };
   const HISTORY_PATHS = ['config', 'roles', 'roles/app', 'roles/hist', 'library', 'library/team'];
   /** instants with a history: before anything, after the first writes, after each write of a role */
   const instants: string[] = [new Date(0).toISOString()];

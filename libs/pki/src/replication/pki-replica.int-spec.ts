@@ -27,7 +27,13 @@ import {
   openReplicaRows,
   type DbHandle,
 } from '@coffer/event-store';
-import { createTestDatabase, natsUrl, uniqueSubjectPrefix, type TestDatabase } from '@coffer/testing';
+import {
+  createTestDatabase,
+  natsUrl,
+  uniqueSubjectPrefix,
+  type TestDatabase,
+  historyInstant,
+} from '@coffer/testing';
 import { connectNatsTransport, createServiceApp, type Transport } from '@coffer/transport';
 import { pkiMigrations } from '../migrations';
 import { PKI_SCHEMA } from '../pki.di';
@@ -217,12 +223,6 @@ describe('pki replica: the primary pki log replayed on DR and performance second
       at,
       values: false,
     });
-  /** An instant between two changes: the next change is recorded strictly after it (polls the clock). */
-  const historyInstant = async (): Promise<string> => {
-    const at = new Date().toISOString();
-    while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-    return at;
-  };
   const HISTORY_PATHS = ['roles/web', 'roles', 'cert/ca', 'ca_chain', 'config/urls', 'config/crl'];
 
   it('serves the primary CA, role and settings on both; its certificates on the DR secondary only', async () => {

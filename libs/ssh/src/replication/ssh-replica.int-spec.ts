@@ -23,7 +23,13 @@ import {
   openReplicaRows,
   type DbHandle,
 } from '@coffer/event-store';
-import { createTestDatabase, natsUrl, uniqueSubjectPrefix, type TestDatabase } from '@coffer/testing';
+import {
+  createTestDatabase,
+  natsUrl,
+  uniqueSubjectPrefix,
+  type TestDatabase,
+  historyInstant,
+} from '@coffer/testing';
 import { connectNatsTransport, createServiceApp, type Transport } from '@coffer/transport';
 import { generateKeyPair } from '../ca/ca-keys';
 import { sshMigrations } from '../migrations';
@@ -177,12 +183,6 @@ describe('ssh replica: the primary log replayed on DR and performance secondarie
       at,
       values: false,
     });
-  /** An instant between two changes: the next change is recorded strictly after it (polls the clock). */
-  const historyInstant = async (): Promise<string> => {
-    const at = new Date().toISOString();
-    while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setImmediate(resolve));
-    return at;
-  };
   const HISTORY_PATHS = ['config/ca', 'keys/admin', 'roles/ca', 'roles/otp', 'roles/hist', 'roles'];
   /** instants with a history: before anything, after the first test's writes, after each write of a role */
   const instants: string[] = [new Date(0).toISOString()];
